@@ -1,0 +1,54 @@
+import type { z } from "zod";
+import type { ErrorCode } from "./errors.ts";
+import type { CommandContext } from "./context.ts";
+
+/** How one schema key appears on the command line. */
+export interface FlagSpec {
+  /** Commander flag syntax, e.g. "--ttl-seconds <seconds>" or "--confirm". */
+  flag: string;
+  /** The flag may be given several times; comma lists are split too. */
+  repeatable?: boolean;
+}
+
+/** A positional argument, taken in order before any "--". */
+export interface ArgSpec {
+  key: string;
+  name: string;
+}
+
+/** One command: the schema is the single source of validation and of the option docs. */
+export interface CommandDef<Schema extends z.ZodType = z.ZodType, Result = unknown> {
+  /** Full invocation, e.g. "agent-inbox-cli" or "agent-identity-cli rotate-token". */
+  name: string;
+  summary: string;
+  /** Purpose, trust model and guarantees: paragraphs of the contract. */
+  description: string;
+  schema: Schema;
+  flags: Record<string, FlagSpec>;
+  args?: ArgSpec[];
+  /** Key that receives everything after "--", joined with spaces. */
+  rest?: { key: string; name: string };
+  /** Whether the command accepts --json (every command does unless it streams). */
+  writes: string;
+  output: string;
+  errors: readonly ErrorCode[];
+  env: readonly string[];
+  examples: readonly string[];
+  run(options: z.output<Schema>, ctx: CommandContext): Promise<Result>;
+  render(result: Result, options: z.output<Schema>): string;
+}
+
+/** A binary is one command or a set of subcommands keyed by their words ("controller acquire"). */
+export interface BinaryDef {
+  name: string;
+  summary: string;
+  description?: string;
+  command?: CommandDef;
+  subcommands?: Record<string, () => Promise<CommandDef>>;
+  /** For binaries with subcommands: shared sections printed once in the top-level help. */
+  env?: readonly string[];
+  examples?: readonly string[];
+}
+
+export const defineCommand = <Schema extends z.ZodType, Result>(def: CommandDef<Schema, Result>): CommandDef =>
+  def as unknown as CommandDef;

@@ -1,0 +1,154 @@
+import { z } from "zod";
+import type { BinaryDef, CommandDef } from "./command.ts";
+import { ERROR_CODES, EXIT_CODE_TABLE } from "./errors.ts";
+import { ENV_DOCS, type EnvName } from "./env-docs.ts";
+
+interface PropertyDoc {
+  type?: string;
+  description?: string;
+  default?: unknown;
+  minimum?: number;
+  maximum?: number;
+  minLength?: number;
+  maxLength?: number;
+  pattern?: string;
+  enum?: unknown[];
+  items?: PropertyDoc;
+  anyOf?: PropertyDoc[];
+}
+
+/** The documented properties of a command's schema, as JSON Schema (input side). */
+export const schemaProperties = (def: CommandDef): Record<string, PropertyDoc> => {
+  const json = z.toJSONSchema(def.schema, { io: "input", unrepresentable: "any" }) as {
+    properties?: Record<string, PropertyDoc>;
+    required?: string[];
+  };
+  return json.properties ?? {};
+};
+
+const requiredKeys = (def: CommandDef): Set<string> => {
+  const json = z.toJSONSchema(def.schema, { io: "input", unrepresentable: "any" }) as { required?: string[] };
+  return new Set(json.required ?? []);
+};
+
+const constraintText = (doc: PropertyDoc): string => {
+  const base = doc.anyOf?.find((d) => d.type !== "null") ?? doc;
+  const parts: string[] = [];
+  const item = base.items;
+  if (base.type === "array" && item) parts.push(`list of ${item.type ?? "value"}${item.pattern ? ` /${item.pattern}/` : ""}`);
+  else if (base.enum) parts.push(`one of ${base.enum.join("|")}`);
+  else if (base.type) parts.push(base.type);
+  if (base.minimum !== undefined && base.maximum !== undefined) parts.push(`${base.minimum}..${base.maximum}`);
+  else if (base.minimum !== undefined) parts.push(`>= ${base.minimum}`);
+  else if (base.maximum !== undefined) parts.push(`<= ${base.maximum}`);
+  if (base.maxLength !== undefined) parts.push(`max ${base.maxLength} chars`);
+  if (base.pattern && base.type !== "array") parts.push(`/${base.pattern}/`);
+  const fallback = doc.default ?? base.default;
+  if (fallback !== undefined) parts.push(`default ${JSON.stringify(fallback)}`);
+  return parts.join(", ");
+};
+
+const wrap = (text: string, indent: string, width = 100): string => {
+  const out: string[] = [];
+  for (const paragraph of text.split("\n")) {
+    let line = "";
+    for (const word of paragraph.split(" ")) {
+      if (line && (indent + line + " " + word).length > width) {
+        out.push(indent + line);
+        line = word;
+      } else line = line ? `${line} ${word}` : word;
+    }
+    out.push(indent + line);
+  }
+  return out.join("\n");
+};
+
+/** Option lines: flag, constraints from the schema, and the schema's description. */
+export const optionLines = (def: CommandDef): string[] => {
+  const props = schemaProperties(def);
+  const required = requiredKeys(def);
+  const lines: string[] = [];
+  for (const arg of def.args ?? []) {
+    lines.push(`  ${arg.name}  (required) ${props[arg.key]?.description ?? ""}`.trimEnd());
+  }
+  if (def.rest) lines.push(`  -- ${def.rest.name}  ${props[def.rest.key]?.description ?? ""}`.trimEnd());
+  for (const [key, spec] of Object.entries(def.flags)) {
+    const doc = props[key] ?? {};
+    const req = required.has(key) && doc.default === undefined ? "(required) " : "";
+    const rep = spec.repeatable ? "; repeatable or comma list" : "";
+    lines.push(`  ${spec.flag}`);
+    lines.push(wrap(`${req}[${constraintText(doc)}${rep}] ${doc.description ?? ""}`.trim(), "      "));
+  }
+  lines.push("  --json", '      Print exactly one JSON document on stdout; errors as {"error":{code,message,hint}} on stderr.');
+  lines.push("  -h, --help", "      Print this contract (anywhere in argv; needs no store).");
+  return lines;
+};
+
+const section = (title: string, body: string): string => `${title}\n${body}`;
+
+export const usageLine = (def: CommandDef): string => {
+  const props = schemaProperties(def);
+  const required = requiredKeys(def);
+  const parts = [def.name, ...(def.args ?? []).map((a) => a.name)];
+  for (const [key, spec] of Object.entries(def.flags)) {
+    const needed = required.has(key) && props[key]?.default === undefined;
+    parts.push(needed ? spec.flag : `[${spec.flag}]`);
+  }
+  parts.push("[--json]");
+  if (def.rest) parts.push(`-- ${def.rest.name}`);
+  return parts.join(" ");
+};
+
+export const envLines = (names: readonly string[]): string =>
+  names.map((name) => wrap(`${name}: ${ENV_DOCS[name as EnvName] ?? ""}`, "  ")).join("\n");
+
+export const renderCommandHelp = (def: CommandDef): string =>
+  [
+    `${def.name} — ${def.summary}`,
+    "",
+    wrap(def.description, ""),
+    "",
+    section("Usage:", `  ${usageLine(def)}`),
+    "",
+    section("Options:", optionLines(def).join("\n")),
+    "",
+    section("Environment:", envLines(def.env)),
+    "",
+    section("Writes:", wrap(def.writes, "  ")),
+    "",
+    section("Output (--json):", wrap(def.output, "  ")),
+    "",
+    section(
+      "Errors (code, exit):",
+      def.errors.map((c) => `  ${c} (${ERROR_CODES[c].exit}): ${ERROR_CODES[c].meaning}`).join("\n"),
+    ),
+    "",
+    section("Exit codes:", wrap(EXIT_CODE_TABLE, "  ")),
+    "",
+    section("Examples:", def.examples.map((e) => `  ${e}`).join("\n")),
+    "",
+  ].join("\n");
+
+export const renderBinaryHelp = async (binary: BinaryDef): Promise<string> => {
+  if (binary.command) return renderCommandHelp(binary.command);
+  const subs = Object.entries(binary.subcommands ?? {});
+  const blocks: string[] = [];
+  for (const [, load] of subs) {
+    const def = await load();
+    blocks.push(`  ${usageLine(def)}\n${wrap(def.summary, "      ")}`);
+  }
+  return [
+    `${binary.name} — ${binary.summary}`,
+    "",
+    wrap(binary.description ?? "", ""),
+    "",
+    section("Subcommands (each has its full contract: <binary> <subcommand> --help):", blocks.join("\n")),
+    "",
+    section("Environment:", envLines(binary.env ?? [])),
+    "",
+    section("Exit codes:", wrap(EXIT_CODE_TABLE, "  ")),
+    "",
+    section("Examples:", (binary.examples ?? []).map((e) => `  ${e}`).join("\n")),
+    "",
+  ].join("\n");
+};

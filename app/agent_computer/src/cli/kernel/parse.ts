@@ -1,0 +1,86 @@
+import { Command, CommanderError, Option } from "commander";
+import type { z } from "zod";
+import type { CommandDef } from "./command.ts";
+import { CliError } from "./errors.ts";
+
+const camel = (flag: string): string => flag.replace(/^--/, "").replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+const flagName = (spec: string): string => spec.split(/[ ,]/)[0] ?? spec;
+
+const collect = (value: string, previous: string[] | undefined): string[] => [
+  ...(previous ?? []),
+  ...value
+    .split(",")
+    .map((v) => v.trim())
+    .filter((v) => v !== ""),
+];
+
+/** Splits argv at the first "--": options before, free text after. */
+export const splitRest = (argv: readonly string[]): { head: string[]; rest: string[] | undefined } => {
+  const at = argv.indexOf("--");
+  return at === -1 ? { head: [...argv], rest: undefined } : { head: argv.slice(0, at), rest: argv.slice(at + 1) };
+};
+
+/** argv (without the binary and subcommand words) to the raw object the schema validates. */
+export const argvToRaw = (def: CommandDef, argv: readonly string[]): Record<string, unknown> => {
+  const { head, rest } = splitRest(argv);
+  const program = new Command(def.name)
+    .exitOverride()
+    .helpOption(false)
+    .allowExcessArguments(false)
+    .configureOutput({ writeErr: () => {}, writeOut: () => {} });
+  for (const [key, spec] of Object.entries(def.flags)) {
+    const option = new Option(spec.flag);
+    option.attributeName = () => key;
+    if (spec.repeatable) option.argParser(collect);
+    program.addOption(option);
+  }
+  program.option("--json");
+  for (const arg of def.args ?? []) program.argument(`[${arg.key}]`);
+  try {
+    program.parse(head, { from: "user" });
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      const message = error.message.replace(/^error: /, "");
+      throw new CliError("INVALID_INPUT", message);
+    }
+    throw error;
+  }
+  const raw: Record<string, unknown> = { ...program.opts() };
+  delete raw.json;
+  (def.args ?? []).forEach((arg, i) => {
+    if (program.args[i] !== undefined) raw[arg.key] = program.args[i];
+  });
+  if (def.rest && rest !== undefined) raw[def.rest.key] = rest.join(" ");
+  else if (rest !== undefined && rest.length > 0)
+    throw new CliError("INVALID_INPUT", `unexpected arguments after --: ${rest.join(" ")}`);
+  return raw;
+};
+
+const describeInput = (input: unknown): string => {
+  const text = typeof input === "string" ? JSON.stringify(input) : (JSON.stringify(input) ?? String(input));
+  return text.length > 60 ? `${text.slice(0, 57)}…` : text;
+};
+
+/** The one place a ZodError becomes "--flag: what is wrong (got …)" lines. */
+export const zodIssuesToMessage = (def: CommandDef, error: z.ZodError): string =>
+  error.issues
+    .map((issue) => {
+      const key = String(issue.path[0] ?? "");
+      const spec = def.flags[key];
+      const arg = def.args?.find((a) => a.key === key);
+      const label = spec ? flagName(spec.flag) : arg ? arg.name : def.rest?.key === key ? def.rest.name : key || "input";
+      const input = "input" in issue ? issue.input : undefined;
+      if (input === undefined && issue.code === "invalid_type") return `${label}: is required`;
+      const got = input !== undefined ? ` (got ${describeInput(input)})` : "";
+      return `${label}: ${issue.message}${got}`;
+    })
+    .join("\n");
+
+export const parseOptions = (def: CommandDef, argv: readonly string[]): unknown => {
+  const raw = argvToRaw(def, argv);
+  const parsed = def.schema.safeParse(raw, { reportInput: true });
+  if (!parsed.success) throw new CliError("INVALID_INPUT", zodIssuesToMessage(def, parsed.error));
+  return parsed.data;
+};
+
+export { camel as flagToKey };

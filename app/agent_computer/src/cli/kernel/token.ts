@@ -1,0 +1,27 @@
+import { readFileSync } from "node:fs";
+import { z } from "zod";
+import { readVaultToken } from "../../store/vault.ts";
+import type { CommandContext } from "./context.ts";
+import { CliError } from "./errors.ts";
+
+export const tokenFileSchema = z
+  .string()
+  .min(1)
+  .optional()
+  .describe(
+    "file holding the agent token (never pass the token itself in argv); falls back to RELAY_AGENT_TOKEN, then the vault",
+  );
+
+/** The token for an agent: --token-file, then RELAY_AGENT_TOKEN, then the local vault. Never from argv. */
+export const resolveToken = (ctx: CommandContext, agentId: string, tokenFile: string | undefined): string | undefined => {
+  if (tokenFile !== undefined) {
+    try {
+      const token = readFileSync(tokenFile, "utf8").trim();
+      if (token) return token;
+    } catch {
+      // The path is reported, never the content.
+    }
+    throw new CliError("INVALID_INPUT", `--token-file: cannot read a token from ${tokenFile}`);
+  }
+  return ctx.env.RELAY_AGENT_TOKEN?.trim() || readVaultToken(ctx.paths, agentId);
+};

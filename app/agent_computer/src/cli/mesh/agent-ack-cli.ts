@@ -1,0 +1,84 @@
+import { z } from "zod";
+import { type AckResult, ackMessages } from "../../domain/mesh/ack.ts";
+import { agentIdSchema } from "../../domain/identity/names.ts";
+import { defineCommand } from "../kernel/command.ts";
+import type { CommandContext } from "../kernel/context.ts";
+import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
+import { meshDeps } from "./deps.ts";
+
+export const ackOptionsSchema = z
+  .object({
+    agentId: agentIdSchema,
+    messageId: z
+      .array(z.string().regex(/^msg_[0-9a-f]{32}$/, "must be a message id (msg_…)"))
+      .min(1)
+      .max(100)
+      .optional()
+      .describe("message ids to acknowledge"),
+    upToSeq: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe("acknowledge every pending message of this session with seq <= N"),
+    tokenFile: tokenFileSchema,
+  })
+  .superRefine((o, ctx) => {
+    if ((o.messageId === undefined) === (o.upToSeq === undefined)) {
+      ctx.addIssue({ code: "custom", path: ["messageId"], message: "give exactly one of --message-id or --up-to-seq" });
+    }
+  });
+
+export type AckOptions = z.output<typeof ackOptionsSchema>;
+
+export const runAck = async (options: AckOptions, ctx: CommandContext): Promise<AckResult> => {
+  const token = resolveToken(ctx, options.agentId, options.tokenFile);
+  const deps = await meshDeps(ctx);
+  return options.upToSeq !== undefined
+    ? ackMessages(deps, { agentId: options.agentId, token, upToSeq: options.upToSeq })
+    : ackMessages(deps, { agentId: options.agentId, token, messageIds: options.messageId ?? [] });
+};
+
+const render = (r: AckResult): string =>
+  [
+    `${r.agent_id}: acknowledged ${r.acked.length}`,
+    ...r.acked.map((id) => `  ${id}`),
+    ...(r.already_closed.length ? [`already acknowledged or closed: ${r.already_closed.join(", ")}`] : []),
+  ].join("\n");
+
+export default defineCommand({
+  name: "agent-ack-cli",
+  summary: 'acknowledge Agent Mesh messages ("I read it"), so they stop coming back from agent-inbox-cli',
+  description:
+    'Acknowledging means "I read it": not agreement, not action. Give message ids (--message-id, repeatable) or ' +
+    "--up-to-seq N for everything pending in this session up to sequence N. Idempotent: acknowledging again is not an error " +
+    "(those ids are listed as already_closed). If any id is not one of this agent's messages the whole call is rejected " +
+    "with MESSAGE_NOT_FOUND and nothing is acknowledged. Needs a live check-in; renews presence. The sender sees the " +
+    "acknowledgement in agent-sent-cli.",
+  schema: ackOptionsSchema,
+  flags: {
+    agentId: { flag: "--agent-id <id>" },
+    messageId: { flag: "--message-id <id>", repeatable: true },
+    upToSeq: { flag: "--up-to-seq <n>" },
+    tokenFile: { flag: "--token-file <path>" },
+  },
+  writes: "the acknowledged deliveries (state acked, acked_at) and your presence renewal.",
+  output: '{"agent_id","acked":["msg_…"],"already_closed":["msg_…"]}',
+  errors: [
+    "INVALID_INPUT",
+    "AUTH_FAILED",
+    "RECOVERY_REQUIRED",
+    "UNKNOWN_AGENT",
+    "NOT_CHECKED_IN",
+    "MESSAGE_NOT_FOUND",
+    "STORE_UNAVAILABLE",
+    "INTERNAL",
+  ],
+  env: ["AGENT_COMPUTER_HOME", "AGENT_COMPUTER_DATABASE_URL", "RELAY_AGENT_TOKEN"],
+  examples: [
+    "agent-ack-cli --agent-id builder-1 --up-to-seq 42",
+    "agent-ack-cli --agent-id builder-1 --message-id msg_0193a1b2c3d4e5f60718293a4b5c6d7e --json",
+  ],
+  run: runAck,
+  render,
+});

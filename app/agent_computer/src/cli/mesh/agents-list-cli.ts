@@ -1,0 +1,64 @@
+import { z } from "zod";
+import { agentIdSchema } from "../../domain/identity/names.ts";
+import { type DirectoryEntry, type DirectoryResult, listAgents } from "../../domain/mesh/directory.ts";
+import { defineCommand } from "../kernel/command.ts";
+import type { CommandContext } from "../kernel/context.ts";
+import { neutralizeLine } from "../kernel/output.ts";
+import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
+import { meshDeps } from "./deps.ts";
+
+export const agentsListOptionsSchema = z.object({
+  includeStale: z.boolean().default(false).describe("also list agents whose latest session expired (alive: false)"),
+  view: z.enum(["list", "topology"]).default("list").describe("list, or topology: live agents grouped by class"),
+  agentId: agentIdSchema.optional().describe("your own agent id: renews your presence while you look (needs your token)"),
+  tokenFile: tokenFileSchema,
+});
+
+export type AgentsListOptions = z.output<typeof agentsListOptionsSchema>;
+export type AgentsListOutput = DirectoryResult & { view: "list" | "topology"; classes?: Record<string, string[]> };
+
+export const runAgentsList = async (options: AgentsListOptions, ctx: CommandContext): Promise<AgentsListOutput> => {
+  const token = options.agentId ? resolveToken(ctx, options.agentId, options.tokenFile) : undefined;
+  const result = await listAgents(await meshDeps(ctx), { includeStale: options.includeStale, agentId: options.agentId, token });
+  if (options.view === "list") return { ...result, view: "list" };
+  const classes: Record<string, string[]> = {};
+  for (const a of result.agents.filter((x) => x.alive)) classes[a.class] = [...(classes[a.class] ?? []), a.agent_id];
+  return { ...result, view: "topology", classes };
+};
+
+const row = (a: DirectoryEntry): string =>
+  `${a.alive ? "●" : "○"} ${a.agent_id} [${a.class}] ${a.role ?? "-"} @${a.host} repo ${neutralizeLine(a.repo ?? "-")} caps ${a.caps.join(",") || "-"}\n` +
+  `    status: ${neutralizeLine(a.status ?? "-")}${a.status_age_s !== null ? ` (${a.status_age_s}s ago)` : ""} · last activity ${a.last_activity_at} · expires ${a.expires_at}`;
+
+const render = (r: AgentsListOutput): string => {
+  if (r.view === "topology") {
+    return [`NOTE: ${r.note}`, ...Object.entries(r.classes ?? {}).map(([cls, ids]) => `${cls}: ${ids.join(", ")}`)].join("\n");
+  }
+  return [`NOTE: ${r.note}`, `${r.agents.length} agent(s)`, ...r.agents.map(row)].join("\n");
+};
+
+export default defineCommand({
+  name: "agents-list-cli",
+  summary: "the Agent Mesh directory: who is checked in, their role, repo, caps and status with its age",
+  description:
+    "Lists live agents (those that called the mesh within their own ttl) with host, role, repo, caps, status line with its " +
+    'age in seconds (status_age_s), last activity and expires_at. "Alive" means "called the mesh within its own ttl", not ' +
+    '"is reachable now". --include-stale adds agents whose latest session expired. --view topology groups live agents by ' +
+    "class. Reading needs no token; passing your own --agent-id renews your presence and then needs your token.",
+  schema: agentsListOptionsSchema,
+  flags: {
+    includeStale: { flag: "--include-stale" },
+    view: { flag: "--view <list|topology>" },
+    agentId: { flag: "--agent-id <id>" },
+    tokenFile: { flag: "--token-file <path>" },
+  },
+  writes: "nothing, unless --agent-id is given: then your presence renewal.",
+  output:
+    '{"view":"list|topology","agents":[{"agent_id","class","alive","host","role","repo","caps","status","status_age_s",' +
+    '"last_activity_at","expires_at","session_id"}],"classes"?:{"<class>":["agent_id"]},"note"}',
+  errors: ["INVALID_INPUT", "AUTH_FAILED", "RECOVERY_REQUIRED", "UNKNOWN_AGENT", "STORE_UNAVAILABLE", "INTERNAL"],
+  env: ["AGENT_COMPUTER_HOME", "AGENT_COMPUTER_DATABASE_URL", "RELAY_AGENT_TOKEN"],
+  examples: ["agents-list-cli", "agents-list-cli --include-stale --json", "agents-list-cli --view topology --agent-id builder-1"],
+  run: runAgentsList,
+  render,
+});

@@ -1,0 +1,12 @@
+import { hostname } from "node:os";
+import type { MeshDeps } from "../../domain/mesh/deps.ts";
+import type { CommandContext } from "../kernel/context.ts";
+
+export const newId = (prefix: string): string => `${prefix}_${Bun.randomUUIDv7().replaceAll("-", "")}`;
+
+export const meshDeps = async (ctx: CommandContext): Promise<MeshDeps> => ({
+  store: await ctx.store(),
+  now: ctx.now(),
+  host: hostname(),
+  newId,
+});

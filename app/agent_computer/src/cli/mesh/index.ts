@@ -1,0 +1,11 @@
+import { type BinaryLoader, singleCommand } from "../kernel/binary.ts";
+
+/** The Agent Mesh binaries. */
+export const meshBinaries: Record<string, BinaryLoader> = {
+  "agent-checkin-cli": singleCommand(() => import("./agent-checkin-cli.ts")),
+  "agent-inbox-cli": singleCommand(() => import("./agent-inbox-cli.ts")),
+  "agent-ack-cli": singleCommand(() => import("./agent-ack-cli.ts")),
+  "agent-send-cli": singleCommand(() => import("./agent-send-cli.ts")),
+  "agent-sent-cli": singleCommand(() => import("./agent-sent-cli.ts")),
+  "agents-list-cli": singleCommand(() => import("./agents-list-cli.ts")),
+};

@@ -1,0 +1,31 @@
+import { CliError } from "../../cli/kernel/errors.ts";
+import type { AgentRecord, StoreTx } from "../../store/port.ts";
+import { tokenMatches } from "./token.ts";
+
+export const TOKEN_SOURCES_HINT =
+  "pass --token-file <path>, set RELAY_AGENT_TOKEN, or keep the token in the vault (written at registration)";
+
+/** Loads the agent and checks the presented token; every authenticated call starts here. */
+export const authenticate = async (
+  tx: StoreTx,
+  name: string,
+  token: string | undefined,
+  options: { lock?: boolean } = {},
+): Promise<AgentRecord> => {
+  const agent = await tx.mesh.getAgent(name, options.lock);
+  if (!agent) {
+    throw new CliError("UNKNOWN_AGENT", `no agent named ${name} is registered`, {
+      hint: "register it first: agent-checkin-cli --agent-id <name> --confirm (see agent-checkin-cli --help)",
+    });
+  }
+  if (agent.authState === "recovery_pending") {
+    throw new CliError("RECOVERY_REQUIRED", `the token of ${name} was revoked`, {
+      hint: "re-register with the recovery token (see register-agent-cli --help)",
+    });
+  }
+  if (token === undefined) throw new CliError("AUTH_FAILED", `no token for ${name}`, { hint: TOKEN_SOURCES_HINT });
+  if (!tokenMatches(token, agent.tokenHash)) {
+    throw new CliError("AUTH_FAILED", `the token does not match agent ${name}`, { hint: TOKEN_SOURCES_HINT });
+  }
+  return agent;
+};

@@ -1,0 +1,44 @@
+import { resolvePaths } from "../paths.ts";
+import type { Store } from "./port.ts";
+import type { Driver, Migration } from "./sql/db.ts";
+import { migrate } from "./sql/migrate.ts";
+import { reposFor } from "./sql/repos.ts";
+
+/** Wraps a migrated driver as the store port. */
+export const storeOver = (driver: Driver): Store => ({
+  dialect: driver.dialect,
+  write: (fn) => driver.transaction((db) => fn(reposFor(db))),
+  read: (fn) => driver.snapshot((db) => fn(reposFor(db))),
+  close: () => driver.close(),
+});
+
+const openDriver = async (
+  env: Record<string, string | undefined>,
+): Promise<{ driver: Driver; migrations: readonly Migration[] }> => {
+  const url = env.AGENT_COMPUTER_DATABASE_URL;
+  if (url) {
+    // Dynamic imports keep the unused driver out of every process.
+    const [{ openPostgres }, { postgresMigrations }] = await Promise.all([
+      import("./postgres/driver.ts"),
+      import("./postgres/migrations.ts"),
+    ]);
+    return { driver: openPostgres(url), migrations: postgresMigrations };
+  }
+  const [{ openSqlite }, { sqliteMigrations }] = await Promise.all([
+    import("./sqlite/driver.ts"),
+    import("./sqlite/migrations.ts"),
+  ]);
+  return { driver: openSqlite(resolvePaths(env).sqliteFile), migrations: sqliteMigrations };
+};
+
+/** Opens the store the environment names, creating and migrating it on first use. */
+export const openStore = async (env: Record<string, string | undefined>): Promise<Store> => {
+  const { driver, migrations } = await openDriver(env);
+  try {
+    await migrate(driver, migrations);
+  } catch (error) {
+    await driver.close().catch(() => undefined);
+    throw error;
+  }
+  return storeOver(driver);
+};

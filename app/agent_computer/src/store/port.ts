@@ -1,0 +1,142 @@
+// The store port: domain-level operations, not SQL. Both adapters (SQLite, PostgreSQL) implement it and
+// pass the same contract suite (test/contract/store.test.ts).
+
+export interface AgentRecord {
+  name: string;
+  tokenHash: string;
+  role: string | null;
+  capabilities: string[];
+  agentClass: string;
+  description: string | null;
+  hostId: string | null;
+  authState: "active" | "recovery_pending";
+  lastSeq: number;
+  createdAt: number;
+  updatedAt: number;
+  lastSeenAt: number;
+}
+
+export interface NewAgent {
+  name: string;
+  tokenHash: string;
+  role: string | null;
+  capabilities: string[];
+  agentClass: string;
+  description: string | null;
+  hostId: string | null;
+  now: number;
+}
+
+export interface SessionRecord {
+  id: string;
+  agentName: string;
+  host: string;
+  role: string | null;
+  repo: string | null;
+  caps: string[];
+  statusLine: string | null;
+  statusSetAt: number | null;
+  ttlSeconds: number;
+  startedAt: number;
+  lastActivityAt: number;
+  expiresAt: number;
+  watermarkSeq: number;
+  endedAt: number | null;
+}
+
+export type DeliveryState = "pending" | "acked" | "expired_undelivered" | "not_checked_in";
+
+export interface NewMessage {
+  id: string;
+  sender: string;
+  kind: "message" | "bounce" | "event";
+  body: string;
+  threadId: string | null;
+  idempotencyKey: string | null;
+  createdAt: number;
+}
+
+export interface NewDelivery {
+  messageId: string;
+  recipient: string;
+  seq: number;
+  state: DeliveryState;
+  sessionId: string | null;
+}
+
+export interface InboxEntry {
+  id: string;
+  seq: number;
+  sender: string;
+  kind: string;
+  body: string;
+  threadId: string | null;
+  createdAt: number;
+}
+
+export interface DeliveryRecord {
+  messageId: string;
+  recipient: string;
+  seq: number;
+  state: DeliveryState;
+  sessionId: string | null;
+  ackedAt: number | null;
+  closedAt: number | null;
+}
+
+export interface SentMessage {
+  id: string;
+  kind: string;
+  body: string;
+  threadId: string | null;
+  createdAt: number;
+  deliveries: DeliveryRecord[];
+}
+
+export interface ExpiredDelivery {
+  messageId: string;
+  sender: string;
+  kind: string;
+}
+
+/** Everything the mesh needs from the store, inside one transaction. */
+export interface MeshRepo {
+  getAgent(name: string, lock?: boolean): Promise<AgentRecord | undefined>;
+  insertAgent(agent: NewAgent): Promise<void>;
+  touchAgent(name: string, now: number): Promise<void>;
+  /** Atomically ends open sessions whose ttl ran out; each session is returned to exactly one caller. */
+  endExpiredSessions(now: number): Promise<SessionRecord[]>;
+  /** Marks the session's pending deliveries expired_undelivered and returns them. */
+  expireDeliveries(sessionId: string, now: number): Promise<ExpiredDelivery[]>;
+  openSession(agentName: string): Promise<SessionRecord | undefined>;
+  insertSession(session: SessionRecord): Promise<void>;
+  updateSession(session: SessionRecord): Promise<void>;
+  /** Extends the open session of the agent by its own ttl; returns it, or undefined when none is open. */
+  renewSession(agentName: string, now: number): Promise<SessionRecord | undefined>;
+  nextSeq(agentName: string): Promise<number>;
+  insertMessage(message: NewMessage): Promise<void>;
+  insertDelivery(delivery: NewDelivery): Promise<void>;
+  findByIdempotencyKey(sender: string, key: string): Promise<SentMessage | undefined>;
+  releaseIdempotencyKey(sender: string, key: string, olderThan: number): Promise<void>;
+  pending(sessionId: string, limit: number): Promise<InboxEntry[]>;
+  countPending(sessionId: string): Promise<number>;
+  deliveriesOf(recipient: string, messageIds: readonly string[]): Promise<DeliveryRecord[]>;
+  ack(recipient: string, messageIds: readonly string[], now: number): Promise<string[]>;
+  ackUpToSeq(sessionId: string, seq: number, now: number): Promise<string[]>;
+  sent(sender: string, limit: number): Promise<SentMessage[]>;
+  /** Open sessions (live ones unless includeStale), newest activity first, with the latest session of stale agents. */
+  directory(now: number, includeStale: boolean): Promise<SessionRecord[]>;
+  liveSessions(now: number): Promise<SessionRecord[]>;
+}
+
+export interface StoreTx {
+  mesh: MeshRepo;
+}
+
+export interface Store {
+  readonly dialect: "sqlite" | "postgres";
+  /** One write transaction: everything done through tx commits together or not at all. */
+  write<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T>;
+  read<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}

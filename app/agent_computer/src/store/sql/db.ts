@@ -1,0 +1,42 @@
+/** The few things the shared SQL needs from a dialect. Placeholders are written $1, $2, … everywhere. */
+export interface Db {
+  readonly dialect: "sqlite" | "postgres";
+  /** " FOR UPDATE" on PostgreSQL; empty on SQLite, where BEGIN IMMEDIATE already serialises writers. */
+  readonly forUpdate: string;
+  all<T>(sql: string, params?: readonly unknown[]): Promise<T[]>;
+  get<T>(sql: string, params?: readonly unknown[]): Promise<T | undefined>;
+  /** Runs a statement and returns the number of rows it changed. */
+  run(sql: string, params?: readonly unknown[]): Promise<number>;
+}
+
+export interface Driver extends Db {
+  /** Runs a multi-statement script without parameters (migrations). */
+  exec(script: string): Promise<void>;
+  /** A write transaction: BEGIN IMMEDIATE on SQLite; retried on deadlock/serialisation failure on PostgreSQL. */
+  transaction<T>(fn: (db: Db) => Promise<T>): Promise<T>;
+  /** A read-only snapshot. */
+  snapshot<T>(fn: (db: Db) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** Raised by drivers for a unique-constraint violation, so services can re-read instead of failing. */
+export class UniqueViolation extends Error {
+  constructor(
+    readonly constraint: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`unique constraint violated: ${constraint}`, options);
+    this.name = "UniqueViolation";
+  }
+}
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+/** Integers arrive as strings from PostgreSQL's int8; every numeric column passes through here. */
+export const num = (value: unknown): number => (typeof value === "number" ? value : Number(value));
+export const numOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : num(value));
+export const jsonList = (value: unknown): string[] => (typeof value === "string" ? (JSON.parse(value) as string[]) : []);

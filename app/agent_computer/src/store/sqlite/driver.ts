@@ -1,0 +1,102 @@
+import { Database, type Statement } from "bun:sqlite";
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
+import { dirname } from "node:path";
+import { CliError } from "../../cli/kernel/errors.ts";
+import { type Db, type Driver, UniqueViolation } from "../sql/db.ts";
+
+const BUSY_TIMEOUT_MS = 5000;
+
+/** $1 → ?1: SQLite binds ?NNN by position, whatever order the placeholders appear in. */
+const toSqlite = (sql: string): string => sql.replace(/\$(\d+)/g, "?$1");
+
+const classify = (error: unknown): unknown => {
+  const code = (error as { code?: string }).code ?? "";
+  if (code.startsWith("SQLITE_CONSTRAINT_UNIQUE") || code === "SQLITE_CONSTRAINT_PRIMARYKEY") {
+    return new UniqueViolation((error as Error).message, { cause: error });
+  }
+  if (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED")) {
+    return new CliError("STORE_UNAVAILABLE", "the SQLite store stayed locked by another process", {
+      hint: "retry; if it persists, look for a stuck process holding the store",
+      cause: error,
+    });
+  }
+  return error;
+};
+
+/** Serialises transactions of this process on its single connection. */
+class Mutex {
+  private tail: Promise<void> = Promise.resolve();
+  async lock<T>(fn: () => Promise<T>): Promise<T> {
+    const previous = this.tail;
+    let release!: () => void;
+    this.tail = new Promise((resolve) => (release = resolve));
+    await previous;
+    try {
+      return await fn();
+    } finally {
+      release();
+    }
+  }
+}
+
+const prepareFile = (file: string): void => {
+  const dir = dirname(file);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  chmodSync(dir, 0o700);
+  if (!existsSync(file)) closeSync(openSync(file, "a", 0o600));
+  chmodSync(file, 0o600);
+};
+
+export const openSqlite = (file: string): Driver => {
+  prepareFile(file);
+  const database = new Database(file, { create: true, strict: true });
+  database.run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  database.run("PRAGMA journal_mode = WAL");
+  database.run("PRAGMA synchronous = NORMAL");
+  database.run("PRAGMA foreign_keys = ON");
+  const statements = new Map<string, Statement>();
+  const prepare = (sql: string): Statement => {
+    let statement = statements.get(sql);
+    if (!statement) {
+      statement = database.prepare(toSqlite(sql));
+      statements.set(sql, statement);
+    }
+    return statement;
+  };
+  const attempt = <T>(fn: () => T): T => {
+    try {
+      return fn();
+    } catch (error) {
+      throw classify(error);
+    }
+  };
+  const db: Db = {
+    dialect: "sqlite",
+    forUpdate: "",
+    all: async <T>(sql: string, params: readonly unknown[] = []) =>
+      attempt(() => prepare(sql).all(...(params as never[])) as T[]),
+    get: async <T>(sql: string, params: readonly unknown[] = []) =>
+      attempt(() => (prepare(sql).get(...(params as never[])) ?? undefined) as T | undefined),
+    run: async (sql: string, params: readonly unknown[] = []) => attempt(() => prepare(sql).run(...(params as never[])).changes),
+  };
+  const mutex = new Mutex();
+  const inTransaction = <T>(begin: string, fn: (db: Db) => Promise<T>): Promise<T> =>
+    mutex.lock(async () => {
+      attempt(() => database.run(begin));
+      try {
+        const result = await fn(db);
+        attempt(() => database.run("COMMIT"));
+        return result;
+      } catch (error) {
+        if (database.inTransaction) database.run("ROLLBACK");
+        throw error;
+      }
+    });
+  return {
+    ...db,
+    exec: async (script) => attempt(() => void database.run(script)),
+    transaction: (fn) => inTransaction("BEGIN IMMEDIATE", fn),
+    snapshot: (fn) => inTransaction("BEGIN DEFERRED", fn),
+    close: async () => database.close(false),
+  };
+};

@@ -1,0 +1,4 @@
+import type { Migration } from "../sql/db.ts";
+import mesh from "./migrations/001_mesh.sql" with { type: "text" };
+
+export const sqliteMigrations: readonly Migration[] = [{ version: 1, name: "mesh", sql: mesh }];

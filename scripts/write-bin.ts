@@ -1,0 +1,30 @@
+// Writes bin/<name> for every binary in the registry (each a copy of scripts/launcher.sh with its name)
+// and removes launchers of binaries that no longer exist. `--check` exits 1 when bin/ is out of date.
+import { chmodSync, existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { binaries } from "../app/agent_computer/src/cli/binaries.ts";
+
+const root = join(import.meta.dir, "..");
+const template = readFileSync(join(root, "scripts", "launcher.sh"), "utf8");
+const check = process.argv.includes("--check");
+const wanted = new Map(Object.keys(binaries).map((name) => [name, template.replaceAll("@NAME@", name)]));
+const stale: string[] = [];
+
+for (const [name, text] of wanted) {
+  const file = join(root, "bin", name);
+  if (existsSync(file) && readFileSync(file, "utf8") === text) continue;
+  stale.push(name);
+  if (!check) {
+    writeFileSync(file, text);
+    chmodSync(file, 0o755);
+  }
+}
+for (const name of readdirSync(join(root, "bin"))) {
+  if (wanted.has(name)) continue;
+  stale.push(name);
+  if (!check) rmSync(join(root, "bin", name));
+}
+if (check && stale.length > 0) {
+  console.error(`bin/ is out of date for: ${stale.join(", ")}; run npm run write-bin`);
+  process.exit(1);
+}
