@@ -1,5 +1,5 @@
 // Writes bin/<name> for every binary in the registry (each a copy of scripts/launcher.sh with its name)
-// and removes launchers of binaries that no longer exist. `--check` exits 1 when bin/ is out of date.
+// and removes launchers of binaries that no longer exist; package.json "bin" is kept equal to the list. `--check` exits 1 when bin/ is out of date.
 import { chmodSync, existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { binaries } from "../app/agent_computer/src/cli/binaries.ts";
@@ -23,6 +23,15 @@ for (const name of readdirSync(join(root, "bin"))) {
   if (wanted.has(name)) continue;
   stale.push(name);
   if (!check) rmSync(join(root, "bin", name));
+}
+const packageFile = join(root, "package.json");
+const packageText = readFileSync(packageFile, "utf8");
+const pkg = JSON.parse(packageText) as { bin?: Record<string, string> };
+pkg.bin = Object.fromEntries([...wanted.keys()].sort().map((name) => [name, `bin/${name}`]));
+const wantedPackage = `${JSON.stringify(pkg, null, 2)}\n`;
+if (wantedPackage !== packageText) {
+  stale.push("package.json#bin");
+  if (!check) writeFileSync(packageFile, wantedPackage);
 }
 if (check && stale.length > 0) {
   console.error(`bin/ is out of date for: ${stale.join(", ")}; run npm run write-bin`);

@@ -1,0 +1,36 @@
+// Runs the real binaries as a user would: a separate process, argument arrays, no colour, a hermetic HOME.
+import { execa } from "execa";
+import { join } from "node:path";
+
+export const repoRoot = join(import.meta.dirname, "..", "..");
+export const binPath = (name: string): string => join(repoRoot, "bin", name);
+
+export interface BinResult {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+  json<T = Record<string, unknown>>(): T;
+}
+
+export const runBin = async (
+  name: string,
+  args: readonly string[],
+  options: { env?: Record<string, string | undefined>; input?: string; cwd?: string } = {},
+): Promise<BinResult> => {
+  const result = await execa(binPath(name), args, {
+    reject: false,
+    env: { FORCE_COLOR: "0", NO_COLOR: "1", ...options.env },
+    input: options.input,
+    cwd: options.cwd,
+    stripFinalNewline: false,
+    timeout: 60_000,
+  });
+  return {
+    exitCode: result.exitCode ?? -1,
+    stdout: String(result.stdout),
+    stderr: String(result.stderr),
+    json<T>() {
+      return JSON.parse(String(result.stdout)) as T;
+    },
+  };
+};

@@ -1,0 +1,73 @@
+// The store targets every contract suite runs against. PostgreSQL runs when AGENT_COMPUTER_TEST_PG_URL is
+// set; in CI (CI=true) a missing URL is a failure, never a silent skip. Each suite gets its own database.
+import { SQL } from "bun";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openStore } from "../../app/agent_computer/src/store/open.ts";
+import type { Store } from "../../app/agent_computer/src/store/port.ts";
+
+export interface StoreTarget {
+  name: "sqlite" | "postgres";
+  /** Environment that makes a spawned binary use this store. */
+  env: Record<string, string>;
+  open(): Promise<Store>;
+  /** Runs raw SQL against the target (for tests that age sessions or count rows). */
+  sql(text: string, params?: unknown[]): Promise<Record<string, unknown>[]>;
+  dispose(): Promise<void>;
+}
+
+export const pgUrl = process.env.AGENT_COMPUTER_TEST_PG_URL;
+
+if (!pgUrl && process.env.CI === "true") {
+  throw new Error("CI=true but AGENT_COMPUTER_TEST_PG_URL is not set: the PostgreSQL suite must run in CI");
+}
+
+/** "postgres" is listed only when a server is configured; the skip is printed, not silent. */
+export const storeNames: ("sqlite" | "postgres")[] = pgUrl ? ["sqlite", "postgres"] : ["sqlite"];
+if (!pgUrl) console.warn("SKIPPED: PostgreSQL store suites (set AGENT_COMPUTER_TEST_PG_URL to run them)");
+
+const sqliteTarget = async (): Promise<StoreTarget> => {
+  const home = mkdtempSync(join(tmpdir(), "ac-store-"));
+  const env = { AGENT_COMPUTER_HOME: home };
+  const { Database } = await import("bun:sqlite");
+  return {
+    name: "sqlite",
+    env,
+    open: () => openStore(env),
+    sql: async (text, params = []) => {
+      const db = new Database(join(home, "agent-computer.sqlite"));
+      db.run("PRAGMA busy_timeout = 5000");
+      try {
+        return db.prepare(text.replace(/\$(\d+)/g, "?$1")).all(...(params as never[])) as Record<string, unknown>[];
+      } finally {
+        db.close();
+      }
+    },
+    dispose: async () => {},
+  };
+};
+
+const postgresTarget = async (): Promise<StoreTarget> => {
+  const admin = new SQL(pgUrl as string);
+  const name = `ac_t_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+  await admin.unsafe(`CREATE DATABASE ${name}`);
+  const url = new URL(pgUrl as string);
+  url.pathname = `/${name}`;
+  const db = new SQL(url.toString());
+  const home = mkdtempSync(join(tmpdir(), "ac-store-pg-"));
+  return {
+    name: "postgres",
+    env: { AGENT_COMPUTER_HOME: home, AGENT_COMPUTER_DATABASE_URL: url.toString() },
+    open: () => openStore({ AGENT_COMPUTER_HOME: home, AGENT_COMPUTER_DATABASE_URL: url.toString() }),
+    sql: async (text, params = []) => [...((await db.unsafe(text, params)) as Record<string, unknown>[])],
+    dispose: async () => {
+      await db.close();
+      await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.close();
+    },
+  };
+};
+
+export const createStoreTarget = (name: "sqlite" | "postgres"): Promise<StoreTarget> =>
+  name === "sqlite" ? sqliteTarget() : postgresTarget();
