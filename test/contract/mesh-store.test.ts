@@ -1,0 +1,186 @@
+// The mesh contract, run against every store adapter: the same behaviour on SQLite and PostgreSQL.
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { ackMessages } from "../../app/agent_computer/src/domain/mesh/ack.ts";
+import { checkIn, previewCheckIn } from "../../app/agent_computer/src/domain/mesh/checkin.ts";
+import { listAgents } from "../../app/agent_computer/src/domain/mesh/directory.ts";
+import { readInbox } from "../../app/agent_computer/src/domain/mesh/inbox.ts";
+import { sendMessage } from "../../app/agent_computer/src/domain/mesh/send.ts";
+import { listSent } from "../../app/agent_computer/src/domain/mesh/sent.ts";
+import type { Store } from "../../app/agent_computer/src/store/port.ts";
+import { type MeshClock, meshClock } from "../helpers/mesh.ts";
+import { type StoreTarget, createStoreTarget, storeNames } from "../helpers/stores.ts";
+
+describe.each(storeNames)("mesh contract [%s]", (storeName) => {
+  let target: StoreTarget;
+  let store: Store;
+  let clock: MeshClock;
+  const tokens = new Map<string, string>();
+
+  const join = async (agentId: string, extra: { role?: string; repo?: string; ttlSeconds?: number } = {}) => {
+    const r = await checkIn(clock.deps(), { agentId, token: tokens.get(agentId), ...extra });
+    if (r.agent_token) tokens.set(agentId, r.agent_token);
+    return r;
+  };
+  const send = (from: string, to: string[], body: string, idempotencyKey?: string) =>
+    sendMessage(clock.deps(), { from, token: tokens.get(from), recipients: { kind: "to", agentIds: to }, body, idempotencyKey });
+  const inbox = (agentId: string, limit = 50) => readInbox(clock.deps(), { agentId, token: tokens.get(agentId), limit });
+
+  beforeAll(async () => {
+    target = await createStoreTarget(storeName);
+    store = await target.open();
+    clock = meshClock(store);
+  });
+  afterAll(async () => {
+    await store?.close();
+    await target?.dispose();
+  });
+
+  test("a first check-in registers the name, returns the token once and stores only its hash", async () => {
+    const first = await join("alice", { role: "builder" });
+    expect(first.action).toBe("register_and_start_session");
+    expect(first.agent_token).toMatch(/^act_[A-Za-z0-9_-]{43}$/);
+    expect(first.ttl_seconds).toBe(3600);
+    const again = await join("alice");
+    expect(again.action).toBe("renew_session");
+    expect(again.agent_token).toBeUndefined();
+    expect(again.session_id).toBe(first.session_id);
+    const rows = await target.sql("SELECT token_hash FROM agents WHERE name = $1", ["alice"]);
+    expect(rows[0]?.token_hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(JSON.stringify(rows)).not.toContain(first.agent_token);
+  });
+
+  test("a wrong token is refused with AUTH_FAILED and changes nothing", async () => {
+    await expect(checkIn(clock.deps(), { agentId: "alice", token: "act_wrong" })).rejects.toMatchObject({ code: "AUTH_FAILED" });
+    await expect(checkIn(clock.deps(), { agentId: "alice", token: undefined })).rejects.toMatchObject({ code: "AUTH_FAILED" });
+  });
+
+  test("ping roles default to a 900 s ttl; explicit ttl wins", async () => {
+    expect((await join("pinger", { role: "ping" })).ttl_seconds).toBe(900);
+    expect((await join("pinger", { ttlSeconds: 120 })).ttl_seconds).toBe(120);
+  });
+
+  test("the preview changes nothing", async () => {
+    const before = await target.sql("SELECT COUNT(*) AS n FROM agents");
+    const preview = await previewCheckIn(clock.deps(), { agentId: "nobody-yet", token: undefined, role: "builder" });
+    expect(preview).toMatchObject({ preview: true, action: "register_and_start_session" });
+    expect(await target.sql("SELECT COUNT(*) AS n FROM agents")).toEqual(before);
+  });
+
+  test("messages flow in sequence order and stay until acknowledged", async () => {
+    await join("bob");
+    const a = await send("alice", ["bob"], "one");
+    const b = await send("alice", ["bob"], "two");
+    expect(a.recipients).toEqual([{ agent_id: "bob", outcome: "live", seq: 1 }]);
+    expect(b.recipients[0]?.seq).toBe(2);
+    const read1 = await inbox("bob");
+    const read2 = await inbox("bob");
+    expect(read1.messages.map((m) => m.body)).toEqual(["one", "two"]);
+    expect(read2.messages).toEqual(read1.messages);
+    const ack = await ackMessages(clock.deps(), { agentId: "bob", token: tokens.get("bob"), upToSeq: 1 });
+    expect(ack.acked).toEqual([a.id]);
+    expect((await inbox("bob")).messages.map((m) => m.body)).toEqual(["two"]);
+    const again = await ackMessages(clock.deps(), { agentId: "bob", token: tokens.get("bob"), messageIds: [a.id, b.id] });
+    expect(again).toMatchObject({ acked: [b.id], already_closed: [a.id] });
+  });
+
+  test("acknowledging a foreign id rejects the whole call and acks nothing", async () => {
+    const mine = await send("alice", ["bob"], "mine");
+    const theirs = await send("bob", ["alice"], "theirs");
+    await expect(
+      ackMessages(clock.deps(), { agentId: "bob", token: tokens.get("bob"), messageIds: [mine.id, theirs.id] }),
+    ).rejects.toMatchObject({ code: "MESSAGE_NOT_FOUND" });
+    expect((await inbox("bob")).messages.map((m) => m.id)).toContain(mine.id);
+  });
+
+  test("the limit pages oldest first and says more is waiting", async () => {
+    await send("alice", ["bob"], "page one");
+    await send("alice", ["bob"], "page two");
+    const page = await inbox("bob", 1);
+    const all = await inbox("bob", 100);
+    expect(page.count).toBe(1);
+    expect(page.messages[0]).toEqual(all.messages[0]);
+    expect(page.has_more).toBe(true);
+  });
+
+  test("a message sent before the recipient's check-in is never delivered, and the sender is told", async () => {
+    await join("carol");
+    clock.advance(3601_000);
+    await join("alice");
+    const early = await send("alice", ["carol"], "before your session");
+    expect(early.recipients).toEqual([{ agent_id: "carol", outcome: "not_checked_in", seq: expect.any(Number) }]);
+    const session = await join("carol");
+    expect(session.action).toBe("start_session");
+    expect((await inbox("carol")).messages).toEqual([]);
+    const late = await send("alice", ["carol"], "after");
+    expect(late.recipients[0]?.outcome).toBe("live");
+    expect((await inbox("carol")).messages.map((m) => m.body)).toEqual(["after"]);
+  });
+
+  test("an expired session stops receiving; its unread mail expires and the sender gets one bounce", async () => {
+    await join("dave", { ttlSeconds: 60 });
+    await join("alice");
+    const m1 = await send("alice", ["dave"], "are you there?");
+    const m2 = await send("alice", ["dave"], "still there?");
+    clock.advance(61_000);
+    const after = await send("alice", ["dave"], "hello?");
+    expect(after.recipients[0]?.outcome).toBe("not_checked_in");
+    await expect(inbox("dave")).rejects.toMatchObject({ code: "NOT_CHECKED_IN" });
+    const sent = await listSent(clock.deps(), { agentId: "alice", token: tokens.get("alice"), limit: 100 });
+    const stateOf = (id: string) => sent.messages.find((m) => m.id === id)?.recipients[0]?.state;
+    expect([stateOf(m1.id), stateOf(m2.id), stateOf(after.id)]).toEqual(["expired_undelivered", "expired_undelivered", "not_checked_in"]);
+    const bounces = (await inbox("alice", 100)).messages.filter((m) => m.kind === "bounce");
+    expect(bounces).toHaveLength(1);
+    expect(bounces[0]?.from).toBe("agent-computer");
+    expect(bounces[0]?.body).toContain(m1.id);
+    expect(bounces[0]?.body).toContain(m2.id);
+  });
+
+  test("an idempotency key returns the original within 24 h and sends nothing new", async () => {
+    await join("alice");
+    await join("bob");
+    const first = await send("alice", ["bob"], "deploy done", "k-1");
+    const retry = await send("alice", ["bob"], "deploy done", "k-1");
+    expect(retry).toMatchObject({ id: first.id, replayed: true });
+    const count = await target.sql("SELECT COUNT(*) AS n FROM messages WHERE idempotency_key = $1", ["k-1"]);
+    expect(Number(count[0]?.n)).toBe(1);
+    clock.advance(24 * 3600_000 + 1000);
+    await join("alice");
+    await join("bob");
+    const later = await send("alice", ["bob"], "deploy done", "k-1");
+    expect(later.replayed).toBe(false);
+    expect(later.id).not.toBe(first.id);
+  });
+
+  test("unknown recipients are rejected per recipient; all-unknown sends nothing", async () => {
+    const mixed = await send("alice", ["bob", "ghost"], "hi");
+    expect(mixed.recipients.map((r) => r.outcome)).toEqual(["live", "unknown_agent"]);
+    const before = await target.sql("SELECT COUNT(*) AS n FROM messages");
+    await expect(send("alice", ["ghost"], "hi")).rejects.toMatchObject({ code: "UNKNOWN_AGENT" });
+    expect(await target.sql("SELECT COUNT(*) AS n FROM messages")).toEqual(before);
+  });
+
+  test("broadcast reaches live agents except the sender, filtered by role", async () => {
+    await join("rev-1", { role: "reviewer" });
+    const all = await sendMessage(clock.deps(), {
+      from: "alice",
+      token: tokens.get("alice"),
+      recipients: { kind: "broadcast", role: "reviewer" },
+      body: "review please",
+    });
+    expect(all.recipients.map((r) => r.agent_id)).toEqual(["rev-1"]);
+    await expect(
+      sendMessage(clock.deps(), { from: "alice", token: tokens.get("alice"), recipients: { kind: "broadcast", role: "nobody" }, body: "x" }),
+    ).rejects.toMatchObject({ code: "NOT_FOUND" });
+  });
+
+  test("the directory lists live agents with status age, and stale ones on request", async () => {
+    await checkIn(clock.deps(), { agentId: "alice", token: tokens.get("alice"), status: "writing tests" });
+    clock.advance(30_000);
+    const live = await listAgents(clock.deps(), { includeStale: false, token: undefined });
+    const alice = live.agents.find((a) => a.agent_id === "alice");
+    expect(alice).toMatchObject({ alive: true, status: "writing tests", status_age_s: 30 });
+    expect(live.agents.some((a) => a.agent_id === "dave")).toBe(false);
+    const all = await listAgents(clock.deps(), { includeStale: true, token: undefined });
+    expect(all.agents.find((a) => a.agent_id === "dave")).toMatchObject({ alive: false });
+  });
+});
