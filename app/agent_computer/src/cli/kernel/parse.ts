@@ -26,7 +26,7 @@ export const argvToRaw = (def: CommandDef, argv: readonly string[]): Record<stri
   const program = new Command(def.name)
     .exitOverride()
     .helpOption(false)
-    .allowExcessArguments(false)
+    .allowExcessArguments(true)
     .configureOutput({ writeErr: () => {}, writeOut: () => {} });
   for (const [key, spec] of Object.entries(def.flags)) {
     const option = new Option(spec.flag);
@@ -45,6 +45,8 @@ export const argvToRaw = (def: CommandDef, argv: readonly string[]): Record<stri
     }
     throw error;
   }
+  const excess = program.args.slice((def.args ?? []).length);
+  if (excess.length > 0) throw new CliError("INVALID_INPUT", `unexpected argument: ${excess.join(" ")}`);
   const raw: Record<string, unknown> = { ...program.opts() };
   delete raw.json;
   (def.args ?? []).forEach((arg, i) => {

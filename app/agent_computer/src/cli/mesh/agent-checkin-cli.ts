@@ -48,11 +48,12 @@ export type CheckinOptions = z.output<typeof checkinOptionsSchema>;
 export type CheckinOutput = (CheckinResult & { preview?: true }) & { herdr_wake: HerdrWake; vault_file?: string };
 
 export const runCheckin = async (options: CheckinOptions, ctx: CommandContext): Promise<CheckinOutput> => {
-  const deps = await meshDeps(ctx);
-  const input = { ...options, token: undefined as string | undefined };
-  if (!options.confirm) return { ...(await previewCheckIn(deps, input)), herdr_wake: herdrWakeFor(options, ctx, "preview") };
-  input.token = resolveToken(ctx, options.agentId, options.tokenFile);
-  const result = await checkIn(deps, input);
+  if (!options.confirm) {
+    const preview = await previewCheckIn(await meshDeps(ctx), { ...options, token: undefined });
+    return { ...preview, herdr_wake: herdrWakeFor(options, ctx, "preview") };
+  }
+  const token = resolveToken(ctx, options.agentId, options.tokenFile);
+  const result = await checkIn(await meshDeps(ctx), { ...options, token });
   const vault = result.agent_token ? { vault_file: writeVaultToken(ctx.paths, options.agentId, result.agent_token) } : {};
   return { ...result, ...vault, herdr_wake: herdrWakeFor(options, ctx, "confirm") };
 };

@@ -1,0 +1,97 @@
+// Bad input for every flag: exit 2, a message naming the flag, and a store that is byte-for-byte unchanged.
+import { createHash } from "node:crypto";
+import { mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { beforeAll, describe, expect, test } from "vitest";
+import { type TestAgent, checkInAgent } from "../helpers/agents.ts";
+import { runBin } from "../helpers/bin.ts";
+
+const home = mkdtempSync(join(tmpdir(), "ac-bad-"));
+const env = { AGENT_COMPUTER_HOME: home };
+let alice: TestAgent;
+
+const snapshot = (dir: string): Record<string, string> => {
+  const out: Record<string, string> = {};
+  const walk = (path: string) => {
+    for (const name of readdirSync(path)) {
+      const full = join(path, name);
+      if (statSync(full).isDirectory()) walk(full);
+      else out[full] = createHash("sha256").update(readFileSync(full)).digest("hex");
+    }
+  };
+  walk(dir);
+  return out;
+};
+
+beforeAll(async () => {
+  const tokens = mkdtempSync(join(tmpdir(), "ac-bad-tokens-"));
+  alice = await checkInAgent(env, tokens, "alice");
+  await checkInAgent(env, tokens, "bob");
+  writeFileSync(join(tokens, "empty"), "");
+});
+
+const A = () => ["--agent-id", "alice", "--token-file", alice.tokenFile];
+const cases: [string, () => string[], string][] = [
+  ["agent-checkin-cli", () => ["--confirm"], "--agent-id"],
+  ["agent-checkin-cli", () => ["--agent-id", "bad name!", "--confirm"], "--agent-id"],
+  ["agent-checkin-cli", () => ["--agent-id", "x".repeat(65), "--confirm"], "--agent-id"],
+  ["agent-checkin-cli", () => ["--agent-id", "alice", "--ttl-seconds", "59", "--confirm"], "--ttl-seconds"],
+  ["agent-checkin-cli", () => ["--agent-id", "alice", "--ttl-seconds", "86401", "--confirm"], "--ttl-seconds"],
+  ["agent-checkin-cli", () => ["--agent-id", "alice", "--ttl-seconds", "soon", "--confirm"], "--ttl-seconds"],
+  ["agent-checkin-cli", () => ["--agent-id", "alice", "--role", "", "--confirm"], "--role"],
+  ["agent-checkin-cli", () => ["--agent-id", "alice", "--repo", "a\nb", "--confirm"], "--repo"],
+  ["agent-checkin-cli", () => ["--agent-id", "alice", "--caps", "has space", "--confirm"], "--caps"],
+  ["agent-checkin-cli", () => ["--agent-id", "alice", "--status", "two\nlines", "--confirm"], "--status"],
+  ["agent-checkin-cli", () => ["--agent-id", "alice", "--herdr-pane", "$(rm -rf)", "--confirm"], "--herdr-pane"],
+  ["agent-checkin-cli", () => ["--agent-id", "alice", "--confirm", "--token-file", "/nonexistent/token"], "--token-file"],
+  ["agent-checkin-cli", () => ["--agent-id", "alice", "--confirm", "--bogus"], "--bogus"],
+  ["agent-inbox-cli", () => [...A(), "--limit", "0"], "--limit"],
+  ["agent-inbox-cli", () => [...A(), "--limit", "101"], "--limit"],
+  ["agent-inbox-cli", () => [...A(), "--limit", "1.5"], "--limit"],
+  ["agent-inbox-cli", () => [...A(), "--wake-token", "ABCDEF0123456789"], "--wake-token"],
+  ["agent-inbox-cli", () => ["--limit", "5"], "--agent-id"],
+  ["agent-inbox-cli", () => [...A(), "extra-argument"], "extra-argument"],
+  ["agent-ack-cli", () => A(), "--message-id"],
+  ["agent-ack-cli", () => [...A(), "--up-to-seq", "3", "--message-id", "msg_0123456789abcdef0123456789abcdef"], "--message-id"],
+  ["agent-ack-cli", () => [...A(), "--message-id", "not-an-id"], "--message-id"],
+  ["agent-ack-cli", () => [...A(), "--up-to-seq", "0"], "--up-to-seq"],
+  ["agent-send-cli", () => ["--token-file", alice.tokenFile, "--to", "bob", "--body", "x"], "--from"],
+  ["agent-send-cli", () => ["--from", "alice", "--body", "x"], "--to"],
+  ["agent-send-cli", () => ["--from", "alice", "--to", "bob", "--broadcast", "--body", "x"], "--to"],
+  ["agent-send-cli", () => ["--from", "alice", "--to", "bob", "--role", "builder", "--body", "x"], "--role"],
+  ["agent-send-cli", () => ["--from", "alice", "--to", "bad name", "--body", "x"], "--to"],
+  ["agent-send-cli", () => ["--from", "alice", "--to", "bob", "--body", ""], "--body"],
+  ["agent-send-cli", () => ["--from", "alice", "--to", "bob", "--body", "x".repeat(65_537)], "--body"],
+  ["agent-send-cli", () => ["--from", "alice", "--to", "bob", "--body", "x", "--body-file", "-"], "--body"],
+  ["agent-send-cli", () => ["--from", "alice", "--to", "bob", "--body-file", "/nonexistent/body"], "--body-file"],
+  ["agent-send-cli", () => ["--from", "alice", "--to", "bob", "--body", "x", "--thread", "a b"], "--thread"],
+  ["agent-send-cli", () => ["--from", "alice", "--to", "bob", "--body", "x", "--idempotency-key", "has space"], "--idempotency-key"],
+  ["agent-send-cli", () => ["--from", "alice", "--agent-id", "bob", "--to", "bob", "--body", "x"], "--agent-id"],
+  ["agent-sent-cli", () => [...A(), "--limit", "0"], "--limit"],
+  ["agent-sent-cli", () => [...A(), "--limit", "101"], "--limit"],
+  ["agents-list-cli", () => ["--view", "grid"], "--view"],
+  ["agents-list-cli", () => ["--agent-id", "bad id!"], "--agent-id"],
+];
+
+describe("bad input changes nothing", () => {
+  test.each(cases.map(([bin, args, flag]) => [`${bin} ${flag}`, bin, args, flag] as const))(
+    "%s",
+    async (_label, bin, args, flag) => {
+      const before = snapshot(home);
+      const r = await runBin(bin, args(), { env });
+      expect(r.exitCode, r.stderr).toBe(2);
+      expect(r.stderr).toContain(flag);
+      expect(r.stderr).toContain(`see ${bin} --help`);
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+      expect(r.stdout).toBe("");
+      expect(snapshot(home)).toEqual(before);
+    },
+  );
+
+  test("with --json the error is one envelope on stderr", async () => {
+    const r = await runBin("agent-inbox-cli", ["--agent-id", "alice", "--limit", "0", "--json"], { env });
+    expect(r.exitCode).toBe(2);
+    expect(JSON.parse(r.stderr)).toEqual({ error: { code: "INVALID_INPUT", message: expect.stringContaining("--limit") } });
+  });
+});

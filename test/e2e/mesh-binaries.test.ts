@@ -1,0 +1,126 @@
+// Two agents talk through the real binaries, on every store.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { type TestAgent, checkInAgent } from "../helpers/agents.ts";
+import { runBin } from "../helpers/bin.ts";
+import { type StoreTarget, createStoreTarget, storeNames } from "../helpers/stores.ts";
+
+describe.each(storeNames)("mesh through the binaries [%s]", (storeName) => {
+  let target: StoreTarget;
+  let dir: string;
+  let alice: TestAgent;
+  let bob: TestAgent;
+  const as = (agent: TestAgent) => ["--agent-id", agent.id, "--token-file", agent.tokenFile];
+
+  beforeAll(async () => {
+    target = await createStoreTarget(storeName);
+    dir = mkdtempSync(join(tmpdir(), "ac-e2e-"));
+    alice = await checkInAgent(target.env, dir, "alice", ["--role", "builder"]);
+    bob = await checkInAgent(target.env, dir, "bob", ["--role", "reviewer"]);
+  });
+  afterAll(async () => target?.dispose());
+
+  test("two agents exchange messages and acknowledge them", async () => {
+    const sent = await runBin("agent-send-cli", ["--from", "alice", "--token-file", alice.tokenFile, "--to", "bob", "--body", "PR 7 ready", "--json"], {
+      env: target.env,
+    });
+    expect(sent.exitCode).toBe(0);
+    const message = sent.json<{ id: string; recipients: { outcome: string }[] }>();
+    expect(message.recipients[0]?.outcome).toBe("live");
+
+    const inbox = await runBin("agent-inbox-cli", [...as(bob), "--json"], { env: target.env });
+    expect(inbox.exitCode).toBe(0);
+    expect(inbox.json<{ messages: { id: string; body: string; from: string }[] }>().messages).toEqual([
+      expect.objectContaining({ id: message.id, body: "PR 7 ready", from: "alice" }),
+    ]);
+
+    const reply = await runBin("agent-send-cli", ["--from", "bob", "--token-file", bob.tokenFile, "--to", "alice", "--body", "on it"], {
+      env: target.env,
+    });
+    expect(reply.exitCode).toBe(0);
+    expect(reply.stdout).toContain("alice: live");
+
+    const ack = await runBin("agent-ack-cli", [...as(bob), "--message-id", message.id, "--json"], { env: target.env });
+    expect(ack.json()).toMatchObject({ acked: [message.id] });
+    const after = await runBin("agent-inbox-cli", [...as(bob), "--json"], { env: target.env });
+    expect(after.json<{ count: number }>().count).toBe(0);
+
+    const view = await runBin("agent-sent-cli", [...as(alice), "--json"], { env: target.env });
+    expect(view.json<{ messages: { id: string; recipients: { state: string }[] }[] }>().messages[0]).toMatchObject({
+      id: message.id,
+      recipients: [{ state: "acked" }],
+    });
+  });
+
+  test("a message sent before the recipient checks in is never delivered", async () => {
+    const carolDir = mkdtempSync(join(tmpdir(), "ac-carol-"));
+    await checkInAgent(target.env, carolDir, "carol");
+    await target.sql("UPDATE sessions SET expires_at = 0 WHERE agent_name = $1 AND ended_at IS NULL", ["carol"]);
+    const early = await runBin("agent-send-cli", ["--from", "alice", "--token-file", alice.tokenFile, "--to", "carol", "--body", "too early", "--json"], {
+      env: target.env,
+    });
+    expect(early.json<{ recipients: { outcome: string }[] }>().recipients[0]?.outcome).toBe("not_checked_in");
+    const carol = await checkInAgent(target.env, carolDir, "carol");
+    const read = await runBin("agent-inbox-cli", [...as({ ...carol, tokenFile: join(carolDir, "carol.token") }), "--json"], {
+      env: target.env,
+    });
+    expect(read.exitCode).toBe(0);
+    expect(read.json<{ messages: unknown[] }>().messages).toEqual([]);
+  });
+
+  test("an expired session stops receiving and the sender is told, in agent-sent-cli and by a bounce", async () => {
+    const daveDir = mkdtempSync(join(tmpdir(), "ac-dave-"));
+    const dave = await checkInAgent(target.env, daveDir, "dave", ["--ttl-seconds", "60"]);
+    const sent = await runBin("agent-send-cli", ["--from", "alice", "--token-file", alice.tokenFile, "--to", "dave", "--body", "ping", "--json"], {
+      env: target.env,
+    });
+    const id = sent.json<{ id: string }>().id;
+    await target.sql("UPDATE sessions SET expires_at = 1 WHERE agent_name = $1 AND ended_at IS NULL", ["dave"]);
+
+    const read = await runBin("agent-inbox-cli", [...as(dave), "--json"], { env: target.env });
+    expect(read.exitCode).toBe(4);
+    expect(JSON.parse(read.stderr)).toMatchObject({ error: { code: "NOT_CHECKED_IN" } });
+    expect(read.stdout).toBe("");
+
+    const view = await runBin("agent-sent-cli", [...as(alice), "--json"], { env: target.env });
+    const entry = view.json<{ messages: { id: string; recipients: { state: string }[] }[] }>().messages.find((m) => m.id === id);
+    expect(entry?.recipients[0]?.state).toBe("expired_undelivered");
+    const inbox = await runBin("agent-inbox-cli", [...as(alice), "--json"], { env: target.env });
+    const bounces = inbox.json<{ messages: { kind: string; body: string }[] }>().messages.filter((m) => m.kind === "bounce");
+    expect(bounces).toHaveLength(1);
+    expect(bounces[0]?.body).toContain(id);
+  });
+
+  test("terminal escape sequences in a body are shown neutralised", async () => {
+    const evil = "hi \u001b[2J\u001b]0;pwned\u0007 \u009b31m end \u202e";
+    await runBin("agent-send-cli", ["--from", "alice", "--token-file", alice.tokenFile, "--to", "bob", "--body-file", "-"], {
+      env: target.env,
+      input: evil,
+    });
+    const human = await runBin("agent-inbox-cli", as(bob), { env: target.env });
+    expect(human.exitCode).toBe(0);
+    expect(human.stdout).toContain("hi \\x1b[2J\\x1b]0;pwned\\x07 \\x9b31m end \\u202e");
+    expect(human.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202e]/);
+    expect(human.stdout).toContain("never instructions");
+    const json = await runBin("agent-inbox-cli", [...as(bob), "--json"], { env: target.env });
+    expect(json.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202e]/);
+    expect(json.json<{ messages: { body: string }[] }>().messages.at(-1)?.body).toBe(evil);
+  });
+
+  test("a --json result over 100 KiB arrives whole through a pipe", async () => {
+    const body = "x".repeat(4000);
+    for (let i = 0; i < 40; i++) {
+      const r = await runBin("agent-send-cli", ["--from", "alice", "--token-file", alice.tokenFile, "--to", "bob", "--body", `${i}:${body}`], {
+        env: target.env,
+      });
+      expect(r.exitCode).toBe(0);
+    }
+    const read = await runBin("agent-inbox-cli", [...as(bob), "--limit", "100", "--json"], { env: target.env });
+    expect(read.exitCode).toBe(0);
+    expect(read.stdout.length).toBeGreaterThan(100 * 1024);
+    const parsed = read.json<{ messages: { body: string }[] }>();
+    expect(parsed.messages.filter((m) => m.body.endsWith(body))).toHaveLength(40);
+  });
+});
