@@ -107,7 +107,10 @@ describe("fake herdr: output contract", () => {
   it("sends only schema-valid requests and answers pane reads with a schema-valid pane_read", async () => {
     const worker = await fake.script({ op: "createAgent", kind: "codex", cwd: "/tmp/reads", name: "reader" });
     await fake.script({ op: "setOutput", paneId: worker.pane_id, text: "one\ntwo\nthree" });
-    for (const [method, params] of [["pane.read", { pane_id: worker.pane_id }], ["agent.read", { target: "reader" }]] as const) {
+    for (const [method, params] of [
+      ["pane.read", { pane_id: worker.pane_id }],
+      ["agent.read", { target: "reader" }],
+    ] as const) {
       const response = await requestOverSocket(fake.socketPath, { id: "t", method, params: { ...params, source: "recent" } });
       expect(herdrSchemaProblems("success_response", response)).toEqual([]);
     }
@@ -151,7 +154,14 @@ describe("fake herdr: agent state engine", () => {
     const a = (await fake.script({ op: "createAgent", kind: "claude", cwd: "/tmp/seq-a", name: "seq-a" })).pane_id;
     const b = (await fake.script({ op: "createAgent", kind: "codex", cwd: "/tmp/seq-b", name: "seq-b" })).pane_id;
     const seen: Array<[string, number]> = [];
-    for (const [pane, status] of [[a, "working"], [b, "working"], [a, "blocked"], [b, "done"], [a, "working"], [a, "done"]] as const) {
+    for (const [pane, status] of [
+      [a, "working"],
+      [b, "working"],
+      [a, "blocked"],
+      [b, "done"],
+      [a, "working"],
+      [a, "done"],
+    ] as const) {
       await fake.script({ op: "setState", paneId: pane, status });
       const info = await agent(pane);
       expect(info.agent_status).toBe(status);
@@ -189,7 +199,9 @@ describe("fake herdr: agent state engine", () => {
     const pane = (await fake.script({ op: "createAgent", kind: "claude", cwd: "/tmp/noenter", name: "noenter" })).pane_id;
     await fake.script({ op: "delayEnter", paneId: pane, ms: null });
     const stalled = await fails(["agent", "prompt", pane, "typed only", "--wait", "--timeout", "10000"], "agent_prompt_stalled");
-    expect(stalled.error.message).toMatch(/no observed state change within 1500 ms; status is idle and state_change_seq remained \d+/);
+    expect(stalled.error.message).toMatch(
+      /no observed state change within 1500 ms; status is idle and state_change_seq remained \d+/,
+    );
     expect(await fake.prompts(pane)).toEqual([expect.objectContaining({ text: "typed only" })]);
     expect((await fake.prompts(pane))[0]?.submittedAt).toBeUndefined();
   });
@@ -225,7 +237,9 @@ describe("fake herdr: agent state engine", () => {
     const other = (await fake.script({ op: "createAgent", kind: "claude", cwd: "/tmp/exit2", name: "exiting-two" })).pane_id;
     await fake.script({ op: "setState", paneId: other, status: "working" });
     const waiting = runHerdrCli(fake, ["agent", "wait", other, "--timeout", "10000"]);
-    await waitUntil(async () => (await fake.requests()).some((r: Json) => r.method === "agent.wait" && r.params.target === other));
+    await waitUntil(async () =>
+      (await fake.requests()).some((r: Json) => r.method === "agent.wait" && r.params.target === other),
+    );
     await fake.script({ op: "exitAgent", paneId: other });
     const ended = await waiting;
     expect(ended.exitCode).toBe(1);

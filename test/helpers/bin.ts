@@ -5,6 +5,12 @@ import { join } from "node:path";
 export const repoRoot = join(import.meta.dirname, "..", "..");
 export const binPath = (name: string): string => join(repoRoot, "bin", name);
 
+/**
+ * Which form of the binaries the black-box tests run: "source" (TypeScript through the project's Bun) or
+ * "compiled" (dist/agent-computer from `npm run build`). One variable switches the whole suite.
+ */
+export const binaryForm = process.env.AGENT_COMPUTER_TEST_FORM === "compiled" ? "compiled" : "source";
+
 export interface BinResult {
   exitCode: number;
   stdout: string;
@@ -19,7 +25,7 @@ export const runBin = async (
 ): Promise<BinResult> => {
   const result = await execa(binPath(name), args, {
     reject: false,
-    env: { FORCE_COLOR: "0", NO_COLOR: "1", ...options.env },
+    env: { FORCE_COLOR: "0", NO_COLOR: "1", AGENT_COMPUTER_FORM: binaryForm, ...options.env },
     input: options.input,
     cwd: options.cwd,
     stripFinalNewline: false,

@@ -1,14 +1,18 @@
 // The multi-call entry: every bin/<name> launcher (and the compiled executable) lands here and
-// dispatches on the name it was invoked as.
+// dispatches on the name it was invoked as. No top-level await: the bytecode build needs CommonJS.
 import { basename } from "node:path";
 import { binaries } from "./binaries.ts";
 import { runBinary } from "./kernel/run.ts";
 
-const invokedAs = process.env.AGENT_COMPUTER_INVOKED_AS || basename(process.argv[1] ?? "");
-delete process.env.AGENT_COMPUTER_INVOKED_AS;
-const load = binaries[invokedAs];
-if (!load) {
-  process.stderr.write(`agent-computer: unknown binary name "${invokedAs}"; known: ${Object.keys(binaries).join(", ")}\n`);
-  process.exit(2);
-}
-await runBinary(await load(), process.argv.slice(2));
+const main = async (): Promise<void> => {
+  const invokedAs = process.env.AGENT_COMPUTER_INVOKED_AS || basename(process.argv[1] ?? "");
+  delete process.env.AGENT_COMPUTER_INVOKED_AS;
+  const load = binaries[invokedAs];
+  if (!load) {
+    process.stderr.write(`agent-computer: unknown binary name "${invokedAs}"; known: ${Object.keys(binaries).join(", ")}\n`);
+    process.exit(2);
+  }
+  await runBinary(await load(), process.argv.slice(2));
+};
+
+void main();

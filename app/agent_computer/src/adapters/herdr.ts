@@ -1,0 +1,174 @@
+// The only place in the app that runs `herdr`. It speaks the real Herdr 0.8 CLI contract
+// (../shared/reference/herdr-0.8.md §1): JSON envelopes on stdout, error envelopes on stderr, raw text for reads.
+import { HerdrError } from "./herdr/errors.ts";
+import {
+  HERDR_AGENT_KINDS,
+  type HerdrAgent,
+  type HerdrAgentKind,
+  type HerdrAgentStatus,
+  type HerdrPane,
+  type HerdrTab,
+} from "./herdr/records.ts";
+import { type HerdrRunOptions, runHerdrJson, runHerdrText } from "./herdr/run.ts";
+
+export { HERDR_ERROR_KINDS, HerdrError, type HerdrErrorKind, isHerdrError } from "./herdr/errors.ts";
+export {
+  HERDR_AGENT_KINDS,
+  HERDR_AGENT_NAME_PATTERN,
+  HERDR_AGENT_STATUSES,
+  type HerdrAgent,
+  type HerdrAgentKind,
+  type HerdrAgentStatus,
+  type HerdrPane,
+  type HerdrTab,
+} from "./herdr/records.ts";
+
+export type HerdrReadSource = "visible" | "recent" | "recent-unwrapped" | "detection";
+
+export interface HerdrWaitOptions {
+  /** Statuses that end the wait; Herdr's default is idle, done and blocked. */
+  until?: readonly HerdrAgentStatus[];
+  /** Always bounded: Herdr waits forever without one. */
+  timeoutMs: number;
+}
+
+export interface HerdrReadOptions {
+  source?: HerdrReadSource;
+  lines?: number;
+}
+
+export interface HerdrStartOptions {
+  name: string;
+  kind: HerdrAgentKind;
+  /** An existing pane running an idle shell (e.g. the root pane of `createTab`). */
+  paneId: string;
+  /** Startup budget, more than 3000 and at most 300000 ms; Herdr's default is 30000. */
+  timeoutMs?: number;
+  /** The agent's own CLI arguments, passed after `--`. */
+  args?: readonly string[];
+}
+
+/** What the app may ask of Herdr. Every method throws HerdrError (with a closed `kind`) on failure. */
+export interface Herdr {
+  listAgents(): Promise<HerdrAgent[]>;
+  /** target: a pane id or a unique agent name. */
+  getAgent(target: string): Promise<HerdrAgent>;
+  /**
+   * Types `text` and submits it (Herdr sends Enter 300 ms later). Without `wait` it returns at once with the
+   * agent as it was then. With `wait`, Herdr needs a state change within 5 s (agent_prompt_stalled, or plain
+   * timeout when timeoutMs <= 5000) and then returns the first status in `until` since the prompt.
+   */
+  promptAgent(target: string, text: string, wait?: HerdrWaitOptions): Promise<HerdrAgent>;
+  /** Cursor-less: returns at once when the current status is already in `until`. */
+  waitAgent(target: string, options: HerdrWaitOptions): Promise<HerdrAgent>;
+  readAgent(target: string, options?: HerdrReadOptions): Promise<string>;
+  readPane(paneId: string, options?: HerdrReadOptions): Promise<string>;
+  startAgent(options: HerdrStartOptions): Promise<{ agent: HerdrAgent; argv: string[] }>;
+  /** A new tab (focus unchanged) whose root pane is a fresh shell in `cwd`. */
+  createTab(options: { cwd: string; label?: string; workspaceId?: string }): Promise<{ tab: HerdrTab; rootPane: HerdrPane }>;
+  getPane(paneId: string): Promise<HerdrPane>;
+  /** Closes exactly this pane (its tab and workspace close with their last pane). */
+  closePane(paneId: string): Promise<void>;
+}
+
+export interface HerdrOptions {
+  bin?: string;
+  /** The environment to curate (PATH, HOME, XDG_CONFIG_HOME, HERDR_*); default process.env. */
+  env?: Readonly<Record<string, string | undefined>>;
+  cwd?: string;
+  /** Budget for commands that do not wait on an agent. */
+  commandTimeoutMs?: number;
+  maxBuffer?: number;
+}
+
+const DEFAULT_COMMAND_TIMEOUT_MS = 10_000;
+const DEFAULT_START_TIMEOUT_MS = 30_000;
+// Herdr's own deadline fires first; this margin only catches a CLI that hangs past it.
+const WAIT_MARGIN_MS = 5_000;
+const DEFAULT_MAX_BUFFER = 8 * 1024 * 1024;
+
+/** An argument starting with `-` would be read by herdr as an option, so refuse it before running. */
+const positional = (value: string, what: string, command: string): string => {
+  if (value === "" || value.startsWith("-")) {
+    throw new HerdrError("invalid_argument", `${what} must be non-empty and must not start with '-'`, { command });
+  }
+  return value;
+};
+
+const waitArgs = (wait: HerdrWaitOptions): string[] => [
+  ...(wait.until ?? []).flatMap((status) => ["--until", status]),
+  "--timeout",
+  String(Math.max(0, Math.trunc(wait.timeoutMs))),
+];
+
+const readArgs = (options: HerdrReadOptions = {}): string[] => [
+  "--source",
+  options.source ?? "recent",
+  ...(options.lines === undefined ? [] : ["--lines", String(Math.max(0, Math.trunc(options.lines)))]),
+  "--format",
+  "text",
+];
+
+export const createHerdr = (options: HerdrOptions = {}): Herdr => {
+  const run: HerdrRunOptions = {
+    bin: options.bin ?? "herdr",
+    env: options.env ?? process.env,
+    cwd: options.cwd ?? "/",
+    maxBuffer: options.maxBuffer ?? DEFAULT_MAX_BUFFER,
+  };
+  const quick = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
+
+  return {
+    listAgents: async () => (await runHerdrJson(["agent", "list"], "agent_list", quick, run)).agents,
+    getAgent: async (target) =>
+      (await runHerdrJson(["agent", "get", positional(target, "target", "herdr agent get")], "agent_info", quick, run)).agent,
+    promptAgent: async (target, text, wait) => {
+      const command = "herdr agent prompt";
+      const args = ["agent", "prompt", positional(target, "target", command), positional(text, "prompt text", command)];
+      if (!wait) return (await runHerdrJson(args, "agent_prompted", quick, run)).agent;
+      const budget = wait.timeoutMs + WAIT_MARGIN_MS;
+      return (await runHerdrJson([...args, "--wait", ...waitArgs(wait)], "agent_prompted", budget, run)).agent;
+    },
+    waitAgent: async (target, wait) => {
+      const args = ["agent", "wait", positional(target, "target", "herdr agent wait"), ...waitArgs(wait)];
+      return (await runHerdrJson(args, "agent_info", wait.timeoutMs + WAIT_MARGIN_MS, run)).agent;
+    },
+    readAgent: async (target, read) =>
+      runHerdrText(["agent", "read", positional(target, "target", "herdr agent read"), ...readArgs(read)], quick, run),
+    readPane: async (paneId, read) =>
+      runHerdrText(["pane", "read", positional(paneId, "pane id", "herdr pane read"), ...readArgs(read)], quick, run),
+    startAgent: async (start) => {
+      const command = "herdr agent start";
+      // herdr itself refuses an unknown kind with a bare usage error; say which value was wrong instead.
+      if (!(HERDR_AGENT_KINDS as readonly string[]).includes(start.kind)) {
+        throw new HerdrError("invalid_argument", `unsupported agent kind ${start.kind}`, { command });
+      }
+      const timeoutMs = start.timeoutMs ?? DEFAULT_START_TIMEOUT_MS;
+      const args = [
+        "agent",
+        "start",
+        positional(start.name, "agent name", command),
+        "--kind",
+        start.kind,
+        "--pane",
+        positional(start.paneId, "pane id", command),
+        "--timeout",
+        String(timeoutMs),
+        ...(start.args && start.args.length > 0 ? ["--", ...start.args] : []),
+      ];
+      return runHerdrJson(args, "agent_started", timeoutMs + WAIT_MARGIN_MS, run);
+    },
+    createTab: async (tab) => {
+      const args = ["tab", "create", "--cwd", tab.cwd, "--no-focus"];
+      if (tab.label !== undefined) args.push("--label", tab.label);
+      if (tab.workspaceId !== undefined) args.push("--workspace", tab.workspaceId);
+      const created = await runHerdrJson(args, "tab_created", quick, run);
+      return { tab: created.tab, rootPane: created.root_pane };
+    },
+    getPane: async (paneId) =>
+      (await runHerdrJson(["pane", "get", positional(paneId, "pane id", "herdr pane get")], "pane_info", quick, run)).pane,
+    closePane: async (paneId) => {
+      await runHerdrJson(["pane", "close", positional(paneId, "pane id", "herdr pane close")], "ok", quick, run);
+    },
+  };
+};

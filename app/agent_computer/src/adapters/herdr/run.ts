@@ -1,0 +1,118 @@
+// Runs the `herdr` executable: argument array, explicit cwd, timeout and maxBuffer, a curated environment,
+// and every outcome classified into a HerdrError kind. Raw stderr never leaves this file; only the code and
+// message of a parsed Herdr error envelope do.
+import { execa } from "execa";
+import type { z } from "zod";
+import { HerdrError, kindForHerdrCode, sanitizeHerdrMessage } from "./errors.ts";
+import { type HerdrResultType, resultSchemas } from "./records.ts";
+
+export interface HerdrRunOptions {
+  /** The executable; resolved through the curated PATH. Default `herdr`. */
+  bin: string;
+  /** Where variables are taken from before curation. */
+  env: Readonly<Record<string, string | undefined>>;
+  cwd: string;
+  maxBuffer: number;
+}
+
+/**
+ * Herdr needs only these: PATH to find itself, HOME and XDG_CONFIG_HOME for its default socket
+ * ($XDG_CONFIG_HOME/herdr/herdr.sock), and HERDR_* (HERDR_SOCKET_PATH, HERDR_SESSION, HERDR_PANE_ID, …).
+ */
+export const curateHerdrEnv = (env: Readonly<Record<string, string | undefined>>): Record<string, string> => {
+  const curated: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) {
+    const wanted = key === "PATH" || key === "HOME" || key === "XDG_CONFIG_HOME" || key.startsWith("HERDR_");
+    if (wanted && value !== undefined) curated[key] = value;
+  }
+  return curated;
+};
+
+const describeCommand = (args: readonly string[]): string => `herdr ${args.slice(0, 2).join(" ")}`;
+
+interface RawOutcome {
+  stdout: string;
+  stderr: string;
+  exitCode: number | undefined;
+  timedOut: boolean;
+  isMaxBuffer: boolean;
+  code: string | undefined;
+}
+
+const spawnHerdr = async (args: readonly string[], timeoutMs: number, options: HerdrRunOptions): Promise<RawOutcome> => {
+  const result = await execa(options.bin, args, {
+    cwd: options.cwd,
+    env: curateHerdrEnv(options.env),
+    extendEnv: false,
+    timeout: timeoutMs,
+    maxBuffer: options.maxBuffer,
+    reject: false,
+    stdin: "ignore",
+    encoding: "utf8",
+    // Reads are raw text without an added newline; keep them byte for byte.
+    stripFinalNewline: false,
+  });
+  const failure = result as { code?: unknown; isMaxBuffer?: boolean };
+  return {
+    stdout: String(result.stdout ?? ""),
+    stderr: String(result.stderr ?? ""),
+    exitCode: result.exitCode,
+    timedOut: result.timedOut,
+    isMaxBuffer: failure.isMaxBuffer === true,
+    code: typeof failure.code === "string" ? failure.code : undefined,
+  };
+};
+
+const errorEnvelope = (stderr: string): { code: string; message: string } | undefined => {
+  try {
+    const parsed = JSON.parse(stderr.trim()) as { error?: { code?: unknown; message?: unknown } };
+    const { code, message } = parsed.error ?? {};
+    if (typeof code === "string") return { code, message: typeof message === "string" ? message : "" };
+  } catch {
+    // not an envelope; classified by exit status below
+  }
+  return undefined;
+};
+
+/** Runs herdr and returns stdout of a successful (exit 0) run; throws a classified HerdrError otherwise. */
+const runChecked = async (args: readonly string[], timeoutMs: number, options: HerdrRunOptions): Promise<string> => {
+  const command = describeCommand(args);
+  const outcome = await spawnHerdr(args, timeoutMs, options);
+  const fail = (kind: ConstructorParameters<typeof HerdrError>[0], message: string, herdrCode?: string): HerdrError =>
+    new HerdrError(kind, message, { command, herdrCode });
+  if (outcome.code === "ENOENT") throw fail("not_installed", `${options.bin} was not found on PATH`);
+  if (outcome.timedOut) throw fail("timeout", `${command} did not finish within ${timeoutMs} ms`);
+  if (outcome.isMaxBuffer) throw fail("protocol", `${command} wrote more than ${options.maxBuffer} bytes`);
+  if (outcome.exitCode === 0) return outcome.stdout;
+  const envelope = outcome.exitCode === 1 ? errorEnvelope(outcome.stderr) : undefined;
+  if (envelope) throw fail(kindForHerdrCode(envelope.code), sanitizeHerdrMessage(envelope.message), envelope.code);
+  if (outcome.exitCode === 2) throw fail("usage", `${command} rejected its command line (exit 2)`);
+  if (outcome.exitCode === 1) throw fail("protocol", `${command} failed without an error envelope`);
+  throw fail("unknown", `${command} ended with exit ${String(outcome.exitCode ?? "signal")}`);
+};
+
+/** A command that answers with a JSON envelope whose result has the given type. */
+export const runHerdrJson = async <T extends HerdrResultType>(
+  args: readonly string[],
+  expected: T,
+  timeoutMs: number,
+  options: HerdrRunOptions,
+): Promise<z.output<(typeof resultSchemas)[T]>> => {
+  const stdout = await runChecked(args, timeoutMs, options);
+  const protocolError = (detail: string): HerdrError =>
+    new HerdrError("protocol", `${describeCommand(args)} answered ${detail}`, { command: describeCommand(args) });
+  let envelope: { result?: { type?: unknown } };
+  try {
+    envelope = JSON.parse(stdout.trim()) as typeof envelope;
+  } catch {
+    throw protocolError("with output that is not JSON");
+  }
+  if (envelope.result?.type !== expected) throw protocolError(`result type ${String(envelope.result?.type)}, not ${expected}`);
+  const parsed = resultSchemas[expected].safeParse(envelope.result);
+  if (!parsed.success) throw protocolError(`a ${expected} that does not match Herdr's record shape`);
+  return parsed.data as z.output<(typeof resultSchemas)[T]>;
+};
+
+/** A read command: stdout is the pane text itself. */
+export const runHerdrText = (args: readonly string[], timeoutMs: number, options: HerdrRunOptions): Promise<string> =>
+  runChecked(args, timeoutMs, options);
