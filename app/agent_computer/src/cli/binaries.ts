@@ -1,7 +1,15 @@
+import { automationBinaries } from "./automation/index.ts";
+import { herdrBinaries } from "./herdr/index.ts";
+import { identityBinaries } from "./identity/index.ts";
 import type { BinaryLoader } from "./kernel/binary.ts";
 import { meshBinaries } from "./mesh/index.ts";
+import { workerBinaries } from "./worker/index.ts";
 
 /** Every binary the package installs, by the name it is invoked as. bin/ is generated from this list. */
 export const binaries: Record<string, BinaryLoader> = {
   ...meshBinaries,
+  ...identityBinaries,
+  ...automationBinaries,
+  ...workerBinaries,
+  ...herdrBinaries,
 };

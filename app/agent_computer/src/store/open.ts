@@ -9,6 +9,7 @@ export const storeOver = (driver: Driver): Store => ({
   dialect: driver.dialect,
   write: (fn) => driver.transaction((db) => fn(reposFor(db))),
   read: (fn) => driver.snapshot((db) => fn(reposFor(db))),
+  ...(driver.listen ? { listen: driver.listen } : {}),
   close: () => driver.close(),
 });
 
@@ -28,7 +29,7 @@ const openDriver = async (
     import("./sqlite/driver.ts"),
     import("./sqlite/migrations.ts"),
   ]);
-  return { driver: openSqlite(resolvePaths(env).sqliteFile), migrations: sqliteMigrations };
+  return { driver: await openSqlite(resolvePaths(env).sqliteFile), migrations: sqliteMigrations };
 };
 
 /** Opens the store the environment names, creating and migrating it on first use. */

@@ -1,6 +1,16 @@
 // The store port: domain-level operations, not SQL. Both adapters (SQLite, PostgreSQL) implement it and
 // pass the same contract suite (test/contract/store.test.ts).
 
+import type { AutomationRepo } from "./automation-port.ts";
+import type { HerdrRepo } from "./herdr-port.ts";
+import type { IdentityRepo, TaskRepo } from "./port-identity.ts";
+import type { WakeRepo } from "./port-wake.ts";
+
+export type * from "./automation-port.ts";
+export type * from "./herdr-port.ts";
+export type * from "./port-identity.ts";
+export type * from "./port-wake.ts";
+
 export interface AgentRecord {
   name: string;
   tokenHash: string;
@@ -9,7 +19,7 @@ export interface AgentRecord {
   agentClass: string;
   description: string | null;
   hostId: string | null;
-  authState: "active" | "recovery_pending";
+  authState: "active" | "recovery_pending" | "revoked";
   lastSeq: number;
   createdAt: number;
   updatedAt: number;
@@ -131,6 +141,11 @@ export interface MeshRepo {
 
 export interface StoreTx {
   mesh: MeshRepo;
+  identity: IdentityRepo;
+  tasks: TaskRepo;
+  automation: AutomationRepo;
+  wake: WakeRepo;
+  herdr: HerdrRepo;
 }
 
 export interface Store {
@@ -138,5 +153,7 @@ export interface Store {
   /** One write transaction: everything done through tx commits together or not at all. */
   write<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T>;
   read<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T>;
+  /** PostgreSQL only: calls onHint on each NOTIFY on the channel (and on every re-subscribe); returns the unsubscriber. */
+  listen?(channel: string, onHint: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }

@@ -1,6 +1,6 @@
 import type { z } from "zod";
-import type { ErrorCode } from "./errors.ts";
 import type { CommandContext } from "./context.ts";
+import type { ErrorCode } from "./errors.ts";
 
 /** How one schema key appears on the command line. */
 export interface FlagSpec {
@@ -8,6 +8,8 @@ export interface FlagSpec {
   flag: string;
   /** The flag may be given several times; comma lists are split too. */
   repeatable?: boolean;
+  /** With repeatable: false keeps each value whole (values that may hold commas, e.g. messages). */
+  commaList?: boolean;
 }
 
 /** A positional argument, taken in order before any "--". */

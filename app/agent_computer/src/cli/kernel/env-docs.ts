@@ -1,13 +1,45 @@
+import { RATE_SETTINGS } from "../../domain/identity/rate-config.ts";
+
+const rateDoc = (what: string, per: string, fallback: string): string =>
+  `${what} allowed per ${per}, as N/S (N per S seconds) or off; default ${fallback}. Counted in the store (shared by ` +
+  "every process); calls that fail are not counted.";
+
 /** One description per environment variable, shared by every --help that lists it. */
 export const ENV_DOCS = {
   AGENT_COMPUTER_HOME:
-    "state directory (default ${XDG_STATE_HOME:-~/.local/state}/agent-computer): the SQLite store, the 0600 token vault, local wake state.",
+    "state directory (default $XDG_STATE_HOME/agent-computer, or ~/.local/state/agent-computer): the SQLite store, the 0600 token vault, local wake state.",
   AGENT_COMPUTER_DATABASE_URL:
     "postgres://… to use a shared PostgreSQL store instead of the embedded SQLite file; unset = embedded SQLite.",
   RELAY_AGENT_TOKEN: "the agent token, when --token-file is not given; otherwise the token vault in the state directory is used.",
-  HERDR_ENV: "set to 1 by Herdr inside its panes; auto-wake is only armed when it is 1.",
+  HERDR_ENV: "set to 1 by Herdr inside its panes; auto-wake is only armed, and controller commands only run, when it is 1.",
   AGENT_COMPUTER_WORKER_URL: "base URL of this host's worker (default http://127.0.0.1:8787), used to print webhook URLs.",
+  AGENT_COMPUTER_SKILLS_DIR:
+    "directory of Skills whose <name>/mcp.json declare the MCP servers automation attempts may call (default: the package's skills/).",
   NO_COLOR: "disables colour (colour is only used on a TTY anyway).",
+  HERDR_SESSION: "the named Herdr session whose server herdr talks to (set by Herdr inside its panes); passed through to herdr.",
+  AGENT_COMPUTER_WAKE_POLL_MS:
+    "auto-wake: how often the wake watcher polls the store for new mail, ms (default 20 on SQLite, 250 on PostgreSQL, which also NOTIFYs).",
+  AGENT_COMPUTER_WAKE_COALESCE_MS:
+    "auto-wake: mail arriving within this many ms of the first new message becomes one wake (default 30).",
+  AGENT_COMPUTER_WAKE_TOKEN_TTL_MS:
+    "auto-wake: lifetime of an unused wake token, ms; no other wake is sent to the agent meanwhile (default 600000).",
+  AGENT_COMPUTER_WAKE_WORKING_MAX_MS:
+    "auto-wake: how long a due wake waits for a working agent to settle before it is typed anyway, ms (default 600000).",
+  AGENT_COMPUTER_WAKE_HOURLY_CAP: "auto-wake: hard cap of wakes per agent in any rolling hour, 1-120 (default 30).",
+  AGENT_COMPUTER_WAKE_IDLE_EXIT_MS: "auto-wake: a light watcher exits after this many ms with no agent armed (default 60000).",
+  AGENT_CONTROL_CONTROLLER_ID:
+    "the stable id of the coordinator's controller lease ([A-Za-z0-9_.-]{1,100}), set by the launcher; keys this host's 0600 credential file.",
+  AGENT_CONTROL_CONTROLLER_PID:
+    "pid of the coordinator agent process, for launchers that `exec` the agent (AGENT_CONTROL_CONTROLLER_PID=$$ exec claude); otherwise the terminal's foreground process, else the parent process, is bound at acquire/resume (Linux).",
+  HERDR_PANE_ID:
+    "set by Herdr inside its panes: the caller's own pane (matched against the controller lease; agent-checkin-cli --herdr-pane must equal it).",
+  HERDR_SOCKET_PATH: "the Herdr socket, set by Herdr inside its panes; passed through to the herdr CLI.",
+  AGENT_COMPUTER_HOST_ID:
+    "this machine's stable id (default /etc/machine-id); a pid is trusted as liveness evidence only on the host that recorded it.",
+  AGENT_COMPUTER_RATE_REGISTER_PER_NAME: rateDoc("registrations", "agent name", RATE_SETTINGS.register.name.default),
+  AGENT_COMPUTER_RATE_REGISTER_PER_HOST: rateDoc("registrations", "host (machine id)", RATE_SETTINGS.register.host.default),
+  AGENT_COMPUTER_RATE_SEND_PER_NAME: rateDoc("sends", "sending agent", RATE_SETTINGS.send.name.default),
+  AGENT_COMPUTER_RATE_SEND_PER_HOST: rateDoc("sends", "host (machine id)", RATE_SETTINGS.send.host.default),
 } as const;
 
 export type EnvName = keyof typeof ENV_DOCS;

@@ -30,12 +30,42 @@ export const ERROR_CODES = {
   NO_OP_EXPANSION: { exit: EXIT.conflict, meaning: "every capability given is already held" },
   CONFLICT: { exit: EXIT.conflict, meaning: "the object is not in a state that allows this change" },
   UNKNOWN_AGENT: { exit: EXIT.notFound, meaning: "no registered agent has that name" },
+  CONTROLLER_CONTEXT_MISSING: {
+    exit: EXIT.conflict,
+    meaning: "not inside a Herdr pane (HERDR_ENV=1, HERDR_PANE_ID) or AGENT_CONTROL_CONTROLLER_ID unset/invalid",
+  },
+  CONTROLLER_AUTH_FAILED: {
+    exit: EXIT.auth,
+    meaning: "this caller is not the controller: no credential here, or pane/name/kind/cwd/process differ from acquire",
+  },
+  CONTROLLER_HELD: { exit: EXIT.conflict, meaning: "another unexpired lease holds this controller id" },
+  CONTROLLER_FENCED: {
+    exit: EXIT.conflict,
+    meaning: "a newer acquire/resume replaced this controller lease, or it was released",
+  },
+  CONTROLLER_EXPIRED: { exit: EXIT.conflict, meaning: "the controller lease expired; resume it" },
+  RESERVATION_BUSY: { exit: EXIT.unavailable, meaning: "a reservation lock is held (or indeterminate); retry" },
+  TARGET_NOT_LEASED: { exit: EXIT.conflict, meaning: "the target has no active reviewer/writer lease of this controller" },
+  RECEIPT_OUTSTANDING: {
+    exit: EXIT.conflict,
+    meaning: "the target has a reserved or pending receipt; collect or abandon it first",
+  },
+  IDENTITY_CHANGED: { exit: EXIT.conflict, meaning: "the agent in the leased pane is not the leased identity" },
+  AGENT_NOT_SETTLED: {
+    exit: EXIT.conflict,
+    meaning: "the agent is working, blocked or launching where a settled agent is required",
+  },
+  CURSOR_MOVED: { exit: EXIT.conflict, meaning: "the agent's state_change_seq is not the one expected (a later turn ran)" },
+  WRITER_ADMISSION_REFUSED: { exit: EXIT.conflict, meaning: "a writer admission check failed (details.check names it)" },
+  SCOPE_CONFLICT: { exit: EXIT.conflict, meaning: "a held writer lease has the branch, worktree or an overlapping scope" },
+  HERDR_REFUSED: { exit: EXIT.conflict, meaning: "Herdr refused the request (its error code is in the message)" },
   MESSAGE_NOT_FOUND: { exit: EXIT.notFound, meaning: "a message id is not one of this agent's messages; nothing changed" },
   NOT_FOUND: { exit: EXIT.notFound, meaning: "the object does not exist" },
   RATE_LIMITED: { exit: EXIT.rateLimited, meaning: "too many calls; retry after the time given" },
   TIMEOUT: { exit: EXIT.timeout, meaning: "the wait ended before the condition was met" },
   STORE_UNAVAILABLE: { exit: EXIT.unavailable, meaning: "the store is locked or unreachable; retry" },
   UNAVAILABLE: { exit: EXIT.unavailable, meaning: "a required service (worker, Herdr) is not running; retry" },
+  ADDRESS_IN_USE: { exit: EXIT.unavailable, meaning: "the worker's host:port is taken (another worker?); choose another --port" },
   INTERNAL: { exit: EXIT.internal, meaning: "an unexpected failure (a bug); details on stderr" },
 } as const;
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { BinaryDef, CommandDef } from "./command.ts";
-import { ERROR_CODES, EXIT_CODE_TABLE } from "./errors.ts";
 import { ENV_DOCS, type EnvName } from "./env-docs.ts";
+import { ERROR_CODES, EXIT_CODE_TABLE } from "./errors.ts";
 
 interface PropertyDoc {
   type?: string;
@@ -51,9 +51,14 @@ const constraintText = (doc: PropertyDoc): string => {
 const wrap = (text: string, indent: string, width = 100): string => {
   const out: string[] = [];
   for (const paragraph of text.split("\n")) {
+    // A line indented by two spaces is preformatted (a command to copy): never re-wrapped.
+    if (paragraph.startsWith("  ")) {
+      out.push(indent + paragraph);
+      continue;
+    }
     let line = "";
     for (const word of paragraph.split(" ")) {
-      if (line && (indent + line + " " + word).length > width) {
+      if (line && `${indent}${line} ${word}`.length > width) {
         out.push(indent + line);
         line = word;
       } else line = line ? `${line} ${word}` : word;
@@ -75,7 +80,7 @@ export const optionLines = (def: CommandDef): string[] => {
   for (const [key, spec] of Object.entries(def.flags)) {
     const doc = props[key] ?? {};
     const req = required.has(key) && doc.default === undefined ? "(required) " : "";
-    const rep = spec.repeatable ? "; repeatable or comma list" : "";
+    const rep = spec.repeatable ? (spec.commaList === false ? "; repeatable" : "; repeatable or comma list") : "";
     lines.push(`  ${spec.flag}`);
     lines.push(wrap(`${req}[${constraintText(doc)}${rep}] ${doc.description ?? ""}`.trim(), "      "));
   }

@@ -21,19 +21,20 @@ export const toJson = (value: unknown): string =>
     (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`,
   );
 
-const writeFully = (stream: NodeJS.WriteStream, text: string): Promise<void> =>
-  new Promise((resolve) => {
-    if (text === "") return resolve();
-    stream.write(text, () => resolve());
-  });
-
-/** Writes results to stdout and resolves only once the data has been handed to the OS (pipes over 64 KiB). */
-export const writeStdout = (text: string): Promise<void> => writeFully(process.stdout, text);
-export const writeStderr = (text: string): Promise<void> => writeFully(process.stderr, text);
-
-/** A broken pipe on stdout (e.g. `| head`) ends the program quietly instead of with a stack trace. */
-export const ignoreEpipe = (): void => {
-  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
-    if (error.code === "EPIPE") process.exit(0);
-  });
+// Bun.write on Bun.stdout, not process.stdout: touching process.stdout builds a Node WriteStream and
+// loads the whole stream machinery, a large share of a short command's start-up. Bun.write resolves
+// once every byte was handed to the OS, so output over 64 KiB arrives whole through a pipe.
+const writeFully = async (target: typeof Bun.stdout, text: string): Promise<void> => {
+  if (text === "") return;
+  try {
+    await Bun.write(target, text);
+  } catch (error) {
+    // A reader that went away (`| head`) is not an error of ours.
+    if ((error as NodeJS.ErrnoException).code === "EPIPE") process.exit(0);
+    throw error;
+  }
 };
+
+/** Writes results to stdout and resolves only once the data has been handed to the OS. */
+export const writeStdout = (text: string): Promise<void> => writeFully(Bun.stdout, text);
+export const writeStderr = (text: string): Promise<void> => writeFully(Bun.stderr, text);

@@ -14,6 +14,8 @@ const collect = (value: string, previous: string[] | undefined): string[] => [
     .filter((v) => v !== ""),
 ];
 
+const appendWhole = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
+
 /** Splits argv at the first "--": options before, free text after. */
 export const splitRest = (argv: readonly string[]): { head: string[]; rest: string[] | undefined } => {
   const at = argv.indexOf("--");
@@ -31,7 +33,7 @@ export const argvToRaw = (def: CommandDef, argv: readonly string[]): Record<stri
   for (const [key, spec] of Object.entries(def.flags)) {
     const option = new Option(spec.flag);
     option.attributeName = () => key;
-    if (spec.repeatable) option.argParser(collect);
+    if (spec.repeatable) option.argParser(spec.commaList === false ? appendWhole : collect);
     program.addOption(option);
   }
   program.option("--json");
@@ -58,30 +60,34 @@ export const argvToRaw = (def: CommandDef, argv: readonly string[]): Record<stri
   return raw;
 };
 
+/** A plain token is shown as typed; anything with spaces, quotes or control characters JSON-quoted (and so escaped). */
 const describeInput = (input: unknown): string => {
-  const text = typeof input === "string" ? JSON.stringify(input) : (JSON.stringify(input) ?? String(input));
+  const text = typeof input === "string" && /^[\x21-\x7e]+$/.test(input) && !input.includes('"') ? input : JSON.stringify(input);
   return text.length > 60 ? `${text.slice(0, 57)}…` : text;
 };
 
-/** The one place a ZodError becomes "--flag: what is wrong (got …)" lines. */
-export const zodIssuesToMessage = (def: CommandDef, error: z.ZodError): string =>
+/**
+ * The one place a ZodError becomes "--flag: what is wrong (got …)" lines. "got" shows what the user typed
+ * (before coercion), never a whole options object.
+ */
+export const zodIssuesToMessage = (def: CommandDef, error: z.ZodError, raw: Record<string, unknown>): string =>
   error.issues
     .map((issue) => {
       const key = String(issue.path[0] ?? "");
       const spec = def.flags[key];
       const arg = def.args?.find((a) => a.key === key);
       const label = spec ? flagName(spec.flag) : arg ? arg.name : def.rest?.key === key ? def.rest.name : key || "input";
-      const input = "input" in issue ? issue.input : undefined;
-      if (input === undefined && issue.code === "invalid_type") return `${label}: is required`;
-      const got = input !== undefined ? ` (got ${describeInput(input)})` : "";
-      return `${label}: ${issue.message}${got}`;
+      const typed = key ? raw[key] : undefined;
+      if (typed === undefined && issue.code === "invalid_type") return `${label}: is required`;
+      const got = typed !== undefined && typeof typed !== "boolean" ? ` (got ${describeInput(typed)})` : "";
+      return `${label}: ${issue.message}${issue.code === "custom" ? "" : got}`;
     })
     .join("\n");
 
 export const parseOptions = (def: CommandDef, argv: readonly string[]): unknown => {
   const raw = argvToRaw(def, argv);
-  const parsed = def.schema.safeParse(raw, { reportInput: true });
-  if (!parsed.success) throw new CliError("INVALID_INPUT", zodIssuesToMessage(def, parsed.error));
+  const parsed = def.schema.safeParse(raw);
+  if (!parsed.success) throw new CliError("INVALID_INPUT", zodIssuesToMessage(def, parsed.error, raw));
   return parsed.data;
 };
 

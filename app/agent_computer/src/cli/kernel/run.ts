@@ -3,7 +3,7 @@ import type { Store } from "../../store/port.ts";
 import type { BinaryDef, CommandDef } from "./command.ts";
 import type { CommandContext } from "./context.ts";
 import { CliError, EXIT, isCliError } from "./errors.ts";
-import { ignoreEpipe, toJson, writeStderr, writeStdout } from "./output.ts";
+import { toJson, writeStderr, writeStdout } from "./output.ts";
 import { splitRest } from "./parse.ts";
 
 const wantsHelp = (argv: readonly string[]): boolean => splitRest(argv).head.some((a) => a === "-h" || a === "--help");
@@ -71,7 +71,6 @@ const reportError = async (binary: BinaryDef, def: CommandDef | undefined, error
 
 /** The single entry point of every binary: help, parse, run, render, exit. */
 export const runBinary = async (binary: BinaryDef, argv: readonly string[]): Promise<never> => {
-  ignoreEpipe();
   const json = wantsJson(argv);
   let def: CommandDef | undefined = binary.command;
   let rest: readonly string[] = argv;

@@ -1,4 +1,3 @@
-import { SQL } from "bun";
 import { CliError } from "../../cli/kernel/errors.ts";
 import { type Db, type Driver, UniqueViolation } from "../sql/db.ts";
 
@@ -47,7 +46,9 @@ const wrap = (runner: Runner): Db => {
 };
 
 export const openPostgres = (url: string): Driver => {
-  const sql = new SQL({ url, max: 4, idleTimeout: 30, connectionTimeout: 5 });
+  // Bun.SQL, not `import { SQL } from "bun"`: the bundler hoists that import and would load the
+  // PostgreSQL client into every binary's start-up, even on the SQLite default.
+  const sql = new Bun.SQL({ url, max: 4, idleTimeout: 30, connectionTimeout: 5 });
   const db = wrap(sql as unknown as Runner);
   const begin = async <T>(mode: string, fn: (db: Db) => Promise<T>): Promise<T> => {
     for (let attemptNo = 1; ; attemptNo++) {
@@ -74,6 +75,11 @@ export const openPostgres = (url: string): Driver => {
     },
     transaction: (fn) => begin("ISOLATION LEVEL READ COMMITTED", fn),
     snapshot: (fn) => begin("ISOLATION LEVEL REPEATABLE READ READ ONLY", fn),
+    // Notifications sent while the listener reconnects are lost; onlisten re-runs then, so callers re-poll.
+    listen: async (channel, onHint) => {
+      const subscription = await sql.listen(channel, onHint, onHint);
+      return () => subscription.unlisten();
+    },
     close: () => sql.close({ timeout: 1 }),
   };
 };

@@ -16,6 +16,8 @@ export interface Driver extends Db {
   transaction<T>(fn: (db: Db) => Promise<T>): Promise<T>;
   /** A read-only snapshot. */
   snapshot<T>(fn: (db: Db) => Promise<T>): Promise<T>;
+  /** PostgreSQL only: LISTEN on a channel; onHint runs per notification and after every (re)subscribe. */
+  listen?(channel: string, onHint: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 

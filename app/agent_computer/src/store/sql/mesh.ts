@@ -10,12 +10,12 @@ import type {
 } from "../port.ts";
 import { type Db, jsonList, num, numOrNull } from "./db.ts";
 
-type Row = Record<string, unknown>;
+export type Row = Record<string, unknown>;
 
-const str = (v: unknown): string => String(v);
-const strOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
+export const str = (v: unknown): string => String(v);
+export const strOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
 
-const toAgent = (r: Row): AgentRecord => ({
+export const toAgent = (r: Row): AgentRecord => ({
   name: str(r.name),
   tokenHash: str(r.token_hash),
   role: strOrNull(r.role),

@@ -8,9 +8,10 @@ export const migrate = async (driver: Driver, migrations: readonly Migration[]):
   await driver.exec(
     "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)",
   );
-  const latest = migrations.at(-1)?.version ?? 0;
-  const current = await driver.get<{ v: unknown }>("SELECT MAX(version) AS v FROM schema_migrations");
-  if (Number(current?.v ?? 0) >= latest) return;
+  // Count and maximum together: a database that recorded a later migration before an earlier one was
+  // registered (branches landing out of order) still gets the earlier one.
+  const current = await driver.get<{ n: unknown }>("SELECT COUNT(*) AS n FROM schema_migrations");
+  if (Number(current?.n ?? 0) >= migrations.length) return;
   await driver.transaction(async (db) => {
     if (driver.dialect === "postgres") await db.run("SELECT pg_advisory_xact_lock(7411742)");
     const done = new Set(

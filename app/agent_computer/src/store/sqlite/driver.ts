@@ -1,8 +1,9 @@
-import { Database, type Statement } from "bun:sqlite";
+import type { Statement } from "bun:sqlite";
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import { CliError } from "../../cli/kernel/errors.ts";
 import { type Db, type Driver, UniqueViolation } from "../sql/db.ts";
+import { GroupCommitQueue } from "./group-commit.ts";
 
 const BUSY_TIMEOUT_MS = 5000;
 
@@ -23,22 +24,6 @@ const classify = (error: unknown): unknown => {
   return error;
 };
 
-/** Serialises transactions of this process on its single connection. */
-class Mutex {
-  private tail: Promise<void> = Promise.resolve();
-  async lock<T>(fn: () => Promise<T>): Promise<T> {
-    const previous = this.tail;
-    let release!: () => void;
-    this.tail = new Promise((resolve) => (release = resolve));
-    await previous;
-    try {
-      return await fn();
-    } finally {
-      release();
-    }
-  }
-}
-
 const prepareFile = (file: string): void => {
   const dir = dirname(file);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -47,7 +32,9 @@ const prepareFile = (file: string): void => {
   chmodSync(file, 0o600);
 };
 
-export const openSqlite = (file: string): Driver => {
+/** Opens the file; bun:sqlite is imported here, not statically, so commands that never open a store never load it. */
+export const openSqlite = async (file: string): Promise<Driver> => {
+  const { Database } = await import("bun:sqlite");
   prepareFile(file);
   const database = new Database(file, { create: true, strict: true });
   database.run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
@@ -79,24 +66,12 @@ export const openSqlite = (file: string): Driver => {
       attempt(() => (prepare(sql).get(...(params as never[])) ?? undefined) as T | undefined),
     run: async (sql: string, params: readonly unknown[] = []) => attempt(() => prepare(sql).run(...(params as never[])).changes),
   };
-  const mutex = new Mutex();
-  const inTransaction = <T>(begin: string, fn: (db: Db) => Promise<T>): Promise<T> =>
-    mutex.lock(async () => {
-      attempt(() => database.run(begin));
-      try {
-        const result = await fn(db);
-        attempt(() => database.run("COMMIT"));
-        return result;
-      } catch (error) {
-        if (database.inTransaction) database.run("ROLLBACK");
-        throw error;
-      }
-    });
+  const queue = new GroupCommitQueue((sql) => attempt(() => void prepare(sql).run()), db);
   return {
     ...db,
     exec: async (script) => attempt(() => void database.run(script)),
-    transaction: (fn) => inTransaction("BEGIN IMMEDIATE", fn),
-    snapshot: (fn) => inTransaction("BEGIN DEFERRED", fn),
+    transaction: (fn) => queue.run("write", fn),
+    snapshot: (fn) => queue.run("read", fn),
     close: async () => database.close(false),
   };
 };

@@ -1,4 +1,14 @@
 import type { Migration } from "../sql/db.ts";
 import mesh from "./migrations/001_mesh.sql" with { type: "text" };
+import identity from "./migrations/002_identity.sql" with { type: "text" };
+import automation from "./migrations/003_automation.sql" with { type: "text" };
+import wake from "./migrations/004_wake.sql" with { type: "text" };
+import herdrLeases from "./migrations/005_herdr_leases.sql" with { type: "text" };
 
-export const sqliteMigrations: readonly Migration[] = [{ version: 1, name: "mesh", sql: mesh }];
+export const sqliteMigrations: readonly Migration[] = [
+  { version: 1, name: "mesh", sql: mesh },
+  { version: 2, name: "identity", sql: identity },
+  { version: 3, name: "automation", sql: automation },
+  { version: 4, name: "wake", sql: wake },
+  { version: 5, name: "herdr_leases", sql: herdrLeases },
+];

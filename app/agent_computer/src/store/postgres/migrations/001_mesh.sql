@@ -40,8 +40,6 @@ CREATE TABLE sessions (
 
 CREATE UNIQUE INDEX sessions_one_open ON sessions (agent_name) WHERE ended_at IS NULL;
 
-CREATE INDEX sessions_open_by_expiry ON sessions (expires_at) WHERE ended_at IS NULL;
-
 CREATE INDEX sessions_by_agent ON sessions (agent_name, started_at);
 
 CREATE TABLE messages (

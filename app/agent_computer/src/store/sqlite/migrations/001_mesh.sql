@@ -40,8 +40,6 @@ CREATE TABLE sessions (
 
 CREATE UNIQUE INDEX sessions_one_open ON sessions (agent_name) WHERE ended_at IS NULL;
 
-CREATE INDEX sessions_open_by_expiry ON sessions (expires_at) WHERE ended_at IS NULL;
-
 CREATE INDEX sessions_by_agent ON sessions (agent_name, started_at);
 
 CREATE TABLE messages (
@@ -52,7 +50,7 @@ CREATE TABLE messages (
   thread_id TEXT,
   idempotency_key TEXT,
   created_at BIGINT NOT NULL
-);
+) WITHOUT ROWID;
 
 CREATE UNIQUE INDEX messages_idempotency ON messages (sender, idempotency_key) WHERE idempotency_key IS NOT NULL;
 
@@ -68,6 +66,6 @@ CREATE TABLE deliveries (
   closed_at BIGINT,
   PRIMARY KEY (recipient, seq),
   UNIQUE (message_id, recipient)
-);
+) WITHOUT ROWID;
 
 CREATE INDEX deliveries_pending_by_session ON deliveries (session_id, seq) WHERE state = 'pending';
