@@ -23,6 +23,11 @@ export const authenticate = async (
       hint: "re-register with the recovery token (see register-agent-cli --help)",
     });
   }
+  if (agent.authState === "revoked") {
+    throw new CliError("AUTH_FAILED", `the token of ${name} was revoked`, {
+      hint: "register the name again to get a new token (see register-agent-cli --help)",
+    });
+  }
   if (token === undefined) throw new CliError("AUTH_FAILED", `no token for ${name}`, { hint: TOKEN_SOURCES_HINT });
   if (!tokenMatches(token, agent.tokenHash)) {
     throw new CliError("AUTH_FAILED", `the token does not match agent ${name}`, { hint: TOKEN_SOURCES_HINT });

@@ -1,36 +1,76 @@
 import { CliError } from "../../cli/kernel/errors.ts";
-import type { StoreTx } from "../../store/port.ts";
+import type { IdentityRecord, SessionRecord, StoreTx } from "../../store/port.ts";
+import type { MeshDeps } from "../mesh/deps.ts";
+import { buildSession, type SessionFields } from "../mesh/session.ts";
+import { assignQueued } from "../tasks/route.ts";
+import type { TaskSummary } from "../tasks/view.ts";
+import { holderFacts, type RegistrationRequest } from "./holder.ts";
 import { SYSTEM_SENDER } from "./names.ts";
+import { takeRateSlots } from "./rate-limit.ts";
 import { hashToken, mintToken } from "./token.ts";
-
-export interface NewRegistration {
-  name: string;
-  role: string | null;
-  capabilities: string[];
-  agentClass?: string;
-  description?: string | null;
-  hostId?: string | null;
-}
 
 export const AUTH_NOTE =
   "This token is shown once and only its hash is stored. It was saved to the 0600 token vault in the state " +
   "directory; to use it elsewhere pass --token-file <path> or set RELAY_AGENT_TOKEN. Never put it in argv.";
 
-/** Registers an unknown name and returns its one-time token (the caller has checked the name is free). */
-export const registerNewAgent = async (tx: StoreTx, registration: NewRegistration, now: number): Promise<string> => {
-  if (registration.name === SYSTEM_SENDER) {
-    throw new CliError("INVALID_INPUT", `--agent-id: ${SYSTEM_SENDER} is reserved for notices from the mesh itself`);
+/** What every successful registration produced inside its transaction. */
+export interface Registered {
+  agent: IdentityRecord;
+  session: SessionRecord;
+  autoAssigned: TaskSummary[];
+  /** Present when a token was minted (first registration, recovery, re-registration of a revoked name). */
+  token?: string;
+}
+
+/** Counts a registration against the per-name and per-host limits (the host is the machine running the call). */
+export const countRegistration = (deps: MeshDeps, tx: StoreTx, name: string): Promise<void> =>
+  takeRateSlots(tx, deps.limits, "register", { name, host: deps.local?.hostId ?? deps.host }, deps.now);
+
+/** Opens the presence session of a registration (or renews `open`) and hands it the queued tasks it can do. */
+export const claimSession = async (
+  deps: MeshDeps,
+  tx: StoreTx,
+  agent: IdentityRecord,
+  fields: SessionFields | undefined,
+  open: SessionRecord | undefined,
+): Promise<{ session: SessionRecord; autoAssigned: TaskSummary[] }> => {
+  const session = buildSession(
+    deps,
+    agent.name,
+    { ...fields, caps: fields?.caps ?? agent.capabilities, role: fields?.role ?? agent.role },
+    open,
+    agent.role,
+    agent.lastSeq,
+  );
+  if (open) await tx.mesh.updateSession(session);
+  else await tx.mesh.insertSession(session);
+  return { session, autoAssigned: await assignQueued(deps, tx, agent) };
+};
+
+/**
+ * Registers a name nobody holds: the one registration path shared by register-agent-cli and the first
+ * agent-checkin-cli --confirm. Mints the token (returned once; only its hash is stored), records the
+ * immutable facts (class, host id, managed), starts the presence session and assigns queued tasks.
+ */
+export const registerFirst = async (deps: MeshDeps, tx: StoreTx, request: RegistrationRequest): Promise<Registered> => {
+  if (request.name === SYSTEM_SENDER) {
+    throw new CliError("INVALID_INPUT", `the name ${SYSTEM_SENDER} is reserved for notices from the mesh itself`);
   }
+  const hostId = request.hostId ?? deps.local?.hostId ?? null;
+  const facts = holderFacts(deps, request, hostId, undefined);
+  await countRegistration(deps, tx, request.name);
   const token = mintToken();
-  await tx.mesh.insertAgent({
-    name: registration.name,
+  await tx.identity.insertAgent({
+    ...facts,
+    name: request.name,
     tokenHash: hashToken(token),
-    role: registration.role,
-    capabilities: registration.capabilities,
-    agentClass: registration.agentClass ?? "unclassified",
-    description: registration.description ?? null,
-    hostId: registration.hostId ?? null,
-    now,
+    capabilities: [...new Set(request.capabilities)],
+    agentClass: request.agentClass ?? "unclassified",
+    hostId,
+    managed: request.managed ?? false,
+    now: deps.now,
   });
-  return token;
+  const agent = await tx.identity.getAgent(request.name, true);
+  if (!agent) throw new Error("registration did not persist");
+  return { agent, token, ...(await claimSession(deps, tx, agent, request.session, undefined)) };
 };

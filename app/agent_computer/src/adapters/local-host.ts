@@ -1,0 +1,52 @@
+// Facts about this machine that liveness rests on: its stable id and whether a process still runs.
+import { existsSync, readFileSync } from "node:fs";
+import { hostname } from "node:os";
+
+export interface PidStatus {
+  exists: boolean;
+  /** Field 22 of /proc/<pid>/stat (clock ticks after boot); null where procfs is missing. */
+  startTime: string | null;
+}
+
+const MACHINE_ID_FILES = ["/etc/machine-id", "/var/lib/dbus/machine-id"];
+
+/** AGENT_COMPUTER_HOST_ID, else /etc/machine-id, else the hostname (marked so it never equals a machine id). */
+export const localHostId = (env: Record<string, string | undefined>): string => {
+  const configured = env.AGENT_COMPUTER_HOST_ID?.trim();
+  if (configured) return configured;
+  for (const file of MACHINE_ID_FILES) {
+    try {
+      const id = readFileSync(file, "utf8").trim();
+      if (id) return id;
+    } catch {
+      // try the next source
+    }
+  }
+  return `hostname:${hostname()}`;
+};
+
+const hasProcfs = (): boolean => existsSync("/proc/self/stat");
+
+/**
+ * Whether `pid` runs on this host and when it started. A zombie counts as gone: it is dead, merely not
+ * yet reaped by its parent. Without procfs only existence is known (signal 0), not the start time.
+ */
+export const probePid = (pid: number): PidStatus => {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  } catch {
+    if (hasProcfs()) return { exists: false, startTime: null };
+    try {
+      process.kill(pid, 0);
+      return { exists: true, startTime: null };
+    } catch (error) {
+      return { exists: (error as NodeJS.ErrnoException).code === "EPERM", startTime: null };
+    }
+  }
+  // The command name (field 2) may hold spaces and parentheses, so fields are counted after its last ")".
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const state = fields[0];
+  if (state === "Z" || state === "X") return { exists: false, startTime: null };
+  return { exists: true, startTime: fields[19] ?? null };
+};

@@ -1,0 +1,77 @@
+import { z } from "zod";
+import { type ExpandResult, expandCapabilities } from "../../domain/identity/expand.ts";
+import { capabilitySchema } from "../../domain/identity/names.ts";
+import { defineCommand } from "../kernel/command.ts";
+import type { CommandContext } from "../kernel/context.ts";
+import { neutralizeLine } from "../kernel/output.ts";
+import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
+import { meshDeps } from "../mesh/deps.ts";
+import { AUTH_ENV, nameOption } from "./options.ts";
+
+export const expandOptionsSchema = z
+  .object({
+    name: nameOption,
+    add: z.array(capabilitySchema).max(64).default([]).describe("capabilities to add"),
+    remove: z
+      .array(capabilitySchema)
+      .max(64)
+      .default([])
+      .describe("never allowed (capabilities only grow): always fails REDUCTION_NOT_ALLOWED and changes nothing"),
+    tokenFile: tokenFileSchema,
+  })
+  .superRefine((o, ctx) => {
+    if (o.add.length === 0 && o.remove.length === 0)
+      ctx.addIssue({ code: "custom", path: ["add"], message: "is required (at least one capability)", input: undefined });
+  });
+
+export type ExpandOptions = z.output<typeof expandOptionsSchema>;
+
+export const runExpand = async (options: ExpandOptions, ctx: CommandContext): Promise<ExpandResult> =>
+  expandCapabilities(await meshDeps(ctx), {
+    name: options.name,
+    token: resolveToken(ctx, options.name, options.tokenFile),
+    add: options.add,
+    remove: options.remove,
+  });
+
+const render = (r: ExpandResult): string =>
+  [
+    `${r.name}: added ${r.added.join(", ")}; capabilities now ${r.capabilities.join(", ")}`,
+    ...(r.auto_assigned_tasks ?? []).map((t) => `  auto-assigned: ${t.task_id} [${t.priority}] ${neutralizeLine(t.title)}`),
+  ].join("\n");
+
+export default defineCommand({
+  name: "agent-identity-cli expand-capabilities",
+  summary: "add capabilities to a registered agent (additive only)",
+  description:
+    "Capabilities are fixed at registration and only grow, because other agents route tasks by them. --add names new ones; " +
+    "if every one is already held the call fails NO_OP_EXPANSION; --remove always fails REDUCTION_NOT_ALLOWED (to drop one, " +
+    "unregister and register again). Nothing is written by a failing call. If the agent is checked in, queued tasks it can " +
+    "now do are assigned to it (auto_assigned_tasks) and announced in its inbox.",
+  schema: expandOptionsSchema,
+  flags: {
+    name: { flag: "--name <name>" },
+    add: { flag: "--add <cap>", repeatable: true },
+    remove: { flag: "--remove <cap>", repeatable: true },
+    tokenFile: { flag: "--token-file <path>" },
+  },
+  writes: "the agent's capabilities and, if it is checked in, assignments of queued tasks it can now do.",
+  output: '{"success":true,"name","added":[],"capabilities":[],"auto_assigned_tasks"?:[{"task_id","title","priority"}]}',
+  errors: [
+    "INVALID_INPUT",
+    "AUTH_FAILED",
+    "RECOVERY_REQUIRED",
+    "UNKNOWN_AGENT",
+    "REDUCTION_NOT_ALLOWED",
+    "NO_OP_EXPANSION",
+    "STORE_UNAVAILABLE",
+    "INTERNAL",
+  ],
+  env: AUTH_ENV,
+  examples: [
+    "agent-identity-cli expand-capabilities --name builder-1 --add docker --add k8s",
+    "agent-identity-cli expand-capabilities --name builder-1 --add docker,k8s --json",
+  ],
+  run: runExpand,
+  render,
+});

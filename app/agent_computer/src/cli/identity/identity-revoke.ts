@@ -1,0 +1,67 @@
+import { z } from "zod";
+import { type RevokeResult, revokeToken } from "../../domain/identity/revoke.ts";
+import { removeVaultToken } from "../../store/vault.ts";
+import { defineCommand } from "../kernel/command.ts";
+import type { CommandContext } from "../kernel/context.ts";
+import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
+import { meshDeps } from "../mesh/deps.ts";
+import { AUTH_ENV, nameOption } from "./options.ts";
+
+export const revokeOptionsSchema = z.object({
+  name: nameOption,
+  issueRecovery: z
+    .boolean()
+    .default(false)
+    .describe("keep the name reserved: print a one-time recovery token that register-agent-cli needs to resume it"),
+  tokenFile: tokenFileSchema,
+});
+
+export type RevokeOptions = z.output<typeof revokeOptionsSchema>;
+
+export const runRevoke = async (options: RevokeOptions, ctx: CommandContext): Promise<RevokeResult> => {
+  const result = await revokeToken(await meshDeps(ctx), {
+    name: options.name,
+    token: resolveToken(ctx, options.name, options.tokenFile),
+    issueRecovery: options.issueRecovery,
+  });
+  // A revoked token in the vault would only produce confusing AUTH_FAILED errors later.
+  removeVaultToken(ctx.paths, options.name);
+  return result;
+};
+
+const render = (r: RevokeResult): string =>
+  [
+    `${r.name}: token revoked at ${r.revoked_at}; now ${r.auth_state}`,
+    ...(r.ended_session_id ? [`  ended session ${r.ended_session_id}`] : []),
+    ...(r.recovery_token ? [`  recovery token (shown once): ${r.recovery_token}`, `  ${r.recovery_note}`] : []),
+    `  ${r.note}`,
+  ].join("\n");
+
+export default defineCommand({
+  name: "agent-identity-cli revoke-token",
+  summary: "revoke the agent's token; optionally issue a one-time recovery token",
+  description:
+    "Stops the token of --name at once, ends its session (unread mail bounces to the senders) and removes it from this " +
+    "host's vault. With --issue-recovery the name becomes recovery_pending: a recovery token is printed ONCE (only its hash " +
+    "is stored) and register-agent-cli accepts the name only with it (--recovery-token-file), minting a fresh token and " +
+    "reporting recovery_completed. Without --issue-recovery the name is revoked: the next register-agent-cli of it mints " +
+    "a new token for whoever calls first, keeping the name's immutable facts.",
+  schema: revokeOptionsSchema,
+  flags: {
+    name: { flag: "--name <name>" },
+    issueRecovery: { flag: "--issue-recovery" },
+    tokenFile: { flag: "--token-file <path>" },
+  },
+  writes: "the agent's auth state and token hash (and recovery hash), the end of its session, and removes the vault file.",
+  output:
+    '{"success":true,"name","auth_state":"revoked|recovery_pending","revoked_at","ended_session_id",' +
+    '"recovery_token"?(shown once),"recovery_note"?,"note"}',
+  errors: ["INVALID_INPUT", "AUTH_FAILED", "RECOVERY_REQUIRED", "UNKNOWN_AGENT", "STORE_UNAVAILABLE", "INTERNAL"],
+  env: AUTH_ENV,
+  examples: [
+    "agent-identity-cli revoke-token --name builder-1",
+    "agent-identity-cli revoke-token --name builder-1 --issue-recovery --json | jq -r .recovery_token > builder-1.recovery",
+  ],
+  run: runRevoke,
+  render,
+});

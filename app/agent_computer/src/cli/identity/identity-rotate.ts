@@ -1,0 +1,46 @@
+import { z } from "zod";
+import { type RotateResult, rotateToken } from "../../domain/identity/rotate.ts";
+import { writeVaultToken } from "../../store/vault.ts";
+import { defineCommand } from "../kernel/command.ts";
+import type { CommandContext } from "../kernel/context.ts";
+import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
+import { meshDeps } from "../mesh/deps.ts";
+import { AUTH_ENV, nameOption } from "./options.ts";
+
+export const rotateOptionsSchema = z.object({ name: nameOption, tokenFile: tokenFileSchema });
+
+export type RotateOptions = z.output<typeof rotateOptionsSchema>;
+export type RotateOutput = RotateResult & { vault_file: string };
+
+export const runRotate = async (options: RotateOptions, ctx: CommandContext): Promise<RotateOutput> => {
+  const result = await rotateToken(await meshDeps(ctx), {
+    name: options.name,
+    token: resolveToken(ctx, options.name, options.tokenFile),
+  });
+  return { ...result, vault_file: writeVaultToken(ctx.paths, options.name, result.agent_token) };
+};
+
+const render = (r: RotateOutput): string =>
+  [`${r.name}: token rotated at ${r.rotated_at}`, `  agent token (shown once): ${r.agent_token}`, `  ${r.auth_note}`].join("\n");
+
+export default defineCommand({
+  name: "agent-identity-cli rotate-token",
+  summary: "replace the agent's token with a new one (shown once)",
+  description:
+    "Mints a new token for --name and stops the old one at once (a compare-and-swap on the old token, so two rotations " +
+    "cannot both win). The new token is printed once and replaces the old one in this host's 0600 vault; wherever else the " +
+    "old token was kept (RELAY_AGENT_TOKEN, a --token-file) must be updated. Use it after a suspected leak that does not " +
+    "warrant revoke-token.",
+  schema: rotateOptionsSchema,
+  flags: { name: { flag: "--name <name>" }, tokenFile: { flag: "--token-file <path>" } },
+  writes: "the token hash of the agent and the vault file of this host.",
+  output: '{"success":true,"name","agent_token"(shown once),"auth_note","rotated_at","vault_file"}',
+  errors: ["INVALID_INPUT", "AUTH_FAILED", "RECOVERY_REQUIRED", "UNKNOWN_AGENT", "STORE_UNAVAILABLE", "INTERNAL"],
+  env: AUTH_ENV,
+  examples: [
+    "agent-identity-cli rotate-token --name builder-1",
+    "agent-identity-cli rotate-token --name builder-1 --json | jq -r .vault_file",
+  ],
+  run: runRotate,
+  render,
+});

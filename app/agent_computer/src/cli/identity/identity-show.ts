@@ -1,0 +1,40 @@
+import { z } from "zod";
+import { type ShowResult, showAgent } from "../../domain/identity/show.ts";
+import { defineCommand } from "../kernel/command.ts";
+import type { CommandContext } from "../kernel/context.ts";
+import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
+import { meshDeps } from "../mesh/deps.ts";
+import { AUTH_ENV, nameOption, renderAgent } from "./options.ts";
+
+export const showOptionsSchema = z.object({ name: nameOption, tokenFile: tokenFileSchema });
+
+export type ShowOptions = z.output<typeof showOptionsSchema>;
+
+export const runShow = async (options: ShowOptions, ctx: CommandContext): Promise<ShowResult> =>
+  showAgent(await meshDeps(ctx), { name: options.name, token: resolveToken(ctx, options.name, options.tokenFile) });
+
+const render = (r: ShowResult): string => [...renderAgent(r.agent), `  open tasks: ${r.open_tasks}`].join("\n");
+
+export default defineCommand({
+  name: "agent-identity-cli show",
+  summary: "show the agent's registration, current session and liveness (never its token)",
+  description:
+    "Prints what is registered for --name (role, capabilities, class, host id, managed, pid and start time, cli profile, " +
+    "auth state), its current session id (the one a --force takeover must name) and whether it is alive, with the evidence " +
+    "(pid: its process on this host; age: its silence against its ttl), plus its number of open tasks. Changes nothing.",
+  schema: showOptionsSchema,
+  flags: { name: { flag: "--name <name>" }, tokenFile: { flag: "--token-file <path>" } },
+  writes: "nothing.",
+  output:
+    '{"success":true,"agent":{"name","role","capabilities","class","description","host_id","managed","agent_pid",' +
+    '"agent_pid_start","host_shell_pids","cli_profile","terminal_title_ref","auth_state","session_id","alive",' +
+    '"liveness_evidence":"pid|age","created_at","last_seen_at"},"open_tasks"}',
+  errors: ["INVALID_INPUT", "AUTH_FAILED", "RECOVERY_REQUIRED", "UNKNOWN_AGENT", "STORE_UNAVAILABLE", "INTERNAL"],
+  env: AUTH_ENV,
+  examples: [
+    "agent-identity-cli show --name builder-1",
+    "agent-identity-cli show --name builder-1 --json | jq .agent.session_id",
+  ],
+  run: runShow,
+  render,
+});

@@ -1,0 +1,53 @@
+import { z } from "zod";
+import { type UnregisterResult, unregisterAgent } from "../../domain/identity/unregister.ts";
+import { removeVaultToken } from "../../store/vault.ts";
+import { defineCommand } from "../kernel/command.ts";
+import type { CommandContext } from "../kernel/context.ts";
+import { neutralizeLine } from "../kernel/output.ts";
+import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
+import { meshDeps } from "../mesh/deps.ts";
+import { AUTH_ENV, nameOption } from "./options.ts";
+
+export const unregisterOptionsSchema = z.object({ name: nameOption, tokenFile: tokenFileSchema });
+
+export type UnregisterOptions = z.output<typeof unregisterOptionsSchema>;
+
+export const runUnregister = async (options: UnregisterOptions, ctx: CommandContext): Promise<UnregisterResult> => {
+  const result = await unregisterAgent(await meshDeps(ctx), {
+    name: options.name,
+    token: resolveToken(ctx, options.name, options.tokenFile),
+  });
+  removeVaultToken(ctx.paths, options.name);
+  return result;
+};
+
+const render = (r: UnregisterResult): string =>
+  [
+    `${r.name}: unregistered; the name is free`,
+    ...(r.ended_session_id ? [`  ended session ${r.ended_session_id}`] : []),
+    ...r.rerouted_tasks.map(
+      (t) => `  task ${t.task_id} [${t.priority}] ${neutralizeLine(t.title)}: ${t.state}${t.assignee ? ` to ${t.assignee}` : ""}`,
+    ),
+  ].join("\n");
+
+export default defineCommand({
+  name: "agent-identity-cli unregister",
+  summary: "remove the agent: end its session, hand its tasks on, free the name",
+  description:
+    "Deletes the registration of --name: its session ends (senders of unread mail get a bounce), its inbox is deleted, its " +
+    "assigned or accepted tasks go to another live capable agent or back to the queue, and the vault file of this host is " +
+    "removed. The name can then be registered afresh, with new immutable facts (class, host id, managed, capabilities).",
+  schema: unregisterOptionsSchema,
+  flags: { name: { flag: "--name <name>" }, tokenFile: { flag: "--token-file <path>" } },
+  writes: "deletes the agent row, its sessions and deliveries; re-routes its open tasks; removes the vault file.",
+  output:
+    '{"success":true,"name","removed":true,"ended_session_id","rerouted_tasks":[{"task_id","title","priority","state","assignee"}]}',
+  errors: ["INVALID_INPUT", "AUTH_FAILED", "RECOVERY_REQUIRED", "UNKNOWN_AGENT", "STORE_UNAVAILABLE", "INTERNAL"],
+  env: AUTH_ENV,
+  examples: [
+    "agent-identity-cli unregister --name builder-1",
+    "agent-identity-cli unregister --name builder-1 --token-file ./b1.token --json",
+  ],
+  run: runUnregister,
+  render,
+});

@@ -1,0 +1,196 @@
+import { z } from "zod";
+import { CLI_PROFILES } from "../../domain/identity/cli-profiles.ts";
+import { agentIdSchema, capabilitySchema } from "../../domain/identity/names.ts";
+import { type RegisterResult, registerAgent } from "../../domain/identity/register.ts";
+import { writeVaultToken } from "../../store/vault.ts";
+import { defineCommand } from "../kernel/command.ts";
+import type { CommandContext } from "../kernel/context.ts";
+import { neutralizeLine } from "../kernel/output.ts";
+import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
+import { meshDeps } from "../mesh/deps.ts";
+import { oneLine, readSecret, renderAgent } from "./options.ts";
+
+export const AGENT_CLASSES = ["orchestrator", "builder", "advisory", "auditor", "transient"] as const;
+
+export const registerOptionsSchema = z
+  .object({
+    name: agentIdSchema.describe("the agent name (ASCII)"),
+    role: oneLine(64).min(1).describe("free text: orchestrator, builder, ops, …"),
+    capabilities: z
+      .array(capabilitySchema)
+      .max(64)
+      .describe("what it can do (tasks are routed by it); fixed at first registration"),
+    agentClass: z
+      .enum(AGENT_CLASSES)
+      .optional()
+      .describe("coordination posture; default unclassified; fixed at first registration"),
+    description: z.string().max(512).optional().describe("free text; omitted = keep the stored one"),
+    hostId: z
+      .string()
+      .regex(/^[A-Za-z0-9_.:-]{1,128}$/, "must be 1-128 of A-Z a-z 0-9 _ . : -")
+      .optional()
+      .describe("stable machine id; default AGENT_COMPUTER_HOST_ID or /etc/machine-id; fixed at first registration"),
+    managed: z.boolean().optional().describe("a managed wrapper, not an interactive terminal; fixed at first registration"),
+    agentPid: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(4_194_304)
+      .optional()
+      .describe("the agent's own process id on this host: proves it alive or dead instead of guessing from silence"),
+    agentPidStart: z
+      .string()
+      .regex(/^\d{1,20}$/, "must be clock ticks (digits)")
+      .optional()
+      .describe("field 22 of /proc/<pid>/stat (read when omitted): a reused pid reads dead"),
+    hostShellPids: z
+      .array(z.coerce.number().int().min(1).max(4_194_304))
+      .max(64)
+      .optional()
+      .describe("process ancestry, own pid first"),
+    cliProfile: z
+      .string()
+      .max(64)
+      .optional()
+      .describe(`agent CLI of this session: ${CLI_PROFILES.join("|")}; anything else is stored as null`),
+    terminalTitleRef: oneLine(256).optional().describe("the title its terminal was spawned with"),
+    tokenFile: tokenFileSchema,
+    recoveryTokenFile: z.string().min(1).optional().describe("file (or - for stdin) holding the recovery token"),
+    force: z.boolean().default(false).describe("take the name over: a compare-and-swap on --expected-session-id"),
+    expectedSessionId: z
+      .string()
+      .regex(/^(null|ses_[0-9a-f]{32})$/, "must be a session id (ses_…) or null")
+      .optional()
+      .describe("with --force: the session id you read; null = none open"),
+  })
+  .superRefine((o, ctx) => {
+    if (o.force && o.expectedSessionId === undefined)
+      ctx.addIssue({
+        code: "custom",
+        path: ["expectedSessionId"],
+        message: "is required with --force (the session id you read, or null)",
+        input: undefined,
+      });
+    if (!o.force && o.expectedSessionId !== undefined)
+      ctx.addIssue({
+        code: "custom",
+        path: ["expectedSessionId"],
+        message: "only applies with --force",
+        input: o.expectedSessionId,
+      });
+    if (o.agentPidStart !== undefined && o.agentPid === undefined)
+      ctx.addIssue({ code: "custom", path: ["agentPidStart"], message: "needs --agent-pid", input: o.agentPidStart });
+  });
+
+export type RegisterOptions = z.output<typeof registerOptionsSchema>;
+export type RegisterOutput = RegisterResult & { vault_file?: string };
+
+export const runRegister = async (options: RegisterOptions, ctx: CommandContext): Promise<RegisterOutput> => {
+  const recoveryToken =
+    options.recoveryTokenFile === undefined
+      ? undefined
+      : await readSecret(ctx, "--recovery-token-file", options.recoveryTokenFile);
+  const token = resolveToken(ctx, options.name, options.tokenFile);
+  const result = await registerAgent(await meshDeps(ctx), {
+    ...options,
+    token,
+    recoveryToken,
+    takeover: options.force
+      ? { expectedSessionId: options.expectedSessionId === "null" ? null : (options.expectedSessionId ?? null) }
+      : undefined,
+  });
+  return result.agent_token ? { ...result, vault_file: writeVaultToken(ctx.paths, options.name, result.agent_token) } : result;
+};
+
+const render = (r: RegisterOutput): string => {
+  const lines = [`${r.message}`, ...renderAgent(r.agent)];
+  if (r.agent_token) lines.push(`  agent token (shown once): ${r.agent_token}`, `  ${r.auth_note}`);
+  if (r.recovery_completed) lines.push("  recovery completed: the revoked token was replaced by the one above");
+  if (r.ended_session_id)
+    lines.push(`  ended the previous session ${r.ended_session_id} (its unread mail bounced to the senders)`);
+  if (r.capabilities_note) lines.push(`  note: ${r.capabilities_note}`);
+  if (r.cli_profile_note) lines.push(`  note: ${neutralizeLine(r.cli_profile_note)}`);
+  for (const t of r.auto_assigned_tasks ?? [])
+    lines.push(`  auto-assigned: ${t.task_id} [${t.priority}] ${neutralizeLine(t.title)}`);
+  return lines.join("\n");
+};
+
+export default defineCommand({
+  name: "register-agent-cli",
+  summary: "register this terminal as a named agent (token once, presence, auto-assigned tasks); call it first in a session",
+  description:
+    "Registers this terminal as the agent --name: an idempotent upsert, first thing in a session and again on reconnect. " +
+    "A first agent-checkin-cli --confirm uses the same service. Each call starts or renews the name's presence session.\n" +
+    "Token: the first registration prints it ONCE (agent_token), saves it to this host's 0600 vault and stores only its " +
+    "SHA-256. Re-registering keeps it and needs it (--token-file, RELAY_AGENT_TOKEN or the vault).\n" +
+    "Fixed at first registration: capabilities (a different set gives capabilities_note; agent-identity-cli " +
+    "expand-capabilities --help), class, host id, managed (a different value is INVALID_INPUT). Description is kept " +
+    "when omitted; pid, shell pids, cli profile and title describe the current holder and are replaced.\n" +
+    "Live holder: a plain re-register of a name whose holder is alive fails NAME_COLLISION_ACTIVE with " +
+    "existing_session_id. On the host that recorded its --agent-pid the process decides (gone, zombie or another start " +
+    "time = dead; running = alive however silent); elsewhere age does (session within its ttl). The holder itself (same " +
+    "pid and start time) renews.\n" +
+    "Takeover: --force --expected-session-id <id|null> is a compare-and-swap on the session id you read (agents-list-cli; " +
+    "null = none open). Of racing takeovers one wins; the loser gets FORCE_PRECONDITION_FAILED and must re-read, not " +
+    "retry. --force alone is INVALID_INPUT. The ended session's unread mail bounces to its senders.\n" +
+    "Recovery: after agent-identity-cli revoke-token --issue-recovery, registering without --recovery-token-file is " +
+    "AUTH_FAILED, with a wrong one RECOVERY_REQUIRED; the right one mints a fresh token (recovery_completed: true). A " +
+    "name revoked without recovery is re-registered with a new token.\n" +
+    "Queued tasks its capabilities cover are assigned to it (auto_assigned_tasks; agent-task-cli --help). Rate limits " +
+    "per name and host (Environment). Tokens stop impersonation between agents, not a hostile process of the same user.",
+  schema: registerOptionsSchema,
+  flags: {
+    name: { flag: "--name <name>" },
+    role: { flag: "--role <role>" },
+    capabilities: { flag: "--capabilities <cap>", repeatable: true },
+    agentClass: { flag: "--class <class>" },
+    description: { flag: "--description <text>" },
+    hostId: { flag: "--host-id <id>" },
+    managed: { flag: "--managed" },
+    agentPid: { flag: "--agent-pid <pid>" },
+    agentPidStart: { flag: "--agent-pid-start <ticks>" },
+    hostShellPids: { flag: "--host-shell-pids <pid>", repeatable: true },
+    cliProfile: { flag: "--cli-profile <name>" },
+    terminalTitleRef: { flag: "--terminal-title-ref <title>" },
+    tokenFile: { flag: "--token-file <path>" },
+    recoveryTokenFile: { flag: "--recovery-token-file <path|->" },
+    force: { flag: "--force" },
+    expectedSessionId: { flag: "--expected-session-id <id|null>" },
+  },
+  writes:
+    "the agent row, its presence session (ending the one it replaces), queued tasks it takes with an inbox notice each, " +
+    "the rate counters, and the vault file when a token is minted.",
+  output:
+    '{"success":true,"action":"registered|re_registered|renewed|taken_over|recovered","agent":{the options as ' +
+    'snake_case fields (class, host_id, agent_pid, …),"auth_state","session_id","alive","liveness_evidence":"pid|age",' +
+    '"created_at","last_seen_at"},"protocol_version":1,"message","agent_token"?(minted only),"auth_note"?,"vault_file"?,' +
+    '"capabilities_note"?,"cli_profile_note"?,"auto_assigned_tasks"?:[{"task_id","title","priority"}],' +
+    '"recovery_completed"?:true,"ended_session_id"?}. Error details: NAME_COLLISION_ACTIVE {existing_session_id, ' +
+    "liveness_evidence}, FORCE_PRECONDITION_FAILED {expected_session_id, actual_session_id}, RATE_LIMITED " +
+    "{retry_after_s, scope, limit, window_s}.",
+  errors: [
+    "INVALID_INPUT",
+    "AUTH_FAILED",
+    "RECOVERY_REQUIRED",
+    "NAME_COLLISION_ACTIVE",
+    "FORCE_PRECONDITION_FAILED",
+    "RATE_LIMITED",
+    "STORE_UNAVAILABLE",
+    "INTERNAL",
+  ],
+  env: [
+    "AGENT_COMPUTER_HOME",
+    "AGENT_COMPUTER_DATABASE_URL",
+    "RELAY_AGENT_TOKEN",
+    "AGENT_COMPUTER_HOST_ID",
+    "AGENT_COMPUTER_RATE_REGISTER_PER_NAME",
+    "AGENT_COMPUTER_RATE_REGISTER_PER_HOST",
+  ],
+  examples: [
+    "register-agent-cli --name builder-1 --role builder --capabilities ts,sql --class builder --agent-pid $PPID --cli-profile claude",
+    "register-agent-cli --name builder-1 --role builder --capabilities ts --force --expected-session-id null --json",
+    "register-agent-cli --name builder-1 --role builder --capabilities ts --recovery-token-file ./b1.recovery",
+  ],
+  run: runRegister,
+  render,
+});

@@ -1,0 +1,72 @@
+import { z } from "zod";
+import { agentIdSchema } from "../../domain/identity/names.ts";
+import { type ListResult, listTasks } from "../../domain/tasks/list.ts";
+import { TASK_STATES } from "../../store/port-identity.ts";
+import { defineCommand } from "../kernel/command.ts";
+import type { CommandContext } from "../kernel/context.ts";
+import { neutralize, neutralizeLine } from "../kernel/output.ts";
+import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
+import { meshDeps } from "../mesh/deps.ts";
+import { AUTH_ENV } from "./options.ts";
+
+export const listOptionsSchema = z.object({
+  agentId: agentIdSchema.describe("the agent asking (authenticated by its token)"),
+  scope: z.enum(["mine", "all"]).default("mine").describe("mine: tasks you posted or hold; all: every task"),
+  state: z.array(z.enum(TASK_STATES)).max(6).default([]).describe("only tasks in these states (default every state)"),
+  limit: z.coerce.number().int().min(1).max(200).default(50).describe("at most this many tasks, newest first"),
+  tokenFile: tokenFileSchema,
+});
+
+export type ListOptions = z.output<typeof listOptionsSchema>;
+
+export const runList = async (options: ListOptions, ctx: CommandContext): Promise<ListResult> =>
+  listTasks(await meshDeps(ctx), {
+    agentId: options.agentId,
+    token: resolveToken(ctx, options.agentId, options.tokenFile),
+    scope: options.scope,
+    states: options.state,
+    limit: options.limit,
+  });
+
+const render = (r: ListResult): string => {
+  const lines = [`NOTE: ${r.note}`, `${r.tasks.length} task(s)`];
+  for (const t of r.tasks) {
+    lines.push(
+      "",
+      `${t.id} [${t.priority}] ${t.state} · from ${t.poster} · to ${t.assignee ?? "-"} · needs ${t.required_caps.join(",")}`,
+      `  ${neutralizeLine(t.title)}`,
+      ...neutralize(t.body)
+        .split("\n")
+        .map((line) => `  | ${line}`),
+      ...(t.result ? [`  result: ${neutralizeLine(t.result)}`] : []),
+      ...(t.reason ? [`  reason: ${neutralizeLine(t.reason)}`] : []),
+    );
+  }
+  return lines.join("\n");
+};
+
+export default defineCommand({
+  name: "agent-task-cli list",
+  summary: "list tasks you posted or hold (or all), newest first",
+  description:
+    "Shows tasks with their state (queued, assigned, accepted, completed, rejected, cancelled), poster, assignee, required " +
+    "capabilities, result or reason, and version. Titles and bodies are shown with terminal control characters made " +
+    "visible. Renews your presence.",
+  schema: listOptionsSchema,
+  flags: {
+    agentId: { flag: "--agent-id <id>" },
+    scope: { flag: "--scope <mine|all>" },
+    state: { flag: "--state <state>", repeatable: true },
+    limit: { flag: "--limit <n>" },
+    tokenFile: { flag: "--token-file <path>" },
+  },
+  writes: "only your presence renewal.",
+  output:
+    '{"agent_id","tasks":[{"id","title","body","required_caps","priority","state","poster","assignee","result","reason",' +
+    '"version","created_at","updated_at"}],"note"}',
+  errors: ["INVALID_INPUT", "AUTH_FAILED", "RECOVERY_REQUIRED", "UNKNOWN_AGENT", "STORE_UNAVAILABLE", "INTERNAL"],
+  env: AUTH_ENV,
+  examples: ["agent-task-cli list --agent-id builder-1", "agent-task-cli list --agent-id lead --scope all --state queued --json"],
+  run: runList,
+  render,
+});

@@ -1,0 +1,66 @@
+import { z } from "zod";
+import { agentIdSchema, capabilitySchema } from "../../domain/identity/names.ts";
+import { type PostResult, postTask } from "../../domain/tasks/post.ts";
+import { TASK_PRIORITIES } from "../../store/port-identity.ts";
+import { defineCommand } from "../kernel/command.ts";
+import type { CommandContext } from "../kernel/context.ts";
+import { neutralizeLine } from "../kernel/output.ts";
+import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
+import { meshDeps } from "../mesh/deps.ts";
+import { AUTH_ENV, oneLine } from "./options.ts";
+
+export const postOptionsSchema = z.object({
+  agentId: agentIdSchema.describe("the posting agent (authenticated by its token)"),
+  title: oneLine(200).min(1).describe("one line saying what is to be done"),
+  body: z.string().min(1).max(16_384).describe("the details, at most 16384 characters"),
+  requireCap: z.array(capabilitySchema).min(1).max(32).describe("capabilities the assignee must have (all of them)"),
+  priority: z.enum(TASK_PRIORITIES).default("normal").describe("queued tasks are handed out most urgent first"),
+  tokenFile: tokenFileSchema,
+});
+
+export type PostOptions = z.output<typeof postOptionsSchema>;
+
+export const runPost = async (options: PostOptions, ctx: CommandContext): Promise<PostResult> =>
+  postTask(await meshDeps(ctx), {
+    agentId: options.agentId,
+    token: resolveToken(ctx, options.agentId, options.tokenFile),
+    title: options.title,
+    body: options.body,
+    requireCaps: options.requireCap,
+    priority: options.priority,
+  });
+
+const render = (r: PostResult): string =>
+  [`${r.task.id} [${r.task.priority}] ${neutralizeLine(r.task.title)}: ${r.routed}`, `  ${r.note}`].join("\n");
+
+export default defineCommand({
+  name: "agent-task-cli post",
+  summary: "post a task; it goes to the least-loaded live capable agent or waits in the queue",
+  description:
+    "Stores the task and routes it in the same transaction: among live agents (not you) whose registered capabilities " +
+    "include every --require-cap, the one with the fewest assigned or accepted tasks gets it, ties to the most recently " +
+    "seen. It is told through its inbox. If none is live the task is queued and handed to the next capable agent that " +
+    "registers (listed in that registration's auto_assigned_tasks). You get an inbox notice when it is accepted, completed " +
+    "or rejected. Renews your presence.",
+  schema: postOptionsSchema,
+  flags: {
+    agentId: { flag: "--agent-id <id>" },
+    title: { flag: "--title <text>" },
+    body: { flag: "--body <text>" },
+    requireCap: { flag: "--require-cap <cap>", repeatable: true },
+    priority: { flag: "--priority <level>" },
+    tokenFile: { flag: "--token-file <path>" },
+  },
+  writes: "the task, its assignment and the assignee's inbox notice (or only the queued task), and your presence renewal.",
+  output:
+    '{"task":{"id":"task_…","title","body","required_caps","priority","state":"assigned|queued","poster","assignee",' +
+    '"result","reason","version","created_at","updated_at"},"routed":"assigned|queued","note"}',
+  errors: ["INVALID_INPUT", "AUTH_FAILED", "RECOVERY_REQUIRED", "UNKNOWN_AGENT", "STORE_UNAVAILABLE", "INTERNAL"],
+  env: AUTH_ENV,
+  examples: [
+    "agent-task-cli post --agent-id lead --title 'Review PR 12' --body 'see thread pr-12' --require-cap review --priority high",
+    "agent-task-cli post --agent-id lead --title 'Migrate db' --body 'run 004' --require-cap sql,ops --json",
+  ],
+  run: runPost,
+  render,
+});

@@ -1,0 +1,89 @@
+import { z } from "zod";
+import { agentIdSchema } from "../../domain/identity/names.ts";
+import { TASK_RULES, type TaskAction, transitionTask } from "../../domain/tasks/transition.ts";
+import type { TaskView } from "../../domain/tasks/view.ts";
+import { type CommandDef, defineCommand } from "../kernel/command.ts";
+import type { CommandContext } from "../kernel/context.ts";
+import { neutralizeLine } from "../kernel/output.ts";
+import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
+import { meshDeps } from "../mesh/deps.ts";
+import { AUTH_ENV } from "./options.ts";
+
+// accept, complete, reject and cancel are one compare-and-swap with different rules, so one factory builds them.
+
+const TEXT: Record<TaskAction, { flag: string; describe: string; summary: string } | undefined> = {
+  accept: undefined,
+  complete: { flag: "--result <text>", describe: "the outcome, told to the poster", summary: "report an accepted task done" },
+  reject: { flag: "--reason <text>", describe: "why, told to the poster", summary: "refuse an assigned or accepted task" },
+  cancel: { flag: "--reason <text>", describe: "why, told to the assignee", summary: "withdraw a task you posted" },
+};
+
+const transitionSchema = (action: TaskAction) =>
+  z.object({
+    agentId: agentIdSchema.describe(`the acting agent, the task's ${TASK_RULES[action].by} (authenticated by its token)`),
+    taskId: z
+      .string()
+      .regex(/^task_[0-9a-f]{32}$/, "must be a task id (task_…)")
+      .describe("the task"),
+    text: z
+      .string()
+      .min(1)
+      .max(4096)
+      .optional()
+      .describe(TEXT[action]?.describe ?? "unused"),
+    tokenFile: tokenFileSchema,
+  });
+
+const transitionCommand = (action: TaskAction): CommandDef => {
+  const rule = TASK_RULES[action];
+  const text = TEXT[action];
+  const schema = transitionSchema(action);
+  const run = async (options: z.output<typeof schema>, ctx: CommandContext): Promise<TaskView> =>
+    transitionTask(await meshDeps(ctx), {
+      action,
+      agentId: options.agentId,
+      token: resolveToken(ctx, options.agentId, options.tokenFile),
+      taskId: options.taskId,
+      text: options.text,
+    });
+  return defineCommand({
+    name: `agent-task-cli ${action}`,
+    summary: text?.summary ?? "take an assigned task on",
+    description:
+      `Moves a task from ${rule.from.join(" or ")} to ${rule.to}; only its ${rule.by} may. A compare-and-swap on the task's ` +
+      "state and version: if it is in another state, or changed since it was read, the call fails CONFLICT and nothing is " +
+      `written. The ${rule.by === "poster" ? "assignee" : "poster"} (if any) gets an inbox notice. Renews your presence.`,
+    schema,
+    flags: {
+      agentId: { flag: "--agent-id <id>" },
+      taskId: { flag: "--task-id <id>" },
+      ...(text ? { text: { flag: text.flag } } : {}),
+      tokenFile: { flag: "--token-file <path>" },
+    },
+    writes: `the task's state (${rule.to}), version and ${text ? "text, " : ""}and one inbox notice to the other party.`,
+    output:
+      '{"id","title","body","required_caps","priority","state","poster","assignee","result","reason","version",' +
+      '"created_at","updated_at"}',
+    errors: [
+      "INVALID_INPUT",
+      "AUTH_FAILED",
+      "RECOVERY_REQUIRED",
+      "UNKNOWN_AGENT",
+      "NOT_FOUND",
+      "CONFLICT",
+      "STORE_UNAVAILABLE",
+      "INTERNAL",
+    ],
+    env: AUTH_ENV,
+    examples: [
+      `agent-task-cli ${action} --agent-id builder-1 --task-id task_0193a1b2c3d4e5f60718293a4b5c6d7e${text ? ` ${text.flag.split(" ")[0]} 'see PR 12'` : ""}`,
+    ],
+    run,
+    render: (t: TaskView) => `${t.id} [${t.priority}] ${neutralizeLine(t.title)}: ${t.state} (version ${t.version})`,
+  });
+};
+
+export const acceptCommand = transitionCommand("accept");
+export const completeCommand = transitionCommand("complete");
+export const rejectCommand = transitionCommand("reject");
+export const cancelCommand = transitionCommand("cancel");

@@ -1,0 +1,53 @@
+import { CliError } from "../../cli/kernel/errors.ts";
+import type { MeshDeps } from "../mesh/deps.ts";
+import { assignQueued } from "../tasks/route.ts";
+import type { TaskSummary } from "../tasks/view.ts";
+import { authenticate } from "./authenticate.ts";
+
+export interface ExpandInput {
+  name: string;
+  token: string | undefined;
+  add: string[];
+  remove: string[];
+}
+
+export interface ExpandResult {
+  success: true;
+  name: string;
+  added: string[];
+  capabilities: string[];
+  auto_assigned_tasks?: TaskSummary[];
+}
+
+/**
+ * Adds capabilities to a registered agent. Capabilities only grow: others route tasks by them, so a
+ * silent removal would strand work. An agent that is checked in gets the queued tasks it can now do.
+ */
+export const expandCapabilities = async (deps: MeshDeps, input: ExpandInput): Promise<ExpandResult> => {
+  if (input.remove.length > 0) {
+    throw new CliError("REDUCTION_NOT_ALLOWED", `capabilities cannot be removed (asked to remove ${input.remove.join(", ")})`, {
+      hint: `to drop capabilities: agent-identity-cli unregister --name ${input.name}, then register-agent-cli with the new set`,
+    });
+  }
+  return deps.store.write(async (tx) => {
+    const agent = await authenticate(tx, input.name, input.token, { lock: true });
+    const added = [...new Set(input.add)].filter((cap) => !agent.capabilities.includes(cap));
+    if (added.length === 0) {
+      throw new CliError("NO_OP_EXPANSION", `${input.name} already has ${input.add.join(", ")}; nothing was added`, {
+        hint: "name at least one capability it does not have yet (agent-identity-cli show lists them)",
+      });
+    }
+    const capabilities = [...agent.capabilities, ...added];
+    await tx.identity.setCapabilities(input.name, capabilities, deps.now);
+    const identity = await tx.identity.getAgent(input.name);
+    const open = await tx.mesh.openSession(input.name);
+    const assigned = identity && open && open.expiresAt > deps.now ? await assignQueued(deps, tx, identity) : [];
+    return {
+      success: true as const,
+      name: input.name,
+      added,
+      capabilities,
+      ...(assigned.length > 0 ? { auto_assigned_tasks: assigned } : {}),
+    };
+  });
+};

@@ -1,0 +1,87 @@
+import { CliError } from "../../cli/kernel/errors.ts";
+import type { HolderFacts, IdentityRecord } from "../../store/port.ts";
+import type { MeshDeps } from "../mesh/deps.ts";
+import type { SessionFields } from "../mesh/session.ts";
+import { normalizeCliProfile } from "./cli-profiles.ts";
+
+/** One registration call, as the shared registration service sees it (undefined = flag omitted). */
+export interface RegistrationRequest {
+  name: string;
+  role: string | null;
+  capabilities: string[];
+  agentClass?: string | undefined;
+  description?: string | undefined;
+  hostId?: string | undefined;
+  managed?: boolean | undefined;
+  agentPid?: number | undefined;
+  agentPidStart?: string | undefined;
+  hostShellPids?: number[] | undefined;
+  cliProfile?: string | undefined;
+  terminalTitleRef?: string | undefined;
+  /** Presence fields beyond role and capabilities (agent-checkin-cli passes repo, status, ttl). */
+  session?: SessionFields | undefined;
+}
+
+/**
+ * The facts about the process now holding the name. The pid is checked here, on its own host: a pid
+ * that is not running, or whose start time differs from the one given, would make the holder look dead
+ * to everyone at once, so such a registration is refused rather than recorded.
+ */
+export const holderFacts = (
+  deps: MeshDeps,
+  request: RegistrationRequest,
+  hostId: string | null,
+  previous: IdentityRecord | undefined,
+): HolderFacts => {
+  let agentPidStart: string | null = null;
+  if (request.agentPid !== undefined) {
+    if (!deps.local || hostId !== deps.local.hostId) {
+      throw new CliError(
+        "INVALID_INPUT",
+        `--agent-pid: this agent's host is ${hostId ?? "unknown"} but this command runs on ${deps.local?.hostId ?? "an unknown host"}; a pid only means something on its own host`,
+      );
+    }
+    const status = deps.local.probe(request.agentPid);
+    if (!status.exists)
+      throw new CliError("INVALID_INPUT", `--agent-pid: no process ${request.agentPid} is running on this host`);
+    if (request.agentPidStart !== undefined && status.startTime !== null && status.startTime !== request.agentPidStart) {
+      throw new CliError(
+        "INVALID_INPUT",
+        `--agent-pid-start: process ${request.agentPid} started at ${status.startTime} (field 22 of /proc/${request.agentPid}/stat), not ${request.agentPidStart}`,
+      );
+    }
+    agentPidStart = status.startTime ?? request.agentPidStart ?? null;
+  }
+  return {
+    role: request.role,
+    description: request.description ?? previous?.description ?? null,
+    agentPid: request.agentPid ?? null,
+    agentPidStart,
+    hostShellPids: request.hostShellPids ?? null,
+    cliProfile: normalizeCliProfile(request.cliProfile),
+    terminalTitleRef: request.terminalTitleRef ?? null,
+  };
+};
+
+/** Class, host id and managed are fixed by the first registration; a different value is refused, not ignored. */
+export const checkImmutables = (existing: IdentityRecord, request: RegistrationRequest): void => {
+  const clashes: string[] = [];
+  if (request.agentClass !== undefined && request.agentClass !== existing.agentClass)
+    clashes.push(`--class: is ${existing.agentClass}`);
+  if (request.hostId !== undefined && request.hostId !== existing.hostId)
+    clashes.push(`--host-id: is ${existing.hostId ?? "unset"}`);
+  if (request.managed !== undefined && request.managed !== existing.managed) clashes.push(`--managed: is ${existing.managed}`);
+  if (clashes.length > 0) {
+    throw new CliError("INVALID_INPUT", `${clashes.join("; ")}; these are immutable after the first registration`, {
+      hint: `to change them: agent-identity-cli unregister --name ${existing.name}, then register again`,
+    });
+  }
+};
+
+/** Whether this call comes from the very process that holds the name (same pid and start time, same host). */
+export const isSameHolder = (existing: IdentityRecord, facts: HolderFacts, local: MeshDeps["local"]): boolean =>
+  facts.agentPid !== null &&
+  local !== undefined &&
+  existing.hostId === local.hostId &&
+  existing.agentPid === facts.agentPid &&
+  existing.agentPidStart === facts.agentPidStart;

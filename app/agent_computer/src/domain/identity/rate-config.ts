@@ -1,0 +1,45 @@
+import { CliError } from "../../cli/kernel/errors.ts";
+
+export type RateKind = "register" | "send";
+export type RateScope = "name" | "host";
+
+export interface RateRule {
+  max: number;
+  windowS: number;
+}
+
+/** Where each limit is configured, and its default ("N/S": N successful calls per S seconds; "off" disables). */
+export const RATE_SETTINGS = {
+  register: {
+    name: { env: "AGENT_COMPUTER_RATE_REGISTER_PER_NAME", default: "20/60" },
+    host: { env: "AGENT_COMPUTER_RATE_REGISTER_PER_HOST", default: "120/60" },
+  },
+  send: {
+    name: { env: "AGENT_COMPUTER_RATE_SEND_PER_NAME", default: "120/60" },
+    host: { env: "AGENT_COMPUTER_RATE_SEND_PER_HOST", default: "600/60" },
+  },
+} as const;
+
+/** The configured rule of one limit; undefined limits are never consulted, so only they are parsed. */
+export interface RateLimits {
+  rule(kind: RateKind, scope: RateScope): RateRule | null;
+}
+
+export const parseRateRule = (variable: string, text: string): RateRule | null => {
+  const value = text.trim();
+  if (value === "off") return null;
+  const match = /^(\d{1,9})\/(\d{1,9})$/.exec(value);
+  const max = Number(match?.[1]);
+  const windowS = Number(match?.[2]);
+  if (!match || max < 1 || windowS < 1) {
+    throw new CliError("INVALID_INPUT", `${variable}: must be N/S (N calls per S seconds, both >= 1) or off (got "${value}")`);
+  }
+  return { max, windowS };
+};
+
+export const rateLimitsFromEnv = (env: Record<string, string | undefined>): RateLimits => ({
+  rule: (kind, scope) => {
+    const setting = RATE_SETTINGS[kind][scope];
+    return parseRateRule(setting.env, env[setting.env] ?? setting.default);
+  },
+});

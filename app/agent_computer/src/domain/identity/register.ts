@@ -1,0 +1,192 @@
+import { CliError } from "../../cli/kernel/errors.ts";
+import type { IdentityRecord, SessionRecord, StoreTx } from "../../store/port.ts";
+import { UniqueViolation } from "../../store/sql/db.ts";
+import type { MeshDeps } from "../mesh/deps.ts";
+import { bounceUndelivered, endExpiredSessions } from "../mesh/expiry.ts";
+import type { TaskSummary } from "../tasks/view.ts";
+import { checkImmutables, holderFacts, isSameHolder, type RegistrationRequest } from "./holder.ts";
+import { type Liveness, livenessOf } from "./liveness.ts";
+import { AUTH_NOTE, claimSession, countRegistration, type Registered, registerFirst } from "./register-new.ts";
+import { hashToken, mintToken, tokenMatches } from "./token.ts";
+import { type AgentView, agentView } from "./view.ts";
+
+export const PROTOCOL_VERSION = 1;
+
+const TOKEN_SOURCES_HINT =
+  "pass --token-file <path>, set RELAY_AGENT_TOKEN, or keep the token in the vault (written at registration)";
+
+export interface RegisterInput extends RegistrationRequest {
+  token: string | undefined;
+  recoveryToken?: string | undefined;
+  /** --force: the session id the caller read; null means it expects no open session. */
+  takeover?: { expectedSessionId: string | null } | undefined;
+}
+
+export type RegisterAction = "registered" | "re_registered" | "renewed" | "taken_over" | "recovered";
+
+export interface RegisterResult {
+  success: true;
+  action: RegisterAction;
+  agent: AgentView;
+  protocol_version: number;
+  message: string;
+  agent_token?: string;
+  auth_note?: string;
+  capabilities_note?: string;
+  cli_profile_note?: string;
+  auto_assigned_tasks?: TaskSummary[];
+  recovery_completed?: true;
+  ended_session_id?: string;
+}
+
+/** "keep" the stored token, or "mint" a fresh one (a completed recovery, or a revoked name registered anew). */
+const checkCredentials = (existing: IdentityRecord, input: RegisterInput): "keep" | "mint" => {
+  const name = existing.name;
+  if (existing.authState === "recovery_pending") {
+    if (input.recoveryToken === undefined) {
+      throw new CliError("AUTH_FAILED", `${name} is awaiting recovery: its token was revoked`, {
+        hint: "pass the recovery token that agent-identity-cli revoke-token --issue-recovery printed: --recovery-token-file <path|->",
+      });
+    }
+    if (!tokenMatches(input.recoveryToken, existing.recoveryHash ?? "")) {
+      throw new CliError("RECOVERY_REQUIRED", `the recovery token for ${name} was rejected; recovery is still required`, {
+        hint: "present the recovery token printed by the latest revoke-token --issue-recovery",
+      });
+    }
+    return "mint";
+  }
+  if (input.recoveryToken !== undefined) {
+    throw new CliError("AUTH_FAILED", `no recovery is pending for ${name}`, { hint: "re-register with its agent token" });
+  }
+  if (existing.authState === "revoked") return "mint";
+  if (input.token === undefined) {
+    throw new CliError("AUTH_FAILED", `${name} is already registered; re-registering needs its token`, {
+      hint: TOKEN_SOURCES_HINT,
+    });
+  }
+  if (!tokenMatches(input.token, existing.tokenHash)) {
+    throw new CliError("AUTH_FAILED", `the token does not match agent ${name}`, { hint: TOKEN_SOURCES_HINT });
+  }
+  return "keep";
+};
+
+const REREAD_HINT =
+  "re-read the current session (agents-list-cli --include-stale, or agent-identity-cli show) and decide again; never retry --force with the same id";
+
+const preconditionFailed = (expected: string | null, actual: string | null): CliError =>
+  new CliError(
+    "FORCE_PRECONDITION_FAILED",
+    `--expected-session-id is ${expected ?? "null"} but the current session is ${actual ?? "null (none open)"}`,
+    { hint: REREAD_HINT, details: { expected_session_id: expected, actual_session_id: actual } },
+  );
+
+const collision = (name: string, open: SessionRecord | undefined, holder: Liveness): CliError =>
+  new CliError("NAME_COLLISION_ACTIVE", `${name} is held by a live session (evidence: ${holder.evidence})`, {
+    hint:
+      "two terminals under one name race for its mail: pick another name, or, only if that holder is really gone, take " +
+      `the name over with --force --expected-session-id ${open?.id ?? "null"} (a compare-and-swap; if it fails, re-read)`,
+    details: { existing_session_id: open?.id ?? null, liveness_evidence: holder.evidence },
+  });
+
+const capabilitiesNote = (requested: readonly string[], stored: readonly string[], name: string): string | undefined => {
+  const same = requested.length === stored.length && requested.every((c) => stored.includes(c));
+  if (same) return undefined;
+  return (
+    `capabilities are immutable after the first registration: requested [${requested.join(", ")}] ignored, stored ` +
+    `[${stored.join(", ")}] kept. To add some: agent-identity-cli expand-capabilities --name ${name} --add <cap>`
+  );
+};
+
+/** Re-registration of a known name: credentials, the takeover precondition, the live-holder rule, then the swap. */
+const registerKnown = async (deps: MeshDeps, tx: StoreTx, existing: IdentityRecord, input: RegisterInput): Promise<Done> => {
+  checkImmutables(existing, input);
+  const facts = holderFacts(deps, input, existing.hostId, existing);
+  await countRegistration(deps, tx, input.name);
+  const credentials = checkCredentials(existing, input);
+  const open = await tx.mesh.openSession(input.name);
+  const actual = open?.id ?? null;
+  if (input.takeover && input.takeover.expectedSessionId !== actual)
+    throw preconditionFailed(input.takeover.expectedSessionId, actual);
+  const holder = livenessOf(existing, open, deps.now, deps.local);
+  const sameHolder = isSameHolder(existing, facts, deps.local);
+  // A revoked or recovering name has no holder that could still act: its token no longer authenticates.
+  const contested = credentials === "keep" && !input.takeover && holder.alive;
+  if (contested && !sameHolder) throw collision(input.name, open, holder);
+  const renew = contested && open !== undefined;
+  if (open && !renew) {
+    // The swap itself: only the session read above may be ended, so of two racing takeovers one wins.
+    if (!(await tx.identity.endOpenSession(input.name, open.id, deps.now))) throw preconditionFailed(actual, null);
+    await bounceUndelivered(tx, { ...open, endedAt: deps.now }, deps.now, deps.newId);
+  }
+  await tx.identity.updateHolder(input.name, facts, deps.now);
+  let token: string | undefined;
+  if (credentials === "mint") {
+    token = mintToken();
+    const next = { tokenHash: hashToken(token), authState: "active" as const, recoveryHash: null };
+    // The agent row is locked for this transaction, so a failed swap is a bug, not a race to report.
+    if (!(await tx.identity.swapCredentials(input.name, existing.tokenHash, next, deps.now))) {
+      throw new Error(`the credentials of ${input.name} changed under the row lock`);
+    }
+  }
+  const agent = await tx.identity.getAgent(input.name);
+  if (!agent) throw new Error("registration did not persist");
+  const claimed = await claimSession(deps, tx, agent, input.session, renew ? open : undefined);
+  const action: RegisterAction =
+    existing.authState === "recovery_pending" ? "recovered" : renew ? "renewed" : input.takeover ? "taken_over" : "re_registered";
+  return { agent, ...claimed, ...(token ? { token } : {}), action, ...(open && !renew ? { ended: open.id } : {}) };
+};
+
+const DONE: Record<RegisterAction, string> = {
+  registered: "registered",
+  re_registered: "re-registered",
+  renewed: "renewed its registration",
+  taken_over: "taken over",
+  recovered: "recovered",
+};
+
+type Done = Registered & { action: RegisterAction; ended?: string };
+
+const registerOnce = (deps: MeshDeps, input: RegisterInput): Promise<RegisterResult> =>
+  deps.store.write(async (tx) => {
+    await endExpiredSessions(tx, deps.now, deps.newId);
+    const existing = await tx.identity.getAgent(input.name, true);
+    if (!existing && input.recoveryToken !== undefined) {
+      throw new CliError("AUTH_FAILED", `no recovery is pending for ${input.name}: it is not registered`);
+    }
+    if (!existing && input.takeover && input.takeover.expectedSessionId !== null) {
+      throw preconditionFailed(input.takeover.expectedSessionId, null);
+    }
+    const done: Done = existing
+      ? await registerKnown(deps, tx, existing, input)
+      : { ...(await registerFirst(deps, tx, input)), action: "registered" };
+    const liveness = livenessOf(done.agent, done.session, deps.now, deps.local);
+    const note = existing ? capabilitiesNote([...new Set(input.capabilities)], done.agent.capabilities, input.name) : undefined;
+    return {
+      success: true as const,
+      action: done.action,
+      agent: agentView(done.agent, done.session, liveness),
+      protocol_version: PROTOCOL_VERSION,
+      message: `Agent "${input.name}" ${DONE[done.action]} as ${done.agent.role ?? "-"} (session ${done.session.id})`,
+      ...(done.token ? { agent_token: done.token, auth_note: AUTH_NOTE } : {}),
+      ...(note ? { capabilities_note: note } : {}),
+      ...(input.cliProfile !== undefined && done.agent.cliProfile === null
+        ? { cli_profile_note: `--cli-profile ${input.cliProfile} is not a known agent CLI; stored as null` }
+        : {}),
+      ...(done.autoAssigned.length > 0 ? { auto_assigned_tasks: done.autoAssigned } : {}),
+      ...(done.action === "recovered" ? { recovery_completed: true as const } : {}),
+      ...(done.ended ? { ended_session_id: done.ended } : {}),
+    };
+  });
+
+/**
+ * register-agent-cli's service: an idempotent upsert keyed by name. Two racing first registrations of
+ * one name meet at the primary key; the loser re-runs and is then an ordinary re-registration.
+ */
+export const registerAgent = async (deps: MeshDeps, input: RegisterInput): Promise<RegisterResult> => {
+  try {
+    return await registerOnce(deps, input);
+  } catch (error) {
+    if (error instanceof UniqueViolation) return registerOnce(deps, input);
+    throw error;
+  }
+};

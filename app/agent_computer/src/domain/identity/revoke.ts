@@ -1,0 +1,57 @@
+import { CliError } from "../../cli/kernel/errors.ts";
+import { iso, type MeshDeps } from "../mesh/deps.ts";
+import { bounceUndelivered } from "../mesh/expiry.ts";
+import { authenticate } from "./authenticate.ts";
+import { hashToken, mintRecoveryToken } from "./token.ts";
+
+export interface RevokeResult {
+  success: true;
+  name: string;
+  auth_state: "revoked" | "recovery_pending";
+  revoked_at: string;
+  ended_session_id: string | null;
+  recovery_token?: string;
+  recovery_note?: string;
+  note: string;
+}
+
+const RECOVERY_NOTE =
+  "This recovery token is shown once and only its hash is stored. Give it to whoever resumes this name; they run " +
+  "register-agent-cli --name <name> … --recovery-token-file <file> to get a fresh agent token.";
+
+/**
+ * Revokes the token: nothing authenticates as this name any more and its session ends. With a recovery
+ * token the name stays reserved for whoever holds it; without, the next register-agent-cli of the name
+ * mints a new token for anyone (the name is released, its immutable facts kept).
+ */
+export const revokeToken = (
+  deps: MeshDeps,
+  input: { name: string; token: string | undefined; issueRecovery: boolean },
+): Promise<RevokeResult> =>
+  deps.store.write(async (tx) => {
+    const agent = await authenticate(tx, input.name, input.token, { lock: true });
+    const recovery = input.issueRecovery ? mintRecoveryToken() : undefined;
+    const next = {
+      tokenHash: "",
+      authState: recovery ? ("recovery_pending" as const) : ("revoked" as const),
+      recoveryHash: recovery ? hashToken(recovery) : null,
+    };
+    if (!(await tx.identity.swapCredentials(input.name, agent.tokenHash, next, deps.now))) {
+      throw new CliError("AUTH_FAILED", `the token of ${input.name} changed while revoking it`);
+    }
+    const open = await tx.mesh.openSession(input.name);
+    if (open && (await tx.identity.endOpenSession(input.name, open.id, deps.now))) {
+      await bounceUndelivered(tx, { ...open, endedAt: deps.now }, deps.now, deps.newId);
+    }
+    return {
+      success: true as const,
+      name: input.name,
+      auth_state: next.authState,
+      revoked_at: iso(deps.now),
+      ended_session_id: open?.id ?? null,
+      ...(recovery ? { recovery_token: recovery, recovery_note: RECOVERY_NOTE } : {}),
+      note: recovery
+        ? `${input.name} is recovery_pending: only the recovery token can register it again`
+        : `${input.name} is revoked: the next register-agent-cli --name ${input.name} mints a new token`,
+    };
+  });

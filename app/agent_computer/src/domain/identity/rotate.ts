@@ -1,0 +1,28 @@
+import { CliError } from "../../cli/kernel/errors.ts";
+import { iso, type MeshDeps } from "../mesh/deps.ts";
+import { authenticate } from "./authenticate.ts";
+import { hashToken, mintToken } from "./token.ts";
+
+export interface RotateResult {
+  success: true;
+  name: string;
+  agent_token: string;
+  auth_note: string;
+  rotated_at: string;
+}
+
+export const ROTATE_NOTE =
+  "The old token stopped working now. This one is shown once; it replaced the old one in the 0600 vault of this host. " +
+  "Update RELAY_AGENT_TOKEN or your --token-file wherever the old token was kept.";
+
+/** Replaces the token (compare-and-swap on the hash that authenticated, so two rotations cannot both win). */
+export const rotateToken = (deps: MeshDeps, input: { name: string; token: string | undefined }): Promise<RotateResult> =>
+  deps.store.write(async (tx) => {
+    const agent = await authenticate(tx, input.name, input.token, { lock: true });
+    const token = mintToken();
+    const next = { tokenHash: hashToken(token), authState: "active" as const, recoveryHash: null };
+    if (!(await tx.identity.swapCredentials(input.name, agent.tokenHash, next, deps.now))) {
+      throw new CliError("AUTH_FAILED", `the token of ${input.name} changed while rotating it`);
+    }
+    return { success: true as const, name: input.name, agent_token: token, auth_note: ROTATE_NOTE, rotated_at: iso(deps.now) };
+  });

@@ -1,0 +1,26 @@
+import type { MeshDeps } from "../mesh/deps.ts";
+import { authenticate } from "./authenticate.ts";
+import { livenessOf } from "./liveness.ts";
+import { type AgentView, agentView } from "./view.ts";
+
+export interface ShowResult {
+  success: true;
+  agent: AgentView;
+  open_tasks: number;
+}
+
+/** The agent's registration, its current session and liveness as others see them (authenticated; changes nothing). */
+export const showAgent = (deps: MeshDeps, input: { name: string; token: string | undefined }): Promise<ShowResult> =>
+  deps.store.read(async (tx) => {
+    await authenticate(tx, input.name, input.token);
+    const agent = await tx.identity.getAgent(input.name);
+    if (!agent) throw new Error("agent vanished inside one snapshot");
+    const open = await tx.mesh.openSession(input.name);
+    const session = open && open.expiresAt > deps.now ? open : undefined;
+    const openTasks = (await tx.tasks.openLoad()).get(input.name) ?? 0;
+    return {
+      success: true as const,
+      agent: agentView(agent, session, livenessOf(agent, session, deps.now, deps.local)),
+      open_tasks: openTasks,
+    };
+  });

@@ -1,0 +1,40 @@
+import type { MeshDeps } from "../mesh/deps.ts";
+import { bounceUndelivered, endExpiredSessions } from "../mesh/expiry.ts";
+import { routeTask } from "../tasks/route.ts";
+import { type TaskSummary, taskSummary } from "../tasks/view.ts";
+import { authenticate } from "./authenticate.ts";
+
+export interface UnregisterResult {
+  success: true;
+  name: string;
+  removed: true;
+  ended_session_id: string | null;
+  rerouted_tasks: (TaskSummary & { state: string; assignee: string | null })[];
+}
+
+/**
+ * Removes the agent: its session ends (senders of unread mail get a bounce), its inbox is deleted, and
+ * tasks assigned to it go to another capable live agent or back to the queue. The name becomes free.
+ */
+export const unregisterAgent = (deps: MeshDeps, input: { name: string; token: string | undefined }): Promise<UnregisterResult> =>
+  deps.store.write(async (tx) => {
+    await endExpiredSessions(tx, deps.now, deps.newId);
+    await authenticate(tx, input.name, input.token, { lock: true });
+    const open = await tx.mesh.openSession(input.name);
+    if (open && (await tx.identity.endOpenSession(input.name, open.id, deps.now))) {
+      await bounceUndelivered(tx, { ...open, endedAt: deps.now }, deps.now, deps.newId);
+    }
+    const rerouted: UnregisterResult["rerouted_tasks"] = [];
+    for (const task of await tx.tasks.openAssignedTo(input.name)) {
+      const routed = await routeTask(deps, tx, task, new Set([input.name]));
+      rerouted.push({ ...taskSummary(routed), state: routed.state, assignee: routed.assignee });
+    }
+    await tx.identity.deleteAgent(input.name);
+    return {
+      success: true as const,
+      name: input.name,
+      removed: true as const,
+      ended_session_id: open?.id ?? null,
+      rerouted_tasks: rerouted,
+    };
+  });

@@ -1,0 +1,92 @@
+import type { IdentityRecord, StoreTx, TaskRecord } from "../../store/port.ts";
+import { livenessOf } from "../identity/liveness.ts";
+import type { MeshDeps } from "../mesh/deps.ts";
+import { deliverSystemMessage } from "../mesh/notify.ts";
+import { type TaskSummary, taskSummary } from "./view.ts";
+
+/** How many queued tasks one registration looks at; the queue is served most urgent first. */
+const QUEUE_SCAN_LIMIT = 500;
+
+export const covers = (capabilities: readonly string[], required: readonly string[]): boolean =>
+  required.every((cap) => capabilities.includes(cap));
+
+/**
+ * The live agent that should get a task needing `required`: its registered capabilities cover the
+ * requirement, it holds a live session (by pid evidence where there is some), and among those it has the
+ * fewest assigned or accepted tasks; ties go to the most recently seen, then to the name.
+ */
+export const pickAssignee = async (
+  deps: MeshDeps,
+  tx: StoreTx,
+  required: readonly string[],
+  exclude: ReadonlySet<string>,
+): Promise<string | undefined> => {
+  const load = await tx.tasks.openLoad();
+  const candidates: { name: string; load: number; seen: number }[] = [];
+  for (const session of await tx.mesh.liveSessions(deps.now)) {
+    if (exclude.has(session.agentName)) continue;
+    const agent = await tx.identity.getAgent(session.agentName);
+    if (agent?.authState !== "active" || !covers(agent.capabilities, required)) continue;
+    if (!livenessOf(agent, session, deps.now, deps.local).alive) continue;
+    candidates.push({ name: agent.name, load: load.get(agent.name) ?? 0, seen: agent.lastSeenAt });
+  }
+  candidates.sort((a, b) => a.load - b.load || b.seen - a.seen || a.name.localeCompare(b.name));
+  return candidates[0]?.name;
+};
+
+/**
+ * Assigns a task (compare-and-swap on the version read) and tells the assignee through the mesh, so an
+ * armed auto-wake can wake it. Returns undefined when another transaction changed the task first.
+ */
+export const assignTask = async (
+  deps: MeshDeps,
+  tx: StoreTx,
+  task: TaskRecord,
+  assignee: string,
+): Promise<TaskRecord | undefined> => {
+  const assigned = await tx.tasks.change(task.id, task.version, {
+    state: "assigned",
+    assignee,
+    result: null,
+    reason: null,
+    now: deps.now,
+  });
+  if (!assigned) return undefined;
+  await deliverSystemMessage(tx, {
+    recipient: assignee,
+    kind: "event",
+    threadId: task.id,
+    body:
+      `Task ${task.id} (${task.priority}) from ${task.poster} is assigned to you: ${task.title}\n` +
+      `Read it with agent-task-cli list --agent-id ${assignee}; accept or reject it with ` +
+      `agent-task-cli accept|reject --agent-id ${assignee} --task-id ${task.id}.`,
+    now: deps.now,
+    newId: deps.newId,
+  });
+  return assigned;
+};
+
+/** Routes a task to the best live agent, or (back) to the queue; returns the task as stored afterwards. */
+export const routeTask = async (
+  deps: MeshDeps,
+  tx: StoreTx,
+  task: TaskRecord,
+  exclude: ReadonlySet<string>,
+): Promise<TaskRecord> => {
+  const assignee = await pickAssignee(deps, tx, task.requiredCaps, exclude);
+  const assigned = assignee ? await assignTask(deps, tx, task, assignee) : undefined;
+  if (assigned || task.state === "queued") return assigned ?? task;
+  const change = { state: "queued" as const, assignee: null, result: null, reason: task.reason, now: deps.now };
+  return (await tx.tasks.change(task.id, task.version, change)) ?? task;
+};
+
+/** Hands every queued task this agent is capable of to it, most urgent first (not tasks it posted itself). */
+export const assignQueued = async (deps: MeshDeps, tx: StoreTx, agent: IdentityRecord): Promise<TaskSummary[]> => {
+  const assigned: TaskSummary[] = [];
+  for (const task of await tx.tasks.queued(QUEUE_SCAN_LIMIT)) {
+    if (task.poster === agent.name || !covers(agent.capabilities, task.requiredCaps)) continue;
+    const done = await assignTask(deps, tx, task, agent.name);
+    if (done) assigned.push(taskSummary(done));
+  }
+  return assigned;
+};

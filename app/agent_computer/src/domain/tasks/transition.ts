@@ -1,0 +1,82 @@
+import { CliError } from "../../cli/kernel/errors.ts";
+import type { StoreTx, TaskRecord, TaskState } from "../../store/port.ts";
+import type { MeshDeps } from "../mesh/deps.ts";
+import { enterMesh } from "../mesh/live-session.ts";
+import { deliverSystemMessage } from "../mesh/notify.ts";
+import { type TaskView, taskView } from "./view.ts";
+
+export type TaskAction = "accept" | "complete" | "reject" | "cancel";
+
+interface Rule {
+  from: readonly TaskState[];
+  to: TaskState;
+  /** Who may take this step; the other party is told about it through the mesh. */
+  by: "assignee" | "poster";
+}
+
+export const TASK_RULES: Record<TaskAction, Rule> = {
+  accept: { from: ["assigned"], to: "accepted", by: "assignee" },
+  complete: { from: ["accepted"], to: "completed", by: "assignee" },
+  reject: { from: ["assigned", "accepted"], to: "rejected", by: "assignee" },
+  cancel: { from: ["queued", "assigned", "accepted"], to: "cancelled", by: "poster" },
+};
+
+export interface TransitionInput {
+  action: TaskAction;
+  agentId: string;
+  token: string | undefined;
+  taskId: string;
+  /** complete: the outcome; reject and cancel: why. */
+  text?: string | undefined;
+}
+
+const notify = async (deps: MeshDeps, tx: StoreTx, task: TaskRecord, actor: string): Promise<void> => {
+  const recipient = actor === task.poster ? task.assignee : task.poster;
+  if (!recipient || recipient === actor || !(await tx.mesh.getAgent(recipient))) return;
+  const detail = task.result ?? task.reason;
+  await deliverSystemMessage(tx, {
+    recipient,
+    kind: "event",
+    threadId: task.id,
+    body: `Task ${task.id} (${task.title}) is now ${task.state} by ${actor}${detail ? `: ${detail}` : ""}`,
+    now: deps.now,
+    newId: deps.newId,
+  });
+};
+
+/**
+ * One step of a task's life, as a compare-and-swap: it lands only if the task is still in a state the
+ * step allows and nobody changed it since it was read, so of two racing steps exactly one wins.
+ */
+export const transitionTask = (deps: MeshDeps, input: TransitionInput): Promise<TaskView> =>
+  deps.store.write(async (tx) => {
+    await enterMesh(deps, tx, input.agentId, input.token, false);
+    const task = await tx.tasks.get(input.taskId);
+    if (!task) throw new CliError("NOT_FOUND", `no task ${input.taskId}`, { hint: "agent-task-cli list shows your tasks" });
+    const rule = TASK_RULES[input.action];
+    const party = rule.by === "assignee" ? task.assignee : task.poster;
+    if (party !== input.agentId) {
+      throw new CliError("CONFLICT", `only the ${rule.by} of ${task.id} (${party ?? "nobody yet"}) can ${input.action} it`, {
+        details: { state: task.state, [rule.by]: party },
+      });
+    }
+    if (!rule.from.includes(task.state)) {
+      throw new CliError("CONFLICT", `${task.id} is ${task.state}; ${input.action} needs it ${rule.from.join(" or ")}`, {
+        details: { state: task.state },
+      });
+    }
+    const changed = await tx.tasks.change(task.id, task.version, {
+      state: rule.to,
+      assignee: task.assignee,
+      result: input.action === "complete" ? (input.text ?? null) : task.result,
+      reason: input.action === "reject" || input.action === "cancel" ? (input.text ?? null) : task.reason,
+      now: deps.now,
+    });
+    if (!changed) {
+      throw new CliError("CONFLICT", `${task.id} changed while you acted on it; nothing was written`, {
+        hint: "re-read it with agent-task-cli list and decide again",
+      });
+    }
+    await notify(deps, tx, changed, input.agentId);
+    return taskView(changed);
+  });

@@ -1,0 +1,106 @@
+// The identity and task parts of the store port (re-exported by port.ts).
+import type { AgentRecord } from "./port.ts";
+
+/** The agent row with everything registration records about its current holder. */
+export interface IdentityRecord extends AgentRecord {
+  managed: boolean;
+  agentPid: number | null;
+  agentPidStart: string | null;
+  hostShellPids: number[] | null;
+  cliProfile: string | null;
+  terminalTitleRef: string | null;
+  recoveryHash: string | null;
+}
+
+/** Facts about the process holding the name; replaced (or cleared) by every registration. */
+export interface HolderFacts {
+  role: string | null;
+  description: string | null;
+  agentPid: number | null;
+  agentPidStart: string | null;
+  hostShellPids: number[] | null;
+  cliProfile: string | null;
+  terminalTitleRef: string | null;
+}
+
+export interface NewIdentity extends HolderFacts {
+  name: string;
+  tokenHash: string;
+  capabilities: string[];
+  agentClass: string;
+  hostId: string | null;
+  managed: boolean;
+  now: number;
+}
+
+export interface Credentials {
+  tokenHash: string;
+  authState: AgentRecord["authState"];
+  recoveryHash: string | null;
+}
+
+/** Registration, credentials and rate counters, inside one transaction. */
+export interface IdentityRepo {
+  getAgent(name: string, lock?: boolean): Promise<IdentityRecord | undefined>;
+  insertAgent(agent: NewIdentity): Promise<void>;
+  updateHolder(name: string, facts: HolderFacts, now: number): Promise<void>;
+  /** Compare-and-swap on the stored token hash; returns whether the swap happened. */
+  swapCredentials(name: string, expectedTokenHash: string, next: Credentials, now: number): Promise<boolean>;
+  setCapabilities(name: string, capabilities: readonly string[], now: number): Promise<void>;
+  /** Deletes the agent, its sessions and its inbox deliveries. */
+  deleteAgent(name: string): Promise<void>;
+  /** Compare-and-swap end of the agent's open session: only if that exact session is still open. */
+  endOpenSession(agentName: string, sessionId: string, now: number): Promise<boolean>;
+  /** Counts one call in a fixed window and returns the window's count including it; older windows are dropped. */
+  takeRateSlot(bucket: string, windowStart: number): Promise<number>;
+}
+
+export const TASK_PRIORITIES = ["low", "normal", "high", "urgent"] as const;
+export type TaskPriority = (typeof TASK_PRIORITIES)[number];
+export const TASK_STATES = ["queued", "assigned", "accepted", "completed", "rejected", "cancelled"] as const;
+export type TaskState = (typeof TASK_STATES)[number];
+
+export interface TaskRecord {
+  id: string;
+  title: string;
+  body: string;
+  requiredCaps: string[];
+  priority: TaskPriority;
+  state: TaskState;
+  poster: string;
+  assignee: string | null;
+  result: string | null;
+  reason: string | null;
+  createdAt: number;
+  updatedAt: number;
+  version: number;
+}
+
+export interface TaskChange {
+  state: TaskState;
+  assignee: string | null;
+  result: string | null;
+  reason: string | null;
+  now: number;
+}
+
+export interface TaskFilter {
+  /** Only tasks this agent posted or is assigned; undefined = every task. */
+  party?: string | undefined;
+  states?: readonly TaskState[] | undefined;
+  limit: number;
+}
+
+/** Auto-routed tasks, inside one transaction. */
+export interface TaskRepo {
+  insert(task: TaskRecord): Promise<void>;
+  get(id: string): Promise<TaskRecord | undefined>;
+  /** Compare-and-swap on the version read; returns the new row, or undefined when someone changed it first. */
+  change(id: string, expectedVersion: number, change: TaskChange): Promise<TaskRecord | undefined>;
+  /** Queued tasks, most urgent first, oldest first within a priority. */
+  queued(limit: number): Promise<TaskRecord[]>;
+  /** Number of assigned or accepted tasks per assignee. */
+  openLoad(): Promise<Map<string, number>>;
+  openAssignedTo(assignee: string): Promise<TaskRecord[]>;
+  list(filter: TaskFilter): Promise<TaskRecord[]>;
+}

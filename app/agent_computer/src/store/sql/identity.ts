@@ -1,0 +1,98 @@
+import type { IdentityRecord, IdentityRepo } from "../port.ts";
+import { type Db, num, numOrNull } from "./db.ts";
+import { type Row, strOrNull, toAgent } from "./mesh.ts";
+
+const pidList = (value: unknown): number[] | null => (typeof value === "string" ? (JSON.parse(value) as number[]) : null);
+
+const toIdentity = (r: Row): IdentityRecord => ({
+  ...toAgent(r),
+  managed: num(r.managed) === 1,
+  agentPid: numOrNull(r.agent_pid),
+  agentPidStart: strOrNull(r.agent_pid_start),
+  hostShellPids: pidList(r.host_shell_pids),
+  cliProfile: strOrNull(r.cli_profile),
+  terminalTitleRef: strOrNull(r.terminal_title_ref),
+  recoveryHash: strOrNull(r.recovery_hash),
+});
+
+const pidsText = (pids: number[] | null): string | null => (pids === null ? null : JSON.stringify(pids));
+
+export const identityRepo = (db: Db): IdentityRepo => ({
+  getAgent: async (name, lock = false) => {
+    const row = await db.get<Row>(`SELECT * FROM agents WHERE name = $1${lock ? db.forUpdate : ""}`, [name]);
+    return row ? toIdentity(row) : undefined;
+  },
+  insertAgent: async (a) => {
+    await db.run(
+      `INSERT INTO agents (name, token_hash, role, capabilities, class, description, host_id, managed, agent_pid,
+         agent_pid_start, host_shell_pids, cli_profile, terminal_title_ref, created_at, updated_at, last_seen_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $14, $14)`,
+      [
+        a.name,
+        a.tokenHash,
+        a.role,
+        JSON.stringify(a.capabilities),
+        a.agentClass,
+        a.description,
+        a.hostId,
+        a.managed ? 1 : 0,
+        a.agentPid,
+        a.agentPidStart,
+        pidsText(a.hostShellPids),
+        a.cliProfile,
+        a.terminalTitleRef,
+        a.now,
+      ],
+    );
+  },
+  updateHolder: async (name, f, now) => {
+    await db.run(
+      `UPDATE agents SET role = $2, description = $3, agent_pid = $4, agent_pid_start = $5, host_shell_pids = $6,
+         cli_profile = $7, terminal_title_ref = $8, updated_at = $9, last_seen_at = $9 WHERE name = $1`,
+      [
+        name,
+        f.role,
+        f.description,
+        f.agentPid,
+        f.agentPidStart,
+        pidsText(f.hostShellPids),
+        f.cliProfile,
+        f.terminalTitleRef,
+        now,
+      ],
+    );
+  },
+  swapCredentials: async (name, expected, next, now) =>
+    (await db.run(
+      `UPDATE agents SET token_hash = $3, auth_state = $4, recovery_hash = $5, updated_at = $6
+       WHERE name = $1 AND token_hash = $2`,
+      [name, expected, next.tokenHash, next.authState, next.recoveryHash, now],
+    )) === 1,
+  setCapabilities: async (name, capabilities, now) => {
+    await db.run("UPDATE agents SET capabilities = $2, updated_at = $3 WHERE name = $1", [
+      name,
+      JSON.stringify(capabilities),
+      now,
+    ]);
+  },
+  deleteAgent: async (name) => {
+    await db.run("DELETE FROM deliveries WHERE recipient = $1", [name]);
+    await db.run("DELETE FROM sessions WHERE agent_name = $1", [name]);
+    await db.run("DELETE FROM agents WHERE name = $1", [name]);
+  },
+  endOpenSession: async (agentName, sessionId, now) =>
+    (await db.run("UPDATE sessions SET ended_at = $3 WHERE agent_name = $1 AND id = $2 AND ended_at IS NULL", [
+      agentName,
+      sessionId,
+      now,
+    ])) === 1,
+  takeRateSlot: async (bucket, windowStart) => {
+    await db.run("DELETE FROM rate_buckets WHERE bucket = $1 AND window_start < $2", [bucket, windowStart]);
+    const row = await db.get<Row>(
+      `INSERT INTO rate_buckets (bucket, window_start, hits) VALUES ($1, $2, 1)
+       ON CONFLICT (bucket, window_start) DO UPDATE SET hits = rate_buckets.hits + 1 RETURNING hits`,
+      [bucket, windowStart],
+    );
+    return num(row?.hits);
+  },
+});
