@@ -1,0 +1,87 @@
+import { z } from "zod";
+import { createCheckback } from "../../domain/automation/triggers.ts";
+import type { TriggerView } from "../../domain/automation/views.ts";
+import { defineCommand } from "../kernel/command.ts";
+import type { CommandContext } from "../kernel/context.ts";
+import { CliError } from "../kernel/errors.ts";
+import { durationSchema } from "./duration.ts";
+import {
+  automationDeps,
+  jobIdSchema,
+  labelSchema,
+  OWNER_ENV,
+  OWNER_ERRORS,
+  owner,
+  ownerFields,
+  ownerFlags,
+  workerBaseUrl,
+} from "./shared.ts";
+import { triggerLine } from "./trigger-render.ts";
+
+const ISO_WITH_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/;
+const PAST_TOLERANCE_MS = 60_000;
+
+export const checkbackOptionsSchema = z
+  .object({
+    ...ownerFields,
+    at: z
+      .string()
+      .regex(ISO_WITH_ZONE, "must be an ISO 8601 time with a zone, e.g. 2026-12-01T09:00:00Z")
+      .optional()
+      .describe("when it is due"),
+    in: durationSchema.optional().describe("due after this long from now, e.g. 90s, 15m, 2h30m, 1d (at most 366d)"),
+    automationJobId: jobIdSchema.optional().describe("run this job when due; without it the checkback event wakes you (inbox)"),
+    note: labelSchema.optional().describe("one line carried in the event (data.note): what to check back on"),
+  })
+  .superRefine((o, ctx) => {
+    if ((o.at === undefined) === (o.in === undefined))
+      ctx.addIssue({ code: "custom", path: ["at"], message: "give exactly one of --at or --in" });
+  });
+
+export type CheckbackOptions = z.output<typeof checkbackOptionsSchema>;
+
+export const runCheckback = async (options: CheckbackOptions, ctx: CommandContext): Promise<TriggerView> => {
+  const now = ctx.now();
+  const dueAt = options.at !== undefined ? Date.parse(options.at) : now + (options.in as number) * 1000;
+  if (Number.isNaN(dueAt)) throw new CliError("INVALID_INPUT", `--at: not a valid time (got ${JSON.stringify(options.at)})`);
+  if (dueAt < now - PAST_TOLERANCE_MS) throw new CliError("INVALID_INPUT", `--at: ${options.at} is in the past`);
+  return createCheckback(await automationDeps(ctx), {
+    ...owner(options, ctx),
+    dueAt,
+    jobId: options.automationJobId,
+    note: options.note,
+    baseUrl: workerBaseUrl(ctx),
+  });
+};
+
+export default defineCommand({
+  name: "create-checkback-cli",
+  summary: "a one-shot timer: at a time, wake yourself with an event or run an automation job",
+  description:
+    "Creates a checkback: a one-shot trigger due at --at (ISO time with a zone) or after --in (a duration). When it is " +
+    "due, agent-computer-worker consumes it exactly once: with --automation-job-id it starts one run of that job (the " +
+    "script's context().event has type checkback.due and data {checkback_id, note, due_at}); without it the same " +
+    "CloudEvents envelope is appended to your inbox as an event (read it with agent-inbox-cli). Consuming the checkback " +
+    "and creating its run (or your event) happen in one transaction, so even several workers fire it exactly once. " +
+    "If no worker runs at the due time it fires when one starts. Cancel with cancel-trigger-cli; list with list-triggers-cli. " +
+    "An event in your inbox is only shown to a live check-in (agent-checkin-cli --help). Jobs: create-automation-job-cli --help.",
+  schema: checkbackOptionsSchema,
+  flags: {
+    ...ownerFlags,
+    at: { flag: "--at <iso-time>" },
+    in: { flag: "--in <duration>" },
+    automationJobId: { flag: "--automation-job-id <job-id>" },
+    note: { flag: "--note <text>" },
+  },
+  writes: "one checkback trigger (owner, due time, optional job, note).",
+  output:
+    '{"id":"chk_…","kind":"checkback","label":<note>,"automation_job_id","state":"active","due_at","fire_count":0,"last_fired_at":null,"created_at","ended_at":null}',
+  errors: [...OWNER_ERRORS, "NOT_FOUND", "CONFLICT", "STORE_UNAVAILABLE", "INTERNAL"],
+  env: [...OWNER_ENV],
+  examples: [
+    "create-checkback-cli --agent-id builder-1 --in 45m --note 'is CI green on PR 12?'",
+    "create-checkback-cli --agent-id builder-1 --at 2026-12-01T09:00:00+01:00 --automation-job-id job_0193a1b2c3d4e5f60718293a4b5c6d7e --json",
+  ],
+  run: runCheckback,
+  render: triggerLine,
+});

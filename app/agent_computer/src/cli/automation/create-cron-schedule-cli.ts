@@ -1,0 +1,85 @@
+import { z } from "zod";
+import { CRON_POLICY, MISFIRE_WINDOW_DEFAULT_SECONDS } from "../../domain/automation/cron.ts";
+import { createCronSchedule } from "../../domain/automation/triggers.ts";
+import type { TriggerView } from "../../domain/automation/views.ts";
+import { defineCommand } from "../kernel/command.ts";
+import type { CommandContext } from "../kernel/context.ts";
+import {
+  automationDeps,
+  jobIdSchema,
+  labelSchema,
+  OWNER_ENV,
+  OWNER_ERRORS,
+  owner,
+  ownerFields,
+  ownerFlags,
+  workerBaseUrl,
+} from "./shared.ts";
+import { triggerLine } from "./trigger-render.ts";
+
+export const cronOptionsSchema = z.object({
+  ...ownerFields,
+  cron: z
+    .string()
+    .min(9)
+    .max(200)
+    .describe('5 fields "min hour day-of-month month day-of-week", or 6 with a leading seconds field; names and */n allowed'),
+  tz: z.string().min(1).max(64).default("UTC").describe("IANA time zone the fields are read in, e.g. Europe/Berlin"),
+  misfireWindowSeconds: z.coerce
+    .number()
+    .int()
+    .min(10)
+    .max(31 * 86_400)
+    .default(MISFIRE_WINDOW_DEFAULT_SECONDS)
+    .describe("after downtime, the most recent missed tick still fires if it is at most this old (see the misfire policy)"),
+  automationJobId: jobIdSchema.optional().describe("run this job on every tick; without it each tick's event wakes you (inbox)"),
+  label: labelSchema.optional().describe("one line carried in the event (data.label)"),
+});
+
+export type CronOptions = z.output<typeof cronOptionsSchema>;
+type CronResult = TriggerView & { upcoming: string[] };
+
+export const runCron = async (options: CronOptions, ctx: CommandContext): Promise<CronResult> =>
+  createCronSchedule(await automationDeps(ctx), {
+    ...owner(options, ctx),
+    cron: options.cron,
+    tz: options.tz,
+    misfireWindowSeconds: options.misfireWindowSeconds,
+    jobId: options.automationJobId,
+    label: options.label,
+    baseUrl: workerBaseUrl(ctx),
+  });
+
+export default defineCommand({
+  name: "create-cron-schedule-cli",
+  summary: "a recurring schedule (cron, time-zone aware): each tick runs an automation job or wakes you with an event",
+  description:
+    "Creates a cron schedule. On each tick agent-computer-worker consumes it exactly once per (schedule, tick), enforced by " +
+    "the store even with several workers: with --automation-job-id one run of the job starts (context().event has type " +
+    "cron.tick and data {schedule_id, label, cron, tz, scheduled_for, skipped_ticks}); without it the same CloudEvents " +
+    "envelope is appended to your inbox. Ticks are not skipped because a run is still going: runs may overlap; a script that " +
+    `must not overlap should check for itself.\n${CRON_POLICY}\n` +
+    "The output lists the next ticks (upcoming) so you can check the expression. Cancel with cancel-trigger-cli. Jobs: " +
+    "create-automation-job-cli --help.",
+  schema: cronOptionsSchema,
+  flags: {
+    ...ownerFlags,
+    cron: { flag: "--cron <expression>" },
+    tz: { flag: "--tz <iana-zone>" },
+    misfireWindowSeconds: { flag: "--misfire-window-seconds <seconds>" },
+    automationJobId: { flag: "--automation-job-id <job-id>" },
+    label: { flag: "--label <text>" },
+  },
+  writes: "one cron schedule (expression, zone, misfire window, next tick in UTC, optional job).",
+  output:
+    '{"id":"cron_…","kind":"cron","label","automation_job_id","state":"active","cron","tz","next_fire_at",' +
+    '"misfire_window_seconds","skipped_count","fire_count","last_fired_at","created_at","ended_at","upcoming":["…"]}',
+  errors: [...OWNER_ERRORS, "NOT_FOUND", "CONFLICT", "STORE_UNAVAILABLE", "INTERNAL"],
+  env: [...OWNER_ENV],
+  examples: [
+    "create-cron-schedule-cli --agent-id builder-1 --cron '0 9 * * 1-5' --tz Europe/Berlin --label 'standup digest'",
+    "create-cron-schedule-cli --agent-id builder-1 --cron '*/15 * * * *' --automation-job-id job_0193a1b2c3d4e5f60718293a4b5c6d7e --json",
+  ],
+  run: runCron,
+  render: (r: CronResult) => `${triggerLine(r)}\n  upcoming: ${r.upcoming.join(", ")}`,
+});

@@ -1,0 +1,85 @@
+import { z } from "zod";
+import { createWebhook } from "../../domain/automation/triggers.ts";
+import type { TriggerView } from "../../domain/automation/views.ts";
+import { MAX_WEBHOOK_BODY_BYTES } from "../../domain/automation/webhook-accept.ts";
+import { defineCommand } from "../kernel/command.ts";
+import type { CommandContext } from "../kernel/context.ts";
+import {
+  automationDeps,
+  jobIdSchema,
+  labelSchema,
+  OWNER_ENV,
+  OWNER_ERRORS,
+  owner,
+  ownerFields,
+  ownerFlags,
+  workerBaseUrl,
+} from "./shared.ts";
+import { triggerLine } from "./trigger-render.ts";
+import { DEFAULT_MAX_BODY_BYTES, WEBHOOK_CONTRACT } from "./webhook-contract.ts";
+
+export const webhookOptionsSchema = z.object({
+  ...ownerFields,
+  label: labelSchema.describe("what sends to this endpoint, one line (e.g. 'GitHub acme/api pushes')"),
+  automationJobId: jobIdSchema
+    .optional()
+    .describe("run this job for every accepted delivery; without it each delivery wakes you (inbox)"),
+  provider: z
+    .enum(["standard", "github"])
+    .default("standard")
+    .describe("signature scheme: Standard Webhooks, or GitHub's X-Hub-Signature-256"),
+  maxBodyBytes: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(MAX_WEBHOOK_BODY_BYTES)
+    .default(DEFAULT_MAX_BODY_BYTES)
+    .describe("largest body accepted, in bytes; larger deliveries get 413 and create nothing"),
+});
+
+export type WebhookOptions = z.output<typeof webhookOptionsSchema>;
+type WebhookResult = TriggerView & { secret: string; secret_note: string };
+
+export const runWebhook = async (options: WebhookOptions, ctx: CommandContext): Promise<WebhookResult> => {
+  const created = await createWebhook(await automationDeps(ctx), {
+    ...owner(options, ctx),
+    label: options.label,
+    provider: options.provider,
+    maxBodyBytes: options.maxBodyBytes,
+    jobId: options.automationJobId,
+    baseUrl: workerBaseUrl(ctx),
+  });
+  return {
+    ...created,
+    secret_note: "shown once; it cannot be printed again (cancel the endpoint and create a new one if it is lost)",
+  };
+};
+
+const render = (r: WebhookResult): string =>
+  [triggerLine(r), `  endpoint: ${r.url}`, `  secret (shown once): ${r.secret}`, `  ${r.secret_note}`].join("\n");
+
+export default defineCommand({
+  name: "create-webhook-cli",
+  summary: "a signed webhook endpoint: each verified delivery runs an automation job or wakes you with an event",
+  description: WEBHOOK_CONTRACT,
+  schema: webhookOptionsSchema,
+  flags: {
+    ...ownerFlags,
+    label: { flag: "--label <text>" },
+    automationJobId: { flag: "--automation-job-id <job-id>" },
+    provider: { flag: "--provider <standard|github>" },
+    maxBodyBytes: { flag: "--max-body-bytes <bytes>" },
+  },
+  writes: "one webhook endpoint (label, provider, size limit, optional job) and its signing secret.",
+  output:
+    '{"id":"hook_…","kind":"webhook","label","automation_job_id","state":"active","provider","url","max_body_bytes",' +
+    '"fire_count":0,"last_fired_at":null,"created_at","ended_at":null,"secret":"whsec_…"(only here),"secret_note"}',
+  errors: [...OWNER_ERRORS, "NOT_FOUND", "CONFLICT", "STORE_UNAVAILABLE", "INTERNAL"],
+  env: [...OWNER_ENV, "AGENT_COMPUTER_WORKER_URL"],
+  examples: [
+    "create-webhook-cli --agent-id builder-1 --label 'deploy notifications' --automation-job-id job_0193a1b2c3d4e5f60718293a4b5c6d7e",
+    "create-webhook-cli --agent-id builder-1 --label 'GitHub acme/api' --provider github --json",
+  ],
+  run: runWebhook,
+  render,
+});

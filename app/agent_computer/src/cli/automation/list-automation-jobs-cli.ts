@@ -1,0 +1,44 @@
+import { z } from "zod";
+import { listJobs } from "../../domain/automation/jobs.ts";
+import type { JobView } from "../../domain/automation/views.ts";
+import { defineCommand } from "../kernel/command.ts";
+import type { CommandContext } from "../kernel/context.ts";
+import { neutralizeLine } from "../kernel/output.ts";
+import { automationDeps, OWNER_ENV, OWNER_ERRORS, owner, ownerFields, ownerFlags } from "./shared.ts";
+
+export const listJobsOptionsSchema = z.object({
+  ...ownerFields,
+  limit: z.coerce.number().int().min(1).max(500).default(50).describe("how many jobs, newest first"),
+});
+
+export type ListJobsOptions = z.output<typeof listJobsOptionsSchema>;
+
+export const runListJobs = async (options: ListJobsOptions, ctx: CommandContext): Promise<{ jobs: JobView[] }> =>
+  listJobs(await automationDeps(ctx), { ...owner(options, ctx), limit: options.limit });
+
+const render = (r: { jobs: JobView[] }): string =>
+  [
+    `${r.jobs.length} automation job(s)`,
+    ...r.jobs.map(
+      (j) =>
+        `${j.id} [${j.state}] "${neutralizeLine(j.label)}" ${j.dir} · timeout ${j.timeout_seconds}s${j.wake_on_failure ? " · wakes on failure" : ""}`,
+    ),
+  ].join("\n");
+
+export default defineCommand({
+  name: "list-automation-jobs-cli",
+  summary: "list your automation jobs, newest first",
+  description:
+    "Lists the automation jobs you own (active and cancelled), newest first. For one job's triggers and recent runs use " +
+    "show-automation-job-cli --id <job>; the whole lifecycle is in create-automation-job-cli --help.",
+  schema: listJobsOptionsSchema,
+  flags: { ...ownerFlags, limit: { flag: "--limit <n>" } },
+  writes: "nothing.",
+  output:
+    '{"jobs":[{"id","owner","label","dir","wake_on_failure","timeout_seconds","state":"active|cancelled","created_at","cancelled_at"}]}',
+  errors: [...OWNER_ERRORS, "STORE_UNAVAILABLE", "INTERNAL"],
+  env: [...OWNER_ENV],
+  examples: ["list-automation-jobs-cli --agent-id builder-1", "list-automation-jobs-cli --agent-id builder-1 --limit 5 --json"],
+  run: runListJobs,
+  render,
+});

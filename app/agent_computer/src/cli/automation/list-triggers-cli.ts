@@ -1,0 +1,46 @@
+import { z } from "zod";
+import { listTriggers } from "../../domain/automation/triggers.ts";
+import type { TriggerView } from "../../domain/automation/views.ts";
+import { defineCommand } from "../kernel/command.ts";
+import type { CommandContext } from "../kernel/context.ts";
+import { automationDeps, OWNER_ENV, OWNER_ERRORS, owner, ownerFields, ownerFlags, workerBaseUrl } from "./shared.ts";
+import { triggerLine } from "./trigger-render.ts";
+
+export const listTriggersOptionsSchema = z.object({
+  ...ownerFields,
+  all: z.boolean().default(false).describe("also list consumed checkbacks and cancelled triggers"),
+  limit: z.coerce.number().int().min(1).max(500).default(100).describe("how many triggers, newest first"),
+});
+
+export type ListTriggersOptions = z.output<typeof listTriggersOptionsSchema>;
+
+export const runListTriggers = async (options: ListTriggersOptions, ctx: CommandContext): Promise<{ triggers: TriggerView[] }> =>
+  listTriggers(await automationDeps(ctx), {
+    ...owner(options, ctx),
+    includeEnded: options.all,
+    limit: options.limit,
+    baseUrl: workerBaseUrl(ctx),
+  });
+
+export default defineCommand({
+  name: "list-triggers-cli",
+  summary: "list your checkbacks, cron schedules and webhook endpoints, with what each one runs or wakes",
+  description:
+    "Lists the triggers you own, newest first: checkbacks (due_at), cron schedules (cron, tz, next_fire_at, skipped_count " +
+    "of ticks passed over by the misfire policy) and webhook endpoints (provider, url, max_body_bytes). Each shows the " +
+    "automation job it runs, or null when it wakes you with an inbox event, and how often it fired. Webhook secrets are " +
+    "never shown (they are printed once, by create-webhook-cli). Webhook URLs use AGENT_COMPUTER_WORKER_URL as their base. " +
+    "Without --all only active triggers are listed. Cancel one with cancel-trigger-cli --help.",
+  schema: listTriggersOptionsSchema,
+  flags: { ...ownerFlags, all: { flag: "--all" }, limit: { flag: "--limit <n>" } },
+  writes: "nothing.",
+  output:
+    '{"triggers":[{"id","kind":"checkback|cron|webhook","label","automation_job_id","state":"active|consumed|cancelled",' +
+    '"fire_count","last_fired_at","created_at","ended_at", checkback: "due_at"; cron: "cron","tz","next_fire_at",' +
+    '"misfire_window_seconds","skipped_count"; webhook: "provider","url","max_body_bytes"}]}',
+  errors: [...OWNER_ERRORS, "STORE_UNAVAILABLE", "INTERNAL"],
+  env: [...OWNER_ENV, "AGENT_COMPUTER_WORKER_URL"],
+  examples: ["list-triggers-cli --agent-id builder-1", "list-triggers-cli --agent-id builder-1 --all --json"],
+  run: runListTriggers,
+  render: (r: { triggers: TriggerView[] }) => [`${r.triggers.length} trigger(s)`, ...r.triggers.map(triggerLine)].join("\n"),
+});

@@ -1,0 +1,106 @@
+import { readFileSync } from "node:fs";
+import { z } from "zod";
+import { type ManualRunResult, startManualRun } from "../../domain/automation/manual-run.ts";
+import type { RunView } from "../../domain/automation/views.ts";
+import { runView } from "../../domain/automation/views.ts";
+import { defineCommand } from "../kernel/command.ts";
+import type { CommandContext } from "../kernel/context.ts";
+import { CliError } from "../kernel/errors.ts";
+import { automationDeps, jobIdSchema, OWNER_ENV, OWNER_ERRORS, owner, ownerFields, ownerFlags } from "./shared.ts";
+
+const MAX_DATA_BYTES = 262_144;
+const TERMINAL = new Set(["succeeded", "failed", "cancelled"]);
+
+export const runJobOptionsSchema = z.object({
+  ...ownerFields,
+  id: jobIdSchema.describe("the automation job to run once"),
+  dataFile: z.string().min(1).optional().describe("JSON file (or - for stdin) that becomes the event's data; default null"),
+  waitSeconds: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(3600)
+    .default(0)
+    .describe("wait up to this long for the run to end and print it"),
+});
+
+export type RunJobOptions = z.output<typeof runJobOptionsSchema>;
+export type RunJobResult = ManualRunResult & { run?: RunView; note?: string };
+
+const readData = async (options: RunJobOptions, ctx: CommandContext): Promise<unknown> => {
+  if (options.dataFile === undefined) return null;
+  let text: string;
+  try {
+    text = options.dataFile === "-" ? await ctx.readStdin() : readFileSync(options.dataFile, "utf8");
+  } catch {
+    throw new CliError("INVALID_INPUT", `--data-file: cannot read ${options.dataFile}`);
+  }
+  if (Buffer.byteLength(text, "utf8") > MAX_DATA_BYTES)
+    throw new CliError("INVALID_INPUT", `--data-file: at most ${MAX_DATA_BYTES} bytes`);
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new CliError("INVALID_INPUT", "--data-file: not valid JSON");
+  }
+};
+
+export const runRunJob = async (options: RunJobOptions, ctx: CommandContext): Promise<RunJobResult> => {
+  const data = await readData(options, ctx);
+  const deps = await automationDeps(ctx);
+  const started = await startManualRun(deps, { ...owner(options, ctx), jobId: options.id, data });
+  const note =
+    started.live_workers === 0
+      ? "no agent-computer-worker was seen in the last 30 s: the run stays queued until one runs"
+      : undefined;
+  if (options.waitSeconds === 0) return { ...started, ...(note ? { note } : {}) };
+  const deadline = Date.now() + options.waitSeconds * 1000;
+  for (;;) {
+    const run = await deps.store.read((tx) => tx.automation.getRun(started.run_id));
+    if (run && TERMINAL.has(run.state)) return { ...started, run: runView(run) };
+    if (Date.now() >= deadline) {
+      throw new CliError("TIMEOUT", `run ${started.run_id} did not end within ${options.waitSeconds} s (state ${run?.state})`, {
+        hint: note ?? `inspect it later: show-automation-job-cli --id ${options.id} --run-id ${started.run_id}`,
+        details: { run_id: started.run_id },
+      });
+    }
+    await Bun.sleep(100);
+  }
+};
+
+const render = (r: RunJobResult): string =>
+  [
+    `run ${r.run_id} of ${r.automation_job_id}${r.run ? `: ${r.run.state}${r.run.error ? ` (${r.run.error_kind}: ${r.run.error})` : ""}` : " queued"}`,
+    ...(r.note ? [`  note: ${r.note}`] : []),
+    `  inspect: show-automation-job-cli --id ${r.automation_job_id} --run-id ${r.run_id}`,
+  ].join("\n");
+
+export default defineCommand({
+  name: "run-automation-job-cli",
+  summary: "a test trigger: one manual event with your data, exactly one run of the job; prints the run id",
+  description:
+    "Starts one run of a job you own with a manual event: type automation_job.test, id = the run id, data = the JSON of " +
+    "--data-file (or null). Use it after registering to exercise every SDK branch of the script, then inspect the durable " +
+    "run (state, error, exit code, output tails, events emitted) with show-automation-job-cli --id <job> --run-id <run>. " +
+    "The run is executed by agent-computer-worker like any other (it must be running on a host sharing the store; the " +
+    "output says when none was seen). --wait-seconds waits for the run to end and includes it in the output; a run still " +
+    "going at the deadline gives TIMEOUT (exit 7) but stays queued or running. Calling this twice starts two runs. " +
+    "The whole lifecycle: create-automation-job-cli --help.",
+  schema: runJobOptionsSchema,
+  flags: {
+    ...ownerFlags,
+    id: { flag: "--id <job-id>" },
+    dataFile: { flag: "--data-file <path|->" },
+    waitSeconds: { flag: "--wait-seconds <seconds>" },
+  },
+  writes: "one queued run of the job carrying the manual event.",
+  output:
+    '{"run_id","automation_job_id","event_id","live_workers","note"?,"run"?:{"id","state","attempt","error_kind","error","exit_code",…}}',
+  errors: [...OWNER_ERRORS, "NOT_FOUND", "CONFLICT", "TIMEOUT", "STORE_UNAVAILABLE", "INTERNAL"],
+  env: [...OWNER_ENV],
+  examples: [
+    "run-automation-job-cli --agent-id builder-1 --id job_0193a1b2c3d4e5f60718293a4b5c6d7e",
+    "echo '{\"pr\":12}' | run-automation-job-cli --agent-id builder-1 --id job_0193a1b2c3d4e5f60718293a4b5c6d7e --data-file - --wait-seconds 60 --json",
+  ],
+  run: runRunJob,
+  render,
+});

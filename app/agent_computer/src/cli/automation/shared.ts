@@ -1,0 +1,45 @@
+// What every automation command shares: the owner flags, id formats, deps and the worker's base URL.
+import { z } from "zod";
+import type { AutomationDeps } from "../../domain/automation/deps.ts";
+import { agentIdSchema } from "../../domain/identity/names.ts";
+import type { CommandContext } from "../kernel/context.ts";
+import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
+import { meshDeps } from "../mesh/deps.ts";
+
+export const ownerFields = {
+  agentId: agentIdSchema.describe("the owning agent (authenticated with its token); jobs and triggers belong to it"),
+  tokenFile: tokenFileSchema,
+};
+
+export const ownerFlags = {
+  agentId: { flag: "--agent-id <id>" },
+  tokenFile: { flag: "--token-file <path>" },
+};
+
+export const OWNER_ENV = ["AGENT_COMPUTER_HOME", "AGENT_COMPUTER_DATABASE_URL", "RELAY_AGENT_TOKEN"] as const;
+export const OWNER_ERRORS = ["INVALID_INPUT", "AUTH_FAILED", "RECOVERY_REQUIRED", "UNKNOWN_AGENT"] as const;
+
+const idOf = (prefix: string, what: string) =>
+  z.string().regex(new RegExp(`^${prefix}_[0-9a-f]{32}$`), `must be ${what} id (${prefix}_…)`);
+
+export const jobIdSchema = idOf("job", "an automation job");
+export const runIdSchema = idOf("run", "a run");
+export const triggerIdSchema = z
+  .string()
+  .regex(/^(chk|cron|hook)_[0-9a-f]{32}$/, "must be a trigger id (chk_…, cron_… or hook_…)");
+
+export const labelSchema = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[^\n\r]*$/, "must be one line");
+
+export const owner = (options: { agentId: string; tokenFile?: string | undefined }, ctx: CommandContext) => ({
+  agentId: options.agentId,
+  token: resolveToken(ctx, options.agentId, options.tokenFile),
+});
+
+export const automationDeps = (ctx: CommandContext): Promise<AutomationDeps> => meshDeps(ctx);
+
+/** The base of webhook URLs printed by the CLIs (the worker on this host). */
+export const workerBaseUrl = (ctx: CommandContext): string => ctx.env.AGENT_COMPUTER_WORKER_URL || "http://127.0.0.1:8787";

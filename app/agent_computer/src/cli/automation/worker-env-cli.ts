@@ -1,0 +1,113 @@
+// worker-env-cli set|list|unset: the owner's WorkerEnv, handed to every attempt of the owner's jobs.
+import { readFileSync } from "node:fs";
+import { z } from "zod";
+import { ENV_KEY, listWorkerEnv, parseEnvLines, setWorkerEnv, unsetWorkerEnv } from "../../domain/automation/worker-env.ts";
+import type { BinaryDef } from "../kernel/command.ts";
+import { defineCommand } from "../kernel/command.ts";
+import type { CommandContext } from "../kernel/context.ts";
+import { CliError } from "../kernel/errors.ts";
+import { automationDeps, OWNER_ENV, OWNER_ERRORS, owner, ownerFields, ownerFlags } from "./shared.ts";
+
+const TRUST =
+  "Values are stored in the store (an attempt needs the value itself): whoever can read the store can read them. They " +
+  "are never printed again: listings show the key, the value's length and when it was set.";
+
+export const setOptionsSchema = z.object({
+  ...ownerFields,
+  file: z
+    .string()
+    .min(1)
+    .describe("KEY=VALUE lines from this file, or - for stdin (values never go in argv: ps and shell history show argv)"),
+});
+
+const readLines = async (file: string, ctx: CommandContext): Promise<string> => {
+  try {
+    return file === "-" ? await ctx.readStdin() : readFileSync(file, "utf8");
+  } catch {
+    throw new CliError("INVALID_INPUT", `--file: cannot read ${file}`);
+  }
+};
+
+export const setCommand = defineCommand({
+  name: "worker-env-cli set",
+  summary: "set variables (KEY=VALUE lines from a file or stdin) for every attempt of your jobs",
+  description:
+    "Reads KEY=VALUE lines (blank lines and # comments skipped; the value is everything after the first =, taken " +
+    "literally: no quotes, no interpolation, one line) and sets each for your jobs' attempts, replacing earlier values. " +
+    "Every attempt reads the latest values when it starts. Keys the worker sets itself (PATH, HOME, TMPDIR, " +
+    "AGENT_COMPUTER_*, MCPORTER_*, BUN_*, XDG_*, NODE_PATH, NODE_OPTIONS) are refused. At most 200 variables, 32 KiB each. " +
+    `Secrets for MCP servers: refer to them as \${KEY} in a Skill's mcp.json. ${TRUST}`,
+  schema: setOptionsSchema,
+  flags: { ...ownerFlags, file: { flag: "--file <path|->" } },
+  writes: "the given variables of your WorkerEnv (insert or replace).",
+  output: '{"agent_id","set":["KEY"],"count"}',
+  errors: [...OWNER_ERRORS, "STORE_UNAVAILABLE", "INTERNAL"],
+  env: [...OWNER_ENV],
+  examples: [
+    "printf 'GITHUB_TOKEN=%s\\n' \"$(cat ~/.gh-token)\" | worker-env-cli set --agent-id builder-1 --file -",
+    "worker-env-cli set --agent-id builder-1 --file ./job.env --json",
+  ],
+  run: async (options, ctx) => {
+    const entries = parseEnvLines(await readLines(options.file, ctx));
+    return setWorkerEnv(await automationDeps(ctx), { ...owner(options, ctx), entries });
+  },
+  render: (r: { agent_id: string; set: string[]; count: number }) =>
+    `${r.agent_id}: set ${r.set.join(", ")} (${r.count} variable(s) in total)`,
+});
+
+export const listCommand = defineCommand({
+  name: "worker-env-cli list",
+  summary: "list your WorkerEnv keys (values masked)",
+  description: `Lists the variables your jobs' attempts receive. ${TRUST}`,
+  schema: z.object({ ...ownerFields }),
+  flags: { ...ownerFlags },
+  writes: "nothing.",
+  output: '{"agent_id","variables":[{"key","value":"********","length","updated_at"}]}',
+  errors: [...OWNER_ERRORS, "STORE_UNAVAILABLE", "INTERNAL"],
+  env: [...OWNER_ENV],
+  examples: ["worker-env-cli list --agent-id builder-1"],
+  run: async (options, ctx) => listWorkerEnv(await automationDeps(ctx), owner(options, ctx)),
+  render: (r: { agent_id: string; variables: { key: string; value: string; length: number; updated_at: string }[] }) =>
+    [
+      `${r.agent_id}: ${r.variables.length} variable(s)`,
+      ...r.variables.map((v) => `  ${v.key}=${v.value} (${v.length} chars, set ${v.updated_at})`),
+    ].join("\n"),
+});
+
+export const unsetCommand = defineCommand({
+  name: "worker-env-cli unset",
+  summary: "remove variables from your WorkerEnv",
+  description: "Removes the named variables; names that were not set are reported in not_set (not an error).",
+  schema: z.object({
+    ...ownerFields,
+    key: z.array(z.string().regex(ENV_KEY, "must be a variable name")).min(1).max(200).describe("variable names to remove"),
+  }),
+  flags: { ...ownerFlags, key: { flag: "--key <name>", repeatable: true } },
+  writes: "removes the named variables of your WorkerEnv.",
+  output: '{"agent_id","removed":["KEY"],"not_set":["KEY"]}',
+  errors: [...OWNER_ERRORS, "STORE_UNAVAILABLE", "INTERNAL"],
+  env: [...OWNER_ENV],
+  examples: ["worker-env-cli unset --agent-id builder-1 --key GITHUB_TOKEN"],
+  run: async (options, ctx) => unsetWorkerEnv(await automationDeps(ctx), { ...owner(options, ctx), keys: options.key }),
+  render: (r: { agent_id: string; removed: string[]; not_set: string[] }) =>
+    `${r.agent_id}: removed ${r.removed.join(", ") || "nothing"}${r.not_set.length ? `; not set: ${r.not_set.join(", ")}` : ""}`,
+});
+
+export const workerEnvBinary: BinaryDef = {
+  name: "worker-env-cli",
+  summary: "the environment variables your automation jobs' attempts receive (WorkerEnv); values never printed",
+  description:
+    "Each attempt of your automation jobs starts with an environment built from scratch plus your WorkerEnv, read fresh " +
+    `at every attempt, so a change applies to the next attempt without re-registering anything. ${TRUST} ` +
+    "Jobs: create-automation-job-cli --help.",
+  subcommands: {
+    set: async () => setCommand,
+    list: async () => listCommand,
+    unset: async () => unsetCommand,
+  },
+  env: [...OWNER_ENV],
+  examples: [
+    "echo 'SLACK_WEBHOOK=https://hooks.slack.com/…' | worker-env-cli set --agent-id builder-1 --file -",
+    "worker-env-cli list --agent-id builder-1",
+  ],
+};

@@ -1,0 +1,126 @@
+import { z } from "zod";
+import { defineCommand } from "../kernel/command.ts";
+import type { CommandContext } from "../kernel/context.ts";
+import { newId } from "../mesh/deps.ts";
+
+export const workerOptionsSchema = z.object({
+  port: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(65_535)
+    .optional()
+    .describe("HTTP port for webhooks, SDK calls and the console; default 8787, or a free port with --once; 0 = any free port"),
+  host: z
+    .string()
+    .regex(/^[A-Za-z0-9.:-]{1,253}$/, "must be a host name or IP address")
+    .default("127.0.0.1")
+    .describe("address to bind; loopback by default (binding a public address exposes the webhook endpoints)"),
+  concurrency: z.coerce.number().int().min(1).max(64).default(4).describe("how many attempts run at once on this worker"),
+  once: z.boolean().default(false).describe("consume what is due, run every queued run to its end, then exit"),
+  leaseSeconds: z.coerce
+    .number()
+    .int()
+    .min(2)
+    .max(3600)
+    .default(30)
+    .describe("attempt lease; renewed every third of it; a run whose lease lapses is rescued by another worker as a new attempt"),
+  pollMs: z.coerce
+    .number()
+    .int()
+    .min(20)
+    .max(10_000)
+    .default(250)
+    .describe("longest sleep between store polls (a trigger consumed here starts at once)"),
+  drainSeconds: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(86_400)
+    .default(30)
+    .describe("after the first SIGTERM/SIGINT, how long running attempts may finish before they are killed"),
+  skillsDir: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      "directory of Skills whose <name>/mcp.json declare MCP servers for attempts; default AGENT_COMPUTER_SKILLS_DIR, else the package's skills/",
+    ),
+});
+
+export type WorkerCliOptions = z.output<typeof workerOptionsSchema>;
+
+export const runWorkerCommand = async (options: WorkerCliOptions, ctx: CommandContext) => {
+  const [{ runWorker }, { installPaths }] = await Promise.all([
+    import("../../worker/daemon.ts"),
+    import("../../worker/install-paths.ts"),
+  ]);
+  return runWorker({
+    store: await ctx.store(),
+    env: ctx.env,
+    paths: ctx.paths,
+    newId,
+    options: {
+      host: options.host,
+      port: options.port ?? (options.once ? 0 : 8787),
+      concurrency: options.concurrency,
+      once: options.once,
+      leaseSeconds: options.leaseSeconds,
+      pollMs: options.pollMs,
+      drainSeconds: options.drainSeconds,
+      skillsDir: options.skillsDir ?? ctx.env.AGENT_COMPUTER_SKILLS_DIR ?? installPaths().defaultSkillsDir,
+    },
+  });
+};
+
+type Summary = Awaited<ReturnType<typeof runWorkerCommand>>;
+
+const render = (s: Summary): string =>
+  `worker ${s.worker_id} stopped (${s.mode}, by ${s.stopped_by}${s.forced ? ", forced: running attempts were killed and released" : ""})`;
+
+export default defineCommand({
+  name: "agent-computer-worker",
+  summary: "the per-host daemon: fires checkbacks and cron ticks, runs automation jobs, receives webhooks",
+  description:
+    "One worker per host (several may share one PostgreSQL store; each trigger is still consumed exactly once, enforced by " +
+    "the store). Services: the scheduler (checkbacks and cron schedules), the run executor (fenced attempts, --concurrency " +
+    "at a time), the webhook receiver (POST /hooks/<endpoint-id>, see create-webhook-cli --help), the endpoint that " +
+    "scripts' emitEvent calls reach and the console (read-only web pages, refreshed live: automation jobs with their recent " +
+    "runs and output tails, triggers, agents; answers loopback host names only); all share one HTTP server, loopback by default. On start it logs the console URL " +
+    "(http://127.0.0.1:<port>/) to stderr. Logs are JSON lines on stderr; stdout carries only the final summary.\n" +
+    "Runs: each attempt is `bun --no-orphans main.ts` (the CURRENT main.ts of the job directory, resolved by real path) in " +
+    "its own process group with cwd = the job directory, an environment built from scratch (PATH with bun and mcporter, " +
+    "HOME, the owner's WorkerEnv, MCPORTER_CONFIG for this attempt) and the job's timeout, which kills the whole group. " +
+    "Script exception, non-zero exit and timeout are final (not retried). If this worker dies, the attempt's lease lapses " +
+    "and another worker starts a new fenced attempt (at most 3 attempts); the old attempt's writes are refused.\n" +
+    "MCP: every attempt gets a 0600 mcporter config generated from the Skills' mcp.json files under --skills-dir " +
+    `({"mcpServers":{…}}; $\{SKILL_DIR} expands to the skill directory), with "imports": [] and ephemeral servers.\n` +
+    "--once consumes what is due, runs every queued run to its end and exits (for scripts and tests). Shutdown: the " +
+    "first SIGTERM/SIGINT stops intake and lets running attempts finish for up to --drain-seconds; a second signal (or " +
+    "the deadline) kills them and releases their runs for another worker.\n" +
+    "Jobs and triggers: create-automation-job-cli --help.",
+  schema: workerOptionsSchema,
+  flags: {
+    port: { flag: "--port <port>" },
+    host: { flag: "--host <address>" },
+    concurrency: { flag: "--concurrency <n>" },
+    once: { flag: "--once" },
+    leaseSeconds: { flag: "--lease-seconds <seconds>" },
+    pollMs: { flag: "--poll-ms <ms>" },
+    drainSeconds: { flag: "--drain-seconds <seconds>" },
+    skillsDir: { flag: "--skills-dir <path>" },
+  },
+  writes:
+    "trigger firings, runs and attempts (state, exit code, error, stdout/stderr tails), events in owners' sessions, its own " +
+    "worker record; per-attempt files under $AGENT_COMPUTER_HOME/run/attempts (removed when the attempt ends).",
+  output: '{"worker_id","url","mode":"once|daemon","stopped_by":"once|SIGTERM|SIGINT","forced"}',
+  errors: ["INVALID_INPUT", "ADDRESS_IN_USE", "STORE_UNAVAILABLE", "INTERNAL"],
+  env: ["AGENT_COMPUTER_HOME", "AGENT_COMPUTER_DATABASE_URL", "AGENT_COMPUTER_SKILLS_DIR"],
+  examples: [
+    "agent-computer-worker                      # daemon on 127.0.0.1:8787, embedded store",
+    "agent-computer-worker --once --json        # fire what is due, run it, exit",
+    "AGENT_COMPUTER_DATABASE_URL=postgres://ac@db/ac agent-computer-worker --concurrency 8 --port 8788",
+  ],
+  run: runWorkerCommand,
+  render,
+});

@@ -1,0 +1,100 @@
+import { CliError } from "../../cli/kernel/errors.ts";
+import type { JobRecord, StoreTx } from "../../store/port.ts";
+import { authenticate } from "../identity/authenticate.ts";
+import type { AutomationDeps } from "./deps.ts";
+import { resolveJobDir } from "./job-dir.ts";
+import { type JobView, jobView, type RunView, runView, type TriggerView, triggerView } from "./views.ts";
+
+export interface OwnerCall {
+  agentId: string;
+  token: string | undefined;
+}
+
+/** A job of this owner, or NOT_FOUND (another agent's job is reported as absent, not as forbidden). */
+export const ownedJob = async (tx: StoreTx, owner: string, jobId: string): Promise<JobRecord> => {
+  const job = await tx.automation.getJob(jobId);
+  if (!job || job.owner !== owner) {
+    throw new CliError("NOT_FOUND", `no automation job ${jobId} owned by ${owner}`, {
+      hint: "list-automation-jobs-cli --agent-id <you> lists yours",
+    });
+  }
+  return job;
+};
+
+export const createJob = async (
+  deps: AutomationDeps,
+  input: OwnerCall & { dir: string; label: string; wakeOnFailure: boolean; timeoutSeconds: number; cwd?: string },
+): Promise<JobView & { entry: string }> => {
+  const resolved = resolveJobDir(input.dir, input.cwd);
+  if (!resolved.ok) throw new CliError("INVALID_INPUT", `--dir: ${resolved.problem}`);
+  const job: JobRecord = {
+    id: deps.newId("job"),
+    owner: input.agentId,
+    label: input.label,
+    dir: resolved.dir,
+    wakeOnFailure: input.wakeOnFailure,
+    timeoutSeconds: input.timeoutSeconds,
+    state: "active",
+    createdAt: deps.now,
+    cancelledAt: null,
+  };
+  await deps.store.write(async (tx) => {
+    await authenticate(tx, input.agentId, input.token);
+    await tx.automation.insertJob(job);
+  });
+  return { ...jobView(job), entry: resolved.entry };
+};
+
+export const listJobs = (deps: AutomationDeps, input: OwnerCall & { limit: number }): Promise<{ jobs: JobView[] }> =>
+  deps.store.read(async (tx) => {
+    await authenticate(tx, input.agentId, input.token);
+    return { jobs: (await tx.automation.listJobs(input.agentId, input.limit)).map(jobView) };
+  });
+
+export interface JobDetails {
+  job: JobView;
+  triggers: TriggerView[];
+  runs: RunView[];
+}
+
+export const showJob = (
+  deps: AutomationDeps,
+  input: OwnerCall & { jobId: string; runs: number; runId?: string | undefined; baseUrl: string },
+): Promise<JobDetails> =>
+  deps.store.read(async (tx) => {
+    await authenticate(tx, input.agentId, input.token);
+    const job = await ownedJob(tx, input.agentId, input.jobId);
+    const triggers = (await tx.automation.listTriggers(input.agentId, false, 500)).filter((t) => t.jobId === job.id);
+    let runs = await tx.automation.runsOfJob(job.id, input.runs);
+    if (input.runId !== undefined) {
+      const run = await tx.automation.getRun(input.runId);
+      if (!run || run.jobId !== job.id) throw new CliError("NOT_FOUND", `no run ${input.runId} of job ${job.id}`);
+      runs = [run];
+    }
+    const views: RunView[] = [];
+    for (const run of runs) views.push(runView(run, await tx.automation.attemptsOf(run.id)));
+    return { job: jobView(job), triggers: triggers.map((t) => triggerView(t, input.baseUrl)), runs: views };
+  });
+
+export interface CancelJobResult {
+  job: JobView;
+  cancelled_triggers: string[];
+  cancelled_queued_runs: number;
+}
+
+/** Stops future runs: the job, its active triggers and its queued runs are cancelled together; a running attempt finishes. */
+export const cancelJob = (deps: AutomationDeps, input: OwnerCall & { jobId: string }): Promise<CancelJobResult> =>
+  deps.store.write(async (tx) => {
+    await authenticate(tx, input.agentId, input.token);
+    const job = await ownedJob(tx, input.agentId, input.jobId);
+    if (!(await tx.automation.cancelJob(job.id, deps.now))) {
+      throw new CliError("CONFLICT", `automation job ${job.id} is already cancelled`);
+    }
+    const cancelledTriggers = await tx.automation.cancelTriggers({ jobId: job.id }, deps.now);
+    const cancelledRuns = await tx.automation.cancelQueuedRuns(job.id, deps.now);
+    return {
+      job: jobView({ ...job, state: "cancelled", cancelledAt: deps.now }),
+      cancelled_triggers: cancelledTriggers,
+      cancelled_queued_runs: cancelledRuns,
+    };
+  });

@@ -1,0 +1,136 @@
+import { randomBytes } from "node:crypto";
+import { CliError } from "../../cli/kernel/errors.ts";
+import type { StoreTx, TriggerRecord, WebhookProvider } from "../../store/port.ts";
+import { authenticate } from "../identity/authenticate.ts";
+import { cronProblem, nextTick } from "./cron.ts";
+import type { AutomationDeps } from "./deps.ts";
+import { type OwnerCall, ownedJob } from "./jobs.ts";
+import { type TriggerView, triggerView } from "./views.ts";
+
+/** Standard Webhooks secret: whsec_ + base64 of 32 random bytes; shown once, stored because HMAC needs it. */
+export const mintWebhookSecret = (): string => `whsec_${randomBytes(32).toString("base64")}`;
+
+const blankTrigger = (deps: AutomationDeps, owner: string, kind: TriggerRecord["kind"], prefix: string): TriggerRecord => ({
+  id: deps.newId(prefix),
+  kind,
+  owner,
+  jobId: null,
+  label: null,
+  state: "active",
+  dueAt: null,
+  cronExpr: null,
+  tz: null,
+  misfireWindowSeconds: null,
+  provider: null,
+  secret: null,
+  maxBodyBytes: null,
+  fireCount: 0,
+  skippedCount: 0,
+  lastFiredAt: null,
+  createdAt: deps.now,
+  endedAt: null,
+});
+
+/** Authenticates the owner, checks the named job is theirs and active, and inserts the trigger. */
+const insertOwned = (deps: AutomationDeps, call: OwnerCall, jobId: string | undefined, trigger: TriggerRecord) =>
+  deps.store.write(async (tx: StoreTx) => {
+    await authenticate(tx, call.agentId, call.token);
+    if (jobId !== undefined) {
+      const job = await ownedJob(tx, call.agentId, jobId);
+      if (job.state !== "active")
+        throw new CliError("CONFLICT", `automation job ${jobId} is cancelled; its triggers cannot fire`);
+    }
+    await tx.automation.insertTrigger({ ...trigger, jobId: jobId ?? null });
+    if (trigger.dueAt !== null) await tx.automation.hintWorkers();
+  });
+
+export const createCheckback = async (
+  deps: AutomationDeps,
+  input: OwnerCall & { dueAt: number; jobId?: string | undefined; note?: string | undefined; baseUrl: string },
+): Promise<TriggerView> => {
+  const trigger = { ...blankTrigger(deps, input.agentId, "checkback", "chk"), dueAt: input.dueAt, label: input.note ?? null };
+  await insertOwned(deps, input, input.jobId, trigger);
+  return triggerView({ ...trigger, jobId: input.jobId ?? null }, input.baseUrl);
+};
+
+export const createCronSchedule = async (
+  deps: AutomationDeps,
+  input: OwnerCall & {
+    cron: string;
+    tz: string;
+    misfireWindowSeconds: number;
+    jobId?: string | undefined;
+    label?: string | undefined;
+    baseUrl: string;
+  },
+): Promise<TriggerView & { upcoming: string[] }> => {
+  const problem = cronProblem(input.cron, input.tz);
+  if (problem) throw new CliError("INVALID_INPUT", `--cron/--tz: ${problem}`);
+  const first = nextTick(input.cron, input.tz, deps.now);
+  if (first === null) throw new CliError("INVALID_INPUT", "--cron: the expression never fires");
+  const trigger = {
+    ...blankTrigger(deps, input.agentId, "cron", "cron"),
+    cronExpr: input.cron.trim().split(/\s+/).join(" "),
+    tz: input.tz,
+    misfireWindowSeconds: input.misfireWindowSeconds,
+    dueAt: first,
+    label: input.label ?? null,
+  };
+  await insertOwned(deps, input, input.jobId, trigger);
+  const upcoming = [first];
+  for (let i = 0; i < 2; i++) {
+    const next = nextTick(trigger.cronExpr, input.tz, upcoming.at(-1) as number);
+    if (next !== null) upcoming.push(next);
+  }
+  return {
+    ...triggerView({ ...trigger, jobId: input.jobId ?? null }, input.baseUrl),
+    upcoming: upcoming.map((t) => new Date(t).toISOString()),
+  };
+};
+
+export const createWebhook = async (
+  deps: AutomationDeps,
+  input: OwnerCall & {
+    label: string;
+    provider: WebhookProvider;
+    maxBodyBytes: number;
+    jobId?: string | undefined;
+    baseUrl: string;
+  },
+): Promise<TriggerView & { secret: string }> => {
+  const secret = mintWebhookSecret();
+  const trigger = {
+    ...blankTrigger(deps, input.agentId, "webhook", "hook"),
+    label: input.label,
+    provider: input.provider,
+    secret,
+    maxBodyBytes: input.maxBodyBytes,
+  };
+  await insertOwned(deps, input, input.jobId, trigger);
+  return { ...triggerView({ ...trigger, jobId: input.jobId ?? null }, input.baseUrl), secret };
+};
+
+export const listTriggers = (
+  deps: AutomationDeps,
+  input: OwnerCall & { includeEnded: boolean; limit: number; baseUrl: string },
+): Promise<{ triggers: TriggerView[] }> =>
+  deps.store.read(async (tx) => {
+    await authenticate(tx, input.agentId, input.token);
+    const triggers = await tx.automation.listTriggers(input.agentId, input.includeEnded, input.limit);
+    return { triggers: triggers.map((t) => triggerView(t, input.baseUrl)) };
+  });
+
+export const cancelTrigger = (deps: AutomationDeps, input: OwnerCall & { id: string; baseUrl: string }): Promise<TriggerView> =>
+  deps.store.write(async (tx) => {
+    await authenticate(tx, input.agentId, input.token);
+    const trigger = await tx.automation.getTrigger(input.id, true);
+    if (!trigger || trigger.owner !== input.agentId) {
+      throw new CliError("NOT_FOUND", `no trigger ${input.id} owned by ${input.agentId}`, {
+        hint: "list-triggers-cli lists yours",
+      });
+    }
+    if ((await tx.automation.cancelTriggers({ id: trigger.id }, deps.now)).length === 0) {
+      throw new CliError("CONFLICT", `trigger ${trigger.id} is already ${trigger.state}`);
+    }
+    return triggerView({ ...trigger, state: "cancelled", dueAt: null, endedAt: deps.now }, input.baseUrl);
+  });

@@ -1,0 +1,35 @@
+import type { AutomationDeps } from "../domain/automation/deps.ts";
+import type { Paths } from "../paths.ts";
+import type { Store } from "../store/port.ts";
+import type { InstallPaths } from "./install-paths.ts";
+import type { Logger } from "./log.ts";
+import type { Wakeup } from "./wakeup.ts";
+
+export interface WorkerOptions {
+  host: string;
+  /** 0 = any free port. */
+  port: number;
+  concurrency: number;
+  once: boolean;
+  leaseSeconds: number;
+  pollMs: number;
+  drainSeconds: number;
+  skillsDir: string;
+}
+
+/** What every worker service gets: one store, one logger, the options and the wake-ups between services. */
+export interface WorkerContext {
+  workerId: string;
+  store: Store;
+  options: WorkerOptions;
+  paths: Paths;
+  install: InstallPaths;
+  env: Record<string, string | undefined>;
+  log: Logger;
+  /** Fresh deps with the current time, for one domain call. */
+  deps(): AutomationDeps;
+  /** Scheduler and executor wake-ups: a trigger consumed here starts its run without waiting for a poll. */
+  wake: { scheduler: Wakeup; executor: Wakeup };
+  /** Where scripts reach this worker (loopback when bound to every interface); set once the server listens. */
+  localUrl(): string;
+}

@@ -1,0 +1,147 @@
+// agent-computer-worker: starts the registered services on one store and one HTTP server, then either
+// drains due work once (--once) or runs until a signal. Shutdown has two stages: the first SIGTERM/SIGINT
+// stops intake and lets running attempts finish (up to --drain-seconds); a second signal, or the deadline,
+// kills what is left and releases those runs so another worker rescues them at once.
+import { existsSync, readdirSync, rmSync, statSync } from "node:fs";
+import { hostname } from "node:os";
+import { join } from "node:path";
+import type { Paths } from "../paths.ts";
+import type { Store } from "../store/port.ts";
+import type { WorkerContext, WorkerOptions } from "./context.ts";
+import { listen, localUrlOf } from "./http.ts";
+import { installPaths } from "./install-paths.ts";
+import { createLogger } from "./log.ts";
+import { workerServices } from "./services.ts";
+import { Wakeup } from "./wakeup.ts";
+
+export interface WorkerSummary {
+  worker_id: string;
+  url: string;
+  mode: "once" | "daemon";
+  stopped_by: "once" | "SIGTERM" | "SIGINT";
+  forced: boolean;
+}
+
+const STALE_ATTEMPT_DIR_MS = 48 * 3600 * 1000;
+
+/** Attempt directories left by a killed worker (each holds an event and a spent fence token). */
+const removeStaleAttemptDirs = (paths: Paths): void => {
+  const dir = join(paths.runDir, "attempts");
+  if (!existsSync(dir)) return;
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (Date.now() - statSync(path).mtimeMs > STALE_ATTEMPT_DIR_MS) rmSync(path, { recursive: true, force: true });
+  }
+};
+
+type StopSignal = "SIGTERM" | "SIGINT";
+
+/**
+ * One SIGTERM/SIGINT listener kept for the whole run. A listener removed between two waits would let the
+ * next signal fall through to the default action, or to execa's exit hook, which re-raises it and kills
+ * the worker without draining.
+ */
+const listenForSignals = () => {
+  const pending: StopSignal[] = [];
+  let waiter: ((signal: StopSignal) => void) | undefined;
+  const deliver = (signal: StopSignal) => {
+    if (waiter) {
+      const resolve = waiter;
+      waiter = undefined;
+      resolve(signal);
+    } else pending.push(signal);
+  };
+  const onTerm = () => deliver("SIGTERM");
+  const onInt = () => deliver("SIGINT");
+  process.on("SIGTERM", onTerm);
+  process.on("SIGINT", onInt);
+  return {
+    next: (): Promise<StopSignal> => {
+      const queued = pending.shift();
+      return queued ? Promise.resolve(queued) : new Promise((resolve) => (waiter = resolve));
+    },
+    dispose: () => {
+      process.off("SIGTERM", onTerm);
+      process.off("SIGINT", onInt);
+    },
+  };
+};
+
+export const runWorker = async (input: {
+  store: Store;
+  env: Record<string, string | undefined>;
+  paths: Paths;
+  options: WorkerOptions;
+  newId(prefix: string): string;
+}): Promise<WorkerSummary> => {
+  const { store, options } = input;
+  const signals = listenForSignals();
+  const log = createLogger();
+  let url = "";
+  const ctx: WorkerContext = {
+    workerId: input.newId("wrk"),
+    store,
+    options,
+    paths: input.paths,
+    install: installPaths(),
+    env: input.env,
+    log,
+    deps: () => ({ store, now: Date.now(), host: hostname(), newId: input.newId }),
+    wake: { scheduler: new Wakeup(), executor: new Wakeup() },
+    localUrl: () => url,
+  };
+  removeStaleAttemptDirs(input.paths);
+  const services = workerServices.map((create) => create(ctx));
+  const server = listen(ctx, services);
+  url = localUrlOf(server, options.host);
+  log.log("info", "worker started", {
+    worker_id: ctx.workerId,
+    console_url: `${url}/`,
+    store: store.dialect,
+    mode: options.once ? "once" : "daemon",
+    concurrency: options.concurrency,
+    skills_dir: options.skillsDir,
+  });
+  const summary: WorkerSummary = {
+    worker_id: ctx.workerId,
+    url,
+    mode: options.once ? "once" : "daemon",
+    stopped_by: "once",
+    forced: false,
+  };
+  const stopAll = async (stage: "drain" | "force") => {
+    await Promise.all(services.map((s) => (stage === "drain" ? s.drain() : s.force())));
+  };
+  try {
+    if (options.once) {
+      const interrupted = signals.next();
+      const drained = (async () => {
+        for (const service of services) await service.drainOnce?.();
+      })();
+      const first = await Promise.race([drained.then(() => undefined), interrupted]);
+      if (first) {
+        summary.stopped_by = first;
+        summary.forced = true;
+        await stopAll("force");
+      } else await stopAll("drain");
+    } else {
+      for (const service of services) service.start();
+      summary.stopped_by = await signals.next();
+      log.log("info", "draining: no new work; running attempts may finish (signal again to stop now)", {
+        signal: summary.stopped_by,
+      });
+      const deadline = Bun.sleep(options.drainSeconds * 1000).then(() => "deadline" as const);
+      const outcome = await Promise.race([stopAll("drain").then(() => "drained" as const), signals.next(), deadline]);
+      if (outcome !== "drained") {
+        summary.forced = true;
+        log.log("warn", "forcing shutdown: killing running attempts and releasing their runs", { because: outcome });
+        await stopAll("force");
+      }
+    }
+  } finally {
+    signals.dispose();
+    server.stop(true);
+    log.log("info", "worker stopped", { worker_id: ctx.workerId, stopped_by: summary.stopped_by, forced: summary.forced });
+  }
+  return summary;
+};

@@ -1,0 +1,60 @@
+// One HTTP server for every service (webhooks, the SDK's emit calls, the console). Loopback by
+// default: binding another address is an explicit choice (--host).
+import type { Server } from "bun";
+import { CliError } from "../cli/kernel/errors.ts";
+import { MAX_WEBHOOK_BODY_BYTES } from "../domain/automation/webhook-accept.ts";
+import type { WorkerContext } from "./context.ts";
+import { json, type Routes, type WorkerService } from "./service.ts";
+
+const baseRoutes = (ctx: WorkerContext, services: readonly WorkerService[]): Routes => ({
+  "/healthz": { GET: () => json(200, { ok: true, worker_id: ctx.workerId, services: services.map((s) => s.name) }) },
+  "/": {
+    GET: () =>
+      new Response(`agent-computer worker ${ctx.workerId}\nservices: ${services.map((s) => s.name).join(", ")}\n`, {
+        headers: { "content-type": "text/plain; charset=utf-8" },
+      }),
+  },
+});
+
+/** Routes of later services win over earlier ones and over the base routes (a console may take "/"). */
+export const mergeRoutes = (ctx: WorkerContext, services: readonly WorkerService[]): Routes => {
+  const routes: Routes = baseRoutes(ctx, services);
+  for (const service of services) {
+    for (const [path, methods] of Object.entries(service.routes ?? {})) routes[path] = { ...routes[path], ...methods };
+  }
+  return routes;
+};
+
+export const listen = (ctx: WorkerContext, services: readonly WorkerService[]): Server<undefined> => {
+  try {
+    return Bun.serve({
+      hostname: ctx.options.host,
+      port: ctx.options.port,
+      routes: mergeRoutes(ctx, services),
+      fetch: () => json(404, { error: "not_found" }),
+      error: (error) => {
+        ctx.log.log("error", "request failed", { error: error.message });
+        return json(500, { error: "internal" });
+      },
+      maxRequestBodySize: MAX_WEBHOOK_BODY_BYTES + 1024,
+      idleTimeout: 30,
+    });
+  } catch (error) {
+    if (/EADDRINUSE|in use/i.test(String((error as Error).message ?? error) + String((error as { code?: string }).code))) {
+      throw new CliError(
+        "ADDRESS_IN_USE",
+        `${ctx.options.host}:${ctx.options.port} is already in use (another worker on this host?)`,
+        {
+          hint: "stop the other worker, or pass --port with a free port (0 picks one)",
+        },
+      );
+    }
+    throw error;
+  }
+};
+
+/** The URL scripts on this host use to reach the worker. */
+export const localUrlOf = (server: Server<undefined>, host: string): string => {
+  const name = host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host;
+  return `http://${name}:${server.port}`;
+};

@@ -1,0 +1,55 @@
+// Records this worker in the store and renews the record, so CLIs can tell whether any worker is running
+// (run-automation-job-cli warns when none is). Also relays PostgreSQL NOTIFY hints to the other services.
+import { hostname } from "node:os";
+import { AUTOMATION_CHANNEL } from "../store/sql/automation.ts";
+import type { WorkerContext } from "./context.ts";
+import { errorText } from "./log.ts";
+import type { WorkerService } from "./service.ts";
+
+const RENEW_MS = 5000;
+
+export const presenceService = (ctx: WorkerContext): WorkerService => {
+  let timer: ReturnType<typeof setInterval> | undefined;
+  let unlisten: (() => Promise<void>) | undefined;
+  const record = () =>
+    ctx.store.write((tx) =>
+      tx.automation.upsertWorker({
+        id: ctx.workerId,
+        host: hostname(),
+        pid: process.pid,
+        url: ctx.localUrl(),
+        startedAt: Date.now(),
+        lastSeenAt: Date.now(),
+        stoppedAt: null,
+      }),
+    );
+  const stop = async () => {
+    if (timer) clearInterval(timer);
+    await unlisten?.().catch(() => undefined);
+    unlisten = undefined;
+    await ctx.store.write((tx) => tx.automation.touchWorker(ctx.workerId, Date.now(), true)).catch(() => undefined);
+  };
+  return {
+    name: "presence",
+    start: () => {
+      void record().catch((error) => ctx.log.log("warn", "could not record this worker", { error: errorText(error) }));
+      timer = setInterval(() => {
+        void ctx.store.write((tx) => tx.automation.touchWorker(ctx.workerId, Date.now(), false)).catch(() => undefined);
+      }, RENEW_MS);
+      void ctx.store
+        .listen?.(AUTOMATION_CHANNEL, () => {
+          ctx.wake.scheduler.notify();
+          ctx.wake.executor.notify();
+        })
+        .then((off) => {
+          unlisten = off;
+        })
+        .catch((error) => ctx.log.log("warn", "LISTEN failed; polling only", { error: errorText(error) }));
+    },
+    drainOnce: async () => {
+      await record();
+    },
+    drain: stop,
+    force: stop,
+  };
+};
