@@ -30,6 +30,8 @@ export interface HerdrWaitOptions {
   until?: readonly HerdrAgentStatus[];
   /** Always bounded: Herdr waits forever without one. */
   timeoutMs: number;
+  /** Ends the wait early by killing the `herdr` process (a watcher shutting down); it then rejects. */
+  signal?: AbortSignal;
 }
 
 export interface HerdrReadOptions {
@@ -79,6 +81,12 @@ export interface HerdrOptions {
   /** Budget for commands that do not wait on an agent. */
   commandTimeoutMs?: number;
   maxBuffer?: number;
+  /**
+   * Kill a running herdr when this process exits (default true). A long-lived caller that cancels its own calls
+   * (the wake watcher) passes false: execa's exit hook would otherwise re-raise SIGTERM in a daemon whose own
+   * handler already took the signal, ending it without its shutdown.
+   */
+  killWithParent?: boolean;
 }
 
 const DEFAULT_COMMAND_TIMEOUT_MS = 10_000;
@@ -115,6 +123,7 @@ export const createHerdr = (options: HerdrOptions = {}): Herdr => {
     env: options.env ?? process.env,
     cwd: options.cwd ?? "/",
     maxBuffer: options.maxBuffer ?? DEFAULT_MAX_BUFFER,
+    killWithParent: options.killWithParent ?? true,
   };
   const quick = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
 
@@ -127,11 +136,11 @@ export const createHerdr = (options: HerdrOptions = {}): Herdr => {
       const args = ["agent", "prompt", positional(target, "target", command), positional(text, "prompt text", command)];
       if (!wait) return (await runHerdrJson(args, "agent_prompted", quick, run)).agent;
       const budget = wait.timeoutMs + WAIT_MARGIN_MS;
-      return (await runHerdrJson([...args, "--wait", ...waitArgs(wait)], "agent_prompted", budget, run)).agent;
+      return (await runHerdrJson([...args, "--wait", ...waitArgs(wait)], "agent_prompted", budget, run, wait.signal)).agent;
     },
     waitAgent: async (target, wait) => {
       const args = ["agent", "wait", positional(target, "target", "herdr agent wait"), ...waitArgs(wait)];
-      return (await runHerdrJson(args, "agent_info", wait.timeoutMs + WAIT_MARGIN_MS, run)).agent;
+      return (await runHerdrJson(args, "agent_info", wait.timeoutMs + WAIT_MARGIN_MS, run, wait.signal)).agent;
     },
     readAgent: async (target, read) =>
       runHerdrText(["agent", "read", positional(target, "target", "herdr agent read"), ...readArgs(read)], quick, run),

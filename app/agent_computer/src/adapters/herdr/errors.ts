@@ -15,6 +15,7 @@ export const HERDR_ERROR_KINDS = [
   "name_taken",
   "invalid_argument",
   "timeout",
+  "cancelled",
   "usage",
   "protocol",
   "unknown",

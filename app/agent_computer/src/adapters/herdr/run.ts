@@ -13,6 +13,8 @@ export interface HerdrRunOptions {
   env: Readonly<Record<string, string | undefined>>;
   cwd: string;
   maxBuffer: number;
+  /** execa's `cleanup`: kill the child when this process exits. */
+  killWithParent: boolean;
 }
 
 /**
@@ -35,12 +37,20 @@ interface RawOutcome {
   stderr: string;
   exitCode: number | undefined;
   timedOut: boolean;
+  canceled: boolean;
   isMaxBuffer: boolean;
   code: string | undefined;
 }
 
-const spawnHerdr = async (args: readonly string[], timeoutMs: number, options: HerdrRunOptions): Promise<RawOutcome> => {
+const spawnHerdr = async (
+  args: readonly string[],
+  timeoutMs: number,
+  options: HerdrRunOptions,
+  signal: AbortSignal | undefined,
+): Promise<RawOutcome> => {
   const result = await execa(options.bin, args, {
+    cancelSignal: signal,
+    cleanup: options.killWithParent,
     cwd: options.cwd,
     env: curateHerdrEnv(options.env),
     extendEnv: false,
@@ -58,6 +68,7 @@ const spawnHerdr = async (args: readonly string[], timeoutMs: number, options: H
     stderr: String(result.stderr ?? ""),
     exitCode: result.exitCode,
     timedOut: result.timedOut,
+    canceled: result.isCanceled === true,
     isMaxBuffer: failure.isMaxBuffer === true,
     code: typeof failure.code === "string" ? failure.code : undefined,
   };
@@ -75,12 +86,18 @@ const errorEnvelope = (stderr: string): { code: string; message: string } | unde
 };
 
 /** Runs herdr and returns stdout of a successful (exit 0) run; throws a classified HerdrError otherwise. */
-const runChecked = async (args: readonly string[], timeoutMs: number, options: HerdrRunOptions): Promise<string> => {
+const runChecked = async (
+  args: readonly string[],
+  timeoutMs: number,
+  options: HerdrRunOptions,
+  signal?: AbortSignal,
+): Promise<string> => {
   const command = describeCommand(args);
-  const outcome = await spawnHerdr(args, timeoutMs, options);
+  const outcome = await spawnHerdr(args, timeoutMs, options, signal);
   const fail = (kind: ConstructorParameters<typeof HerdrError>[0], message: string, herdrCode?: string): HerdrError =>
     new HerdrError(kind, message, { command, herdrCode });
   if (outcome.code === "ENOENT") throw fail("not_installed", `${options.bin} was not found on PATH`);
+  if (outcome.canceled) throw fail("cancelled", `${command} was cancelled by its caller`);
   if (outcome.timedOut) throw fail("timeout", `${command} did not finish within ${timeoutMs} ms`);
   if (outcome.isMaxBuffer) throw fail("protocol", `${command} wrote more than ${options.maxBuffer} bytes`);
   if (outcome.exitCode === 0) return outcome.stdout;
@@ -97,8 +114,9 @@ export const runHerdrJson = async <T extends HerdrResultType>(
   expected: T,
   timeoutMs: number,
   options: HerdrRunOptions,
+  signal?: AbortSignal,
 ): Promise<z.output<(typeof resultSchemas)[T]>> => {
-  const stdout = await runChecked(args, timeoutMs, options);
+  const stdout = await runChecked(args, timeoutMs, options, signal);
   const protocolError = (detail: string): HerdrError =>
     new HerdrError("protocol", `${describeCommand(args)} answered ${detail}`, { command: describeCommand(args) });
   let envelope: { result?: { type?: unknown } };

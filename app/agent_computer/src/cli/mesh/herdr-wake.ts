@@ -1,19 +1,90 @@
+// agent-checkin-cli --herdr-pane: arms auto-wake for this agent on THIS host. The pane id goes only into the
+// local wake directory of the state dir (never into the store); arming then makes sure a watcher runs here.
+import { createHerdr } from "../../adapters/herdr.ts";
+import { checkArmable } from "../../domain/wake/arm.ts";
+import {
+  ensureWakeDir,
+  listRegistrations,
+  readRegistration,
+  removeRegistration,
+  storeLabel,
+  type WakeRegistration,
+  wakeDirFor,
+  writeRegistration,
+} from "../../store/wake-local.ts";
 import type { CommandContext } from "../kernel/context.ts";
+import { ensureWakeWatcher } from "./wake-launch.ts";
 
 export interface HerdrWake {
-  state: "off" | "armed" | "unsupported";
+  /** would_arm: preview only, --confirm would arm. */
+  state: "off" | "armed" | "would_arm" | "unsupported";
   reason: string | null;
+  /** Which process wakes this agent (armed only): the worker, or a light watcher started for the purpose. */
+  watcher?: { role: "worker" | "light"; pid: number };
 }
 
-/** Whether auto-wake can be armed for this check-in, and why not. */
-export const herdrWakeFor = (
-  options: { herdrPane?: string | undefined },
+const HERDR_CHECK_TIMEOUT_MS = 3_000;
+// Only how the agent reaches its Herdr server; kept in the local registration so any watcher can reach it too.
+const HERDR_ENV_KEYS = ["HERDR_SOCKET_PATH", "HERDR_SESSION", "XDG_CONFIG_HOME", "HOME"] as const;
+
+const herdrEnvOf = (env: Readonly<Record<string, string | undefined>>): Record<string, string> => {
+  const picked: Record<string, string> = {};
+  for (const key of HERDR_ENV_KEYS) if (env[key]) picked[key] = env[key] as string;
+  return picked;
+};
+
+const armedWith = async (ctx: CommandContext, wakeDir: string, reason: string | null): Promise<HerdrWake> => {
+  const start = await ensureWakeWatcher(wakeDir, ctx.env);
+  if (!start.ok) return { state: "unsupported", reason: `${start.reason}: poll agent-inbox-cli yourself` };
+  return { state: "armed", reason, watcher: { role: start.holder.role, pid: start.holder.pid } };
+};
+
+/** Arms (or previews arming) auto-wake for the session a check-in just created or renewed. */
+export const herdrWakeFor = async (
+  options: { agentId: string; herdrPane?: string | undefined },
   ctx: CommandContext,
-  _phase: "preview" | "confirm",
-): HerdrWake => {
-  if (!options.herdrPane) return { state: "off", reason: "no --herdr-pane given: poll agent-inbox-cli for new messages" };
-  if (ctx.env.HERDR_ENV !== "1") {
-    return { state: "unsupported", reason: "HERDR_ENV is not 1 (not inside a Herdr pane): poll agent-inbox-cli yourself" };
+  phase: "preview" | "confirm",
+  sessionId: string | undefined,
+): Promise<HerdrWake> => {
+  const wakeDir = wakeDirFor(ctx.env, ctx.paths);
+  if (!options.herdrPane) {
+    // A renewal without the flag keeps an arming made earlier in the same session (and revives its watcher).
+    const earlier = readRegistration(wakeDir, options.agentId);
+    if (phase === "confirm" && earlier && earlier.session_id === sessionId) {
+      return armedWith(ctx, wakeDir, "armed earlier in this session on this host");
+    }
+    return { state: "off", reason: "no --herdr-pane given: poll agent-inbox-cli for new messages" };
   }
-  return { state: "unsupported", reason: "auto-wake is not available in this build: poll agent-inbox-cli yourself" };
+  const paneId = options.herdrPane;
+  const check = await checkArmable({
+    paneId,
+    env: ctx.env,
+    herdr: createHerdr({ env: ctx.env, commandTimeoutMs: HERDR_CHECK_TIMEOUT_MS }),
+  });
+  if (!check.ok) {
+    // Not armed means not armed: an earlier arming of this agent on this host ends too.
+    if (phase === "confirm") removeRegistration(wakeDir, options.agentId);
+    return { state: "unsupported", reason: check.reason };
+  }
+  if (phase === "preview" || !sessionId) {
+    return { state: "would_arm", reason: `--confirm arms auto-wake for pane ${paneId} on this host` };
+  }
+  ensureWakeDir(wakeDir, storeLabel(ctx.env, ctx.paths));
+  // One pane, one armed agent: whoever armed this pane before is no longer in it.
+  for (const other of listRegistrations(wakeDir)) {
+    if (other.pane_id === paneId && other.agent_id !== options.agentId) removeRegistration(wakeDir, other.agent_id);
+  }
+  const registration: WakeRegistration = {
+    agent_id: options.agentId,
+    pane_id: paneId,
+    session_id: sessionId,
+    terminal_id: check.agent.terminalId,
+    kind: check.agent.kind ?? null,
+    herdr_env: herdrEnvOf(ctx.env),
+    armed_at: ctx.now(),
+  };
+  writeRegistration(wakeDir, registration);
+  const armed = await armedWith(ctx, wakeDir, null);
+  if (armed.state !== "armed") removeRegistration(wakeDir, options.agentId);
+  return armed;
 };

@@ -8,4 +8,5 @@ export const meshBinaries: Record<string, BinaryLoader> = {
   "agent-send-cli": singleCommand(() => import("./agent-send-cli.ts")),
   "agent-sent-cli": singleCommand(() => import("./agent-sent-cli.ts")),
   "agents-list-cli": singleCommand(() => import("./agents-list-cli.ts")),
+  "agent-wake-cli": singleCommand(() => import("./agent-wake-cli.ts")),
 };

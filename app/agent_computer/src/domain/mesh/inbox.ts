@@ -1,10 +1,14 @@
-import { DATA_NOT_INSTRUCTIONS, type MeshDeps, iso } from "./deps.ts";
+import type { InboxEntry } from "../../store/port.ts";
+import { type RedeemedWake, redeemWakeToken } from "../wake/redeem.ts";
+import { DATA_NOT_INSTRUCTIONS, iso, type MeshDeps } from "./deps.ts";
 import { enterMesh } from "./live-session.ts";
 
 export interface InboxInput {
   agentId: string;
   limit: number;
   token: string | undefined;
+  /** The single-use token of an auto-wake prompt: returns that wake's messages and marks the token used. */
+  wakeToken?: string | undefined;
 }
 
 export interface InboxMessage {
@@ -23,14 +27,33 @@ export interface InboxResult {
   messages: InboxMessage[];
   count: number;
   has_more: boolean;
+  /** Present when --wake-token was given: the wake this turn answers. */
+  wake?: RedeemedWake["wake"];
   note: string;
 }
 
-/** This session's unacknowledged messages, oldest first. Reading changes no message state. */
+/**
+ * This session's unacknowledged messages, oldest first. Reading changes no message state; with a wake token
+ * it also uses up that token (and a bad token fails the whole call, changing nothing).
+ */
 export const readInbox = (deps: MeshDeps, input: InboxInput): Promise<InboxResult> =>
   deps.store.write(async (tx) => {
     const { session } = await enterMesh(deps, tx, input.agentId, input.token, true);
-    const entries = await tx.mesh.pending(session.id, input.limit + 1);
+    let entries: InboxEntry[];
+    let wake: RedeemedWake["wake"] | undefined;
+    if (input.wakeToken) {
+      const redeemed = await redeemWakeToken(tx, {
+        agentId: input.agentId,
+        sessionId: session.id,
+        wakeToken: input.wakeToken,
+        now: deps.now,
+        limit: input.limit,
+      });
+      entries = redeemed.entries;
+      wake = redeemed.wake;
+    } else {
+      entries = await tx.mesh.pending(session.id, input.limit + 1);
+    }
     const page = entries.slice(0, input.limit);
     return {
       agent_id: input.agentId,
@@ -46,6 +69,7 @@ export const readInbox = (deps: MeshDeps, input: InboxInput): Promise<InboxResul
       })),
       count: page.length,
       has_more: entries.length > input.limit,
+      ...(wake ? { wake } : {}),
       note: DATA_NOT_INSTRUCTIONS,
     };
   });

@@ -1,0 +1,38 @@
+import { z } from "zod";
+import { type AbandonResult, abandonReceipt } from "../../domain/herdr/abandon.ts";
+import { RECEIPT_TOKEN_PATTERN } from "../../domain/herdr/receipts.ts";
+import { defineCommand } from "../kernel/command.ts";
+import type { CommandContext } from "../kernel/context.ts";
+import { AUTHORITY_ERRORS, CONTROL_ENV, herdrDeps } from "./shared.ts";
+
+export const abandonOptionsSchema = z.object({
+  receipt: z
+    .string()
+    .regex(RECEIPT_TOKEN_PATTERN, "must be a receipt token (herdr-receipt-v1.<uuid>)")
+    .describe("the receipt to abandon"),
+});
+
+export type AbandonOptions = z.output<typeof abandonOptionsSchema>;
+
+export const runAbandon = (options: AbandonOptions, ctx: CommandContext): Promise<AbandonResult> =>
+  abandonReceipt(herdrDeps(ctx), options.receipt);
+
+export default defineCommand({
+  name: "herdr-agent-control abandon",
+  summary: "release the barrier of a reserved or pending receipt once its agent is observed settled",
+  description:
+    "Marks the receipt failed/abandoned so its target accepts requests again. It needs controller authority and a fresh " +
+    "observation that the exact leased agent (pane, terminal, name, kind, cwd) is idle, done or blocked; while the agent " +
+    "works it is refused. It never stops, interrupts or closes anything and drops any result the receipt would have had. " +
+    "Use it after inspecting an ambiguous (reserved) delivery; prefer collect for pending ones.",
+  schema: abandonOptionsSchema,
+  flags: { receipt: { flag: "--receipt <token>" } },
+  writes: "the receipt's state (failed, failure abandoned).",
+  output: '{"receipt","target","state":"failed","failure":"abandoned","observed_status","observed_seq"}',
+  errors: [...AUTHORITY_ERRORS, "NOT_FOUND", "CONFLICT", "IDENTITY_CHANGED", "AGENT_NOT_SETTLED", "INTERNAL"],
+  env: CONTROL_ENV,
+  examples: ["herdr-agent-control abandon --receipt herdr-receipt-v1.0b6e4d9e-1f1a-4c35-9d0e-5d7f0f3c2a11 --json"],
+  run: runAbandon,
+  render: (r: AbandonResult) =>
+    `${r.receipt} (${r.target}): abandoned; the agent was ${r.observed_status} at seq ${r.observed_seq}`,
+});

@@ -1,0 +1,7 @@
+import type { BinaryLoader } from "../kernel/binary.ts";
+
+/** The Herdr coordination binaries. */
+export const herdrBinaries: Record<string, BinaryLoader> = {
+  "herdr-agent-control": () => import("./agent-control.ts").then((m) => m.default),
+  "herdr-lease-cli": () => import("./lease-cli.ts").then((m) => m.default),
+};

@@ -1,0 +1,75 @@
+import { z } from "zod";
+import { adoptAgent } from "../../domain/herdr/adopt.ts";
+import { leaseView } from "../../domain/herdr/inventory.ts";
+import { defineCommand } from "../kernel/command.ts";
+import type { CommandContext } from "../kernel/context.ts";
+import { LEASE_OUTPUT } from "./lease-docs.ts";
+import {
+  AUTHORITY_ERRORS,
+  agentNameSchema,
+  BINDING_ENV,
+  herdrDeps,
+  kindSchema,
+  oneLine,
+  renderLease,
+  seqSchema,
+  sha256Schema,
+} from "./shared.ts";
+
+const paneIdSchema = z.string().regex(/^[A-Za-z0-9]+:[A-Za-z0-9]+$/, "must be a Herdr pane id (w1:p2)");
+
+export const adoptOptionsSchema = z.object({
+  target: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9:_-]{0,63}$/, "must be an agent name or pane id")
+    .describe("the agent's name or pane id"),
+  expectedPaneId: paneIdSchema.describe("the pane it must be in"),
+  expectedName: agentNameSchema.describe("the name it must have"),
+  expectedKind: kindSchema.describe("the kind it must be"),
+  expectedCwd: z.string().min(1).describe("the working directory it must have"),
+  expectedSeq: seqSchema.describe("the state_change_seq it must be at (idle or done)"),
+  authorityRef: oneLine(500).describe("durable reference to what authorises the cleanup"),
+  authoritySha256: sha256Schema.describe("SHA-256 of that authority"),
+  purpose: oneLine(200).describe("one line: why it is adopted"),
+  protectedPanes: z
+    .array(paneIdSchema)
+    .max(50)
+    .default([])
+    .describe("panes that must never be adopted (the controller's own always is)"),
+});
+export type AdoptOptions = z.output<typeof adoptOptionsSchema>;
+
+export const runAdopt = async (options: AdoptOptions, ctx: CommandContext) =>
+  leaseView(await adoptAgent(herdrDeps(ctx), options));
+
+export default defineCommand({
+  name: "herdr-lease-cli adopt",
+  summary: "take a cleanup-only lease on an agent started outside these tools",
+  description:
+    "Needs controller authority. The agent must be exactly the one described (pane, name, kind, cwd), idle or done at " +
+    "--expected-seq, not the controller's own pane nor a --protected-pane, and not held by any lease on this host. The " +
+    "lease grants neither Git ownership nor requests (ask refuses adopted agents): its only use is `adopted close`.",
+  schema: adoptOptionsSchema,
+  flags: {
+    target: { flag: "--target <name-or-pane>" },
+    expectedPaneId: { flag: "--expected-pane-id <pane>" },
+    expectedName: { flag: "--expected-name <name>" },
+    expectedKind: { flag: "--expected-kind <kind>" },
+    expectedCwd: { flag: "--expected-cwd <path>" },
+    expectedSeq: { flag: "--expected-seq <n>" },
+    authorityRef: { flag: "--authority-ref <ref>" },
+    authoritySha256: { flag: "--authority-sha256 <hex>" },
+    purpose: { flag: "--purpose <text>" },
+    protectedPanes: { flag: "--protected-pane <pane>", repeatable: true },
+  },
+  writes: "an adopted lease in this host's state dir.",
+  output: LEASE_OUTPUT,
+  errors: [...AUTHORITY_ERRORS, "NOT_FOUND", "CONFLICT", "IDENTITY_CHANGED", "AGENT_NOT_SETTLED", "CURSOR_MOVED", "INTERNAL"],
+  env: BINDING_ENV,
+  examples: [
+    "herdr-lease-cli adopt --target old-rev --expected-pane-id w1:p4 --expected-name old-rev --expected-kind claude " +
+      "--expected-cwd /work/wt/pr40 --expected-seq 77 --authority-ref acme/api#5 --authority-sha256 <hex> --purpose 'stale reviewer'",
+  ],
+  run: runAdopt,
+  render: renderLease,
+});

@@ -1,0 +1,62 @@
+import { z } from "zod";
+import { closeAdopted } from "../../domain/herdr/adopt.ts";
+import { leaseView } from "../../domain/herdr/inventory.ts";
+import { defineCommand } from "../kernel/command.ts";
+import type { CommandContext } from "../kernel/context.ts";
+import { CLOSE_OUTPUT, CLOSE_RULES } from "./lease-docs.ts";
+import {
+  AUTHORITY_ERRORS,
+  BINDING_ENV,
+  herdrDeps,
+  leaseIdSchema,
+  oneLine,
+  readLinesSchema,
+  seqSchema,
+  sha256Schema,
+} from "./shared.ts";
+
+export const adoptedCloseOptionsSchema = z.object({
+  leaseId: leaseIdSchema.describe("the adopted lease to close"),
+  expectedSeq: seqSchema.describe("the agent's state_change_seq you last observed"),
+  checkpointRef: oneLine(500).describe("durable, content-free checkpoint of what the agent left"),
+  checkpointSha256: sha256Schema.describe("SHA-256 of that checkpoint"),
+  readLines: readLinesSchema,
+});
+export type AdoptedCloseOptions = z.output<typeof adoptedCloseOptionsSchema>;
+
+export const runAdoptedClose = async (options: AdoptedCloseOptions, ctx: CommandContext) => {
+  const result = await closeAdopted(herdrDeps(ctx), options);
+  return { lease: leaseView(result.lease), capture_sha256: result.capture_sha256, observed_seq: result.observed_seq };
+};
+
+export default defineCommand({
+  name: "herdr-lease-cli adopted close",
+  summary: "close the pane of an adopted agent through its cleanup-only lease",
+  description: `Needs controller authority, an adopted lease of this controller and a durable checkpoint. ${CLOSE_RULES}`,
+  schema: adoptedCloseOptionsSchema,
+  flags: {
+    leaseId: { flag: "--lease-id <id>" },
+    expectedSeq: { flag: "--expected-seq <n>" },
+    checkpointRef: { flag: "--checkpoint-ref <ref>" },
+    checkpointSha256: { flag: "--checkpoint-sha256 <hex>" },
+    readLines: { flag: "--read-lines <n>" },
+  },
+  writes: "the lease state and checkpoint reference/digest; closes one Herdr pane.",
+  output: CLOSE_OUTPUT,
+  errors: [
+    ...AUTHORITY_ERRORS,
+    "NOT_FOUND",
+    "CONFLICT",
+    "IDENTITY_CHANGED",
+    "AGENT_NOT_SETTLED",
+    "CURSOR_MOVED",
+    "HERDR_REFUSED",
+    "INTERNAL",
+  ],
+  env: BINDING_ENV,
+  examples: [
+    "herdr-lease-cli adopted close --lease-id lease_… --expected-seq 77 --checkpoint-ref acme/api#5-c1 --checkpoint-sha256 <hex>",
+  ],
+  run: runAdoptedClose,
+  render: (r) => `${r.lease.agent_name}: ${r.lease.state} at seq ${r.observed_seq}`,
+});

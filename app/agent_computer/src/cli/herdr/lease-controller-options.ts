@@ -1,0 +1,37 @@
+// Options and contract text shared by the controller subcommands.
+import { z } from "zod";
+import type { ControllerView } from "../../domain/herdr/controller-lease.ts";
+import { DEFAULT_CONTROLLER_TTL_SECONDS } from "../../domain/herdr/controller-lease.ts";
+import { oneLine, sha256Schema } from "./shared.ts";
+
+export const ttlSchema = z.coerce
+  .number()
+  .int()
+  .min(60)
+  .max(1800)
+  .default(DEFAULT_CONTROLLER_TTL_SECONDS)
+  .describe("lease lifetime in seconds; renew before it ends");
+
+export const authorityOptionsSchema = z.object({
+  authorityRef: oneLine(500).describe("durable reference to what authorises this coordination (issue, ticket, spec URL)"),
+  authoritySha256: sha256Schema.describe("the SHA-256 of that authority document as you accepted it"),
+  ttlSeconds: ttlSchema,
+});
+export type AuthorityOptions = z.output<typeof authorityOptionsSchema>;
+
+export const authorityFlags = {
+  authorityRef: { flag: "--authority-ref <ref>" },
+  authoritySha256: { flag: "--authority-sha256 <hex>" },
+  ttlSeconds: { flag: "--ttl-seconds <seconds>" },
+};
+
+export const CONTROLLER_OUTPUT =
+  '{"controller_id","generation","state":"active|released","expires_at","pane_id","agent_name","agent_kind","cwd",' +
+  '"process_bound","credential_file"?(path only)}. The lease id and fence token are never printed.';
+
+export const renderController = (v: ControllerView): string =>
+  [
+    `controller ${v.controller_id}: ${v.state} (generation ${v.generation}) until ${v.expires_at}`,
+    `  bound to ${v.agent_name} (${v.agent_kind}) in pane ${v.pane_id}; process ${v.process_bound ? "bound" : "not bound (no procfs)"}`,
+    ...(v.credential_file ? [`  credential: ${v.credential_file} (0600; never print or copy it)`] : []),
+  ].join("\n");

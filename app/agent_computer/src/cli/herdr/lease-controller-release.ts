@@ -1,0 +1,35 @@
+import { z } from "zod";
+import { type ControllerView, releaseController } from "../../domain/herdr/controller-lease.ts";
+import { defineCommand } from "../kernel/command.ts";
+import type { CommandContext } from "../kernel/context.ts";
+import { CONTROLLER_OUTPUT, renderController } from "./lease-controller-options.ts";
+import { AUTHORITY_ERRORS, BINDING_ENV, herdrDeps, oneLine, sha256Schema } from "./shared.ts";
+
+export const releaseOptionsSchema = z.object({
+  checkpointRef: oneLine(500).describe("durable reference to a content-free checkpoint of where coordination stands"),
+  checkpointSha256: sha256Schema.describe("the SHA-256 of that checkpoint"),
+});
+export type ReleaseOptions = z.output<typeof releaseOptionsSchema>;
+
+export const runRelease = (options: ReleaseOptions, ctx: CommandContext): Promise<ControllerView> =>
+  releaseController(herdrDeps(ctx), options);
+
+export default defineCommand({
+  name: "herdr-lease-cli controller release",
+  summary: "end the controller lease (after a durable checkpoint) and delete this host's credential",
+  description:
+    "Needs full controller authority. Records the checkpoint reference and digest with the lease, marks it released and " +
+    "deletes the binding and credential files. Reviewer, writer and adopted leases are not touched: they stay with the " +
+    "controller id for its next acquire.",
+  schema: releaseOptionsSchema,
+  flags: { checkpointRef: { flag: "--checkpoint-ref <ref>" }, checkpointSha256: { flag: "--checkpoint-sha256 <hex>" } },
+  writes: "the controller lease row (state released, checkpoint); removes this host's binding and credential files.",
+  output: CONTROLLER_OUTPUT,
+  errors: [...AUTHORITY_ERRORS, "INTERNAL"],
+  env: BINDING_ENV,
+  examples: [
+    "herdr-lease-cli controller release --checkpoint-ref https://github.com/acme/api/issues/7#c9 --checkpoint-sha256 <64 hex>",
+  ],
+  run: runRelease,
+  render: renderController,
+});

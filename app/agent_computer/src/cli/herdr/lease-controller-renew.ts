@@ -1,0 +1,29 @@
+import { z } from "zod";
+import { type ControllerView, renewController } from "../../domain/herdr/controller-lease.ts";
+import { defineCommand } from "../kernel/command.ts";
+import type { CommandContext } from "../kernel/context.ts";
+import { CONTROLLER_OUTPUT, renderController, ttlSchema } from "./lease-controller-options.ts";
+import { AUTHORITY_ERRORS, BINDING_ENV, herdrDeps } from "./shared.ts";
+
+export const renewOptionsSchema = z.object({ ttlSeconds: ttlSchema });
+export type RenewOptions = z.output<typeof renewOptionsSchema>;
+
+export const runRenew = (options: RenewOptions, ctx: CommandContext): Promise<ControllerView> =>
+  renewController(herdrDeps(ctx), options.ttlSeconds);
+
+export default defineCommand({
+  name: "herdr-lease-cli controller renew",
+  summary: "extend the controller lease held by this agent",
+  description:
+    "Needs full controller authority (this pane, agent and process; the credential file; a current, unexpired fence) and " +
+    "sets the expiry to now + --ttl-seconds. An expired lease cannot be renewed: resume it.",
+  schema: renewOptionsSchema,
+  flags: { ttlSeconds: { flag: "--ttl-seconds <seconds>" } },
+  writes: "the controller lease row's expiry.",
+  output: CONTROLLER_OUTPUT,
+  errors: [...AUTHORITY_ERRORS, "INTERNAL"],
+  env: BINDING_ENV,
+  examples: ["herdr-lease-cli controller renew", "herdr-lease-cli controller renew --ttl-seconds 1800 --json"],
+  run: runRenew,
+  render: renderController,
+});

@@ -1,0 +1,45 @@
+import { type ControllerView, resumeController } from "../../domain/herdr/controller-lease.ts";
+import { defineCommand } from "../kernel/command.ts";
+import type { CommandContext } from "../kernel/context.ts";
+import {
+  type AuthorityOptions,
+  authorityFlags,
+  authorityOptionsSchema,
+  CONTROLLER_OUTPUT,
+  renderController,
+} from "./lease-controller-options.ts";
+import { BINDING_ENV, herdrDeps } from "./shared.ts";
+
+export const runResume = (options: AuthorityOptions, ctx: CommandContext): Promise<ControllerView> =>
+  resumeController(herdrDeps(ctx), options);
+
+export default defineCommand({
+  name: "herdr-lease-cli controller resume",
+  summary: "re-bind this host's controller lease to the current process of the same agent (new fence)",
+  description:
+    "For the agent that acquired the lease, after its process restarted or when mutating commands report that the process " +
+    "ancestry no longer matches. Requires the same pane, terminal, agent name, kind and cwd as recorded at acquire and an " +
+    "active lease of the same generation (also when it expired meanwhile); a released lease or one replaced by a newer " +
+    "acquire is refused (CONTROLLER_FENCED). Mints a new lease id and fence (generation + 1), renews the lifetime and binds " +
+    "the current agent process. Leases of reviewers, writers and adopted panes stay with the controller id.",
+  schema: authorityOptionsSchema,
+  flags: authorityFlags,
+  writes: "the controller lease row (shared store); this host's binding and 0600 credential files.",
+  output: CONTROLLER_OUTPUT,
+  errors: [
+    "INVALID_INPUT",
+    "CONTROLLER_CONTEXT_MISSING",
+    "CONTROLLER_AUTH_FAILED",
+    "CONTROLLER_FENCED",
+    "RESERVATION_BUSY",
+    "UNAVAILABLE",
+    "STORE_UNAVAILABLE",
+    "INTERNAL",
+  ],
+  env: BINDING_ENV,
+  examples: [
+    "herdr-lease-cli controller resume --authority-ref https://github.com/acme/api/issues/7 --authority-sha256 <64 hex>",
+  ],
+  run: runResume,
+  render: renderController,
+});

@@ -1,0 +1,48 @@
+import { z } from "zod";
+import { leaseView } from "../../domain/herdr/inventory.ts";
+import { closeReviewer } from "../../domain/herdr/reviewer.ts";
+import { defineCommand } from "../kernel/command.ts";
+import type { CommandContext } from "../kernel/context.ts";
+import { CLOSE_OUTPUT, CLOSE_RULES } from "./lease-docs.ts";
+import { AUTHORITY_ERRORS, BINDING_ENV, herdrDeps, leaseIdSchema, readLinesSchema, seqSchema } from "./shared.ts";
+
+export const reviewerCloseOptionsSchema = z.object({
+  leaseId: leaseIdSchema.describe("the reviewer lease to close"),
+  expectedSeq: seqSchema.describe("the reviewer's state_change_seq you last observed"),
+  readLines: readLinesSchema,
+});
+export type ReviewerCloseOptions = z.output<typeof reviewerCloseOptionsSchema>;
+
+export const runReviewerClose = async (options: ReviewerCloseOptions, ctx: CommandContext) => {
+  const result = await closeReviewer(herdrDeps(ctx), options);
+  return { lease: leaseView(result.lease), capture_sha256: result.capture_sha256, observed_seq: result.observed_seq };
+};
+
+export default defineCommand({
+  name: "herdr-lease-cli reviewer close",
+  summary: "close a leased reviewer's pane, only through its own lease and only when it is settled",
+  description: `Needs controller authority and a reviewer lease of this controller. ${CLOSE_RULES}`,
+  schema: reviewerCloseOptionsSchema,
+  flags: {
+    leaseId: { flag: "--lease-id <id>" },
+    expectedSeq: { flag: "--expected-seq <n>" },
+    readLines: { flag: "--read-lines <n>" },
+  },
+  writes: "the lease state (closing, then closed or close_failed) and the SHA-256 of the captured output; closes one Herdr pane.",
+  output: CLOSE_OUTPUT,
+  errors: [
+    ...AUTHORITY_ERRORS,
+    "NOT_FOUND",
+    "CONFLICT",
+    "RECEIPT_OUTSTANDING",
+    "IDENTITY_CHANGED",
+    "AGENT_NOT_SETTLED",
+    "CURSOR_MOVED",
+    "HERDR_REFUSED",
+    "INTERNAL",
+  ],
+  env: BINDING_ENV,
+  examples: ["herdr-lease-cli reviewer close --lease-id lease_0f3c… --expected-seq 118 --json"],
+  run: runReviewerClose,
+  render: (r) => `${r.lease.agent_name}: ${r.lease.state} at seq ${r.observed_seq} (captured output sha256 ${r.capture_sha256})`,
+});

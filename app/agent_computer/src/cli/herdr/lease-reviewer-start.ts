@@ -1,0 +1,74 @@
+import { z } from "zod";
+import { leaseView } from "../../domain/herdr/inventory.ts";
+import { EFFORTS, startReviewer } from "../../domain/herdr/reviewer.ts";
+import { defineCommand } from "../kernel/command.ts";
+import type { CommandContext } from "../kernel/context.ts";
+import { LEASE_OUTPUT } from "./lease-docs.ts";
+import {
+  AUTHORITY_ERRORS,
+  agentNameSchema,
+  BINDING_ENV,
+  busyWindowSchema,
+  herdrDeps,
+  kindSchema,
+  oneLine,
+  renderLease,
+  startTimeoutSchema,
+} from "./shared.ts";
+
+export const reviewerStartOptionsSchema = z.object({
+  name: agentNameSchema.describe("the reviewer agent's name (unique among held leases)"),
+  kind: kindSchema.describe("the agent kind Herdr starts"),
+  cwd: z.string().min(1).describe("absolute path of the ticket worktree; the new tab is rooted there"),
+  purpose: oneLine(200).describe("one line: what this reviewer is for"),
+  startTimeoutMs: startTimeoutSchema,
+  busyWindowMs: busyWindowSchema,
+  nativeArgs: z
+    .string()
+    .default("")
+    .describe(
+      `claude only: --model <model> and/or --effort <${EFFORTS.join("|")}>, passed to Claude's own CLI; other kinds take none`,
+    ),
+});
+export type ReviewerStartOptions = z.output<typeof reviewerStartOptionsSchema>;
+
+export const runReviewerStart = async (options: ReviewerStartOptions, ctx: CommandContext) =>
+  leaseView(
+    await startReviewer(
+      herdrDeps(ctx),
+      options,
+      options.nativeArgs.split(/\s+/).filter((word) => word !== ""),
+    ),
+  );
+
+export default defineCommand({
+  name: "herdr-lease-cli reviewer start",
+  summary: "start a leased reviewer agent in a new, unfocused tab rooted at the ticket worktree",
+  description:
+    "Needs controller authority. Records the lease (provisioning) before anything exists, creates a tab in the " +
+    "controller's workspace rooted at --cwd, starts --kind named --name in its root pane and verifies the exact agent " +
+    "(pane, name, kind, cwd) before the lease becomes active. A new tab's shell may not accept an agent at once: only " +
+    "Herdr's agent_pane_busy on that same pane is retried, every 100 ms within --busy-window-ms; any other failure closes " +
+    "exactly the pane this command created (lease failed_closed, or orphaned when even that fails: it then stays held " +
+    "for inspection). Only this lease can close the reviewer (reviewer close).",
+  schema: reviewerStartOptionsSchema,
+  flags: {
+    name: { flag: "--name <name>" },
+    kind: { flag: "--kind <kind>" },
+    cwd: { flag: "--cwd <path>" },
+    purpose: { flag: "--purpose <text>" },
+    startTimeoutMs: { flag: "--start-timeout-ms <ms>" },
+    busyWindowMs: { flag: "--busy-window-ms <ms>" },
+  },
+  rest: { key: "nativeArgs", name: "NATIVE_ARGS" },
+  writes: "a reviewer lease in this host's state dir; a Herdr tab and agent.",
+  output: LEASE_OUTPUT,
+  errors: [...AUTHORITY_ERRORS, "CONFLICT", "HERDR_REFUSED", "IDENTITY_CHANGED", "TIMEOUT", "INTERNAL"],
+  env: BINDING_ENV,
+  examples: [
+    "herdr-lease-cli reviewer start --name rev-pr42 --kind claude --cwd /work/wt/pr42 --purpose 'review PR 42' -- --model opus --effort high",
+    "herdr-lease-cli reviewer start --name rev-docs --kind codex --cwd /work/wt/pr42 --purpose 'docs review' --json",
+  ],
+  run: runReviewerStart,
+  render: renderLease,
+});

@@ -1,0 +1,65 @@
+import { z } from "zod";
+import { type WaitAnyResult, waitAny } from "../../domain/herdr/wait-any.ts";
+import { defineCommand } from "../kernel/command.ts";
+import type { CommandContext } from "../kernel/context.ts";
+import { neutralize } from "../kernel/output.ts";
+import { herdrDeps, readLinesSchema } from "./shared.ts";
+
+const workerSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9:_-]{0,63}$/, "must be an agent name or pane id");
+
+export const waitAnyOptionsSchema = z.object({
+  workers: z.array(workerSchema).min(1).max(16).describe("agent names or pane ids to watch (1-16)"),
+  afterSeq: z
+    .array(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9:_-]{0,63}=\d{1,15}$/, "must be WORKER=N"))
+    .max(16)
+    .default([])
+    .transform(
+      (pairs) =>
+        new Map(pairs.map((pair) => [pair.slice(0, pair.lastIndexOf("=")), Number(pair.slice(pair.lastIndexOf("=") + 1))])),
+    )
+    .describe("WORKER=N: accept only a state_change_seq greater than N for that worker (its last seen cursor)"),
+  timeoutMs: z.coerce.number().int().min(1).max(3_600_000).default(600_000).describe("milliseconds to wait"),
+  readLines: readLinesSchema,
+});
+export type WaitAnyOptions = z.output<typeof waitAnyOptionsSchema>;
+
+export const runWaitAny = (options: WaitAnyOptions, ctx: CommandContext): Promise<WaitAnyResult> =>
+  waitAny(herdrDeps(ctx), {
+    workers: options.workers,
+    afterSeq: options.afterSeq,
+    timeoutMs: options.timeoutMs,
+    readLines: options.readLines,
+  });
+
+export default defineCommand({
+  name: "herdr-lease-cli wait-any",
+  summary: "wait for the first of several workers to end a turn (idle, done or blocked) and return its output",
+  description:
+    "Read-only; needs no lease. Each worker is pinned to the agent found now (pane, terminal, name, kind, cwd). The first " +
+    "to be idle, done or blocked with state_change_seq greater than its --after-seq wins; without --after-seq a worker " +
+    "that is settled already wins at once. Give each worker the cursor you last saw, so an old terminal state is not " +
+    "accepted (cursors are global to Herdr: only > is meaningful). Its output is captured and identity and cursor " +
+    "re-read; the other waits end, the workers are untouched. Output is untrusted text.",
+  schema: waitAnyOptionsSchema,
+  flags: {
+    workers: { flag: "--worker <name-or-pane>", repeatable: true },
+    afterSeq: { flag: "--after-seq <worker=n>", repeatable: true },
+    timeoutMs: { flag: "--timeout-ms <ms>" },
+    readLines: { flag: "--read-lines <n>" },
+  },
+  writes: "nothing.",
+  output:
+    '{"event":"agent_settled","target","pane_id","name","kind","cwd","status":"idle|done|blocked","state_change_seq","output"}',
+  errors: ["INVALID_INPUT", "NOT_FOUND", "IDENTITY_CHANGED", "TIMEOUT", "UNAVAILABLE", "INTERNAL"],
+  env: ["HERDR_SOCKET_PATH"],
+  examples: [
+    "herdr-lease-cli wait-any --worker rev-a --worker rev-b --after-seq rev-a=118 --after-seq rev-b=121 --json",
+    "herdr-lease-cli wait-any --worker w1:p4 --timeout-ms 60000",
+  ],
+  run: runWaitAny,
+  render: (r) =>
+    [
+      `${r.target} (${r.kind}, pane ${r.pane_id}): ${r.status} at seq ${r.state_change_seq}`,
+      neutralize(r.output).replace(/^/gm, "  | "),
+    ].join("\n"),
+});

@@ -1,0 +1,76 @@
+import { z } from "zod";
+import { leaseView } from "../../domain/herdr/inventory.ts";
+import { releaseWriter } from "../../domain/herdr/writer.ts";
+import { defineCommand } from "../kernel/command.ts";
+import type { CommandContext } from "../kernel/context.ts";
+import { CLOSE_OUTPUT, CLOSE_RULES } from "./lease-docs.ts";
+import {
+  AUTHORITY_ERRORS,
+  BINDING_ENV,
+  commitSchema,
+  herdrDeps,
+  leaseIdSchema,
+  oneLine,
+  readLinesSchema,
+  seqSchema,
+  sha256Schema,
+} from "./shared.ts";
+
+export const writerReleaseOptionsSchema = z.object({
+  leaseId: leaseIdSchema.describe("the writer lease to release"),
+  expectedSeq: seqSchema.describe("the writer's state_change_seq you last observed"),
+  expectedHead: commitSchema.describe("HEAD of the worktree as you just observed it"),
+  expectedStatusSha256: sha256Schema.describe("status digest of the worktree as you just observed it"),
+  checkpointRef: oneLine(500).describe(
+    "durable, content-free checkpoint: branch, HEAD, status digest, tests, blockers, next step",
+  ),
+  checkpointSha256: sha256Schema.describe("SHA-256 of that checkpoint"),
+  readLines: readLinesSchema,
+});
+export type WriterReleaseOptions = z.output<typeof writerReleaseOptionsSchema>;
+
+export const runWriterRelease = async (options: WriterReleaseOptions, ctx: CommandContext) => {
+  const result = await releaseWriter(herdrDeps(ctx), options);
+  return { lease: leaseView(result.lease), capture_sha256: result.capture_sha256, observed_seq: result.observed_seq };
+};
+
+export default defineCommand({
+  name: "herdr-lease-cli writer release",
+  summary: "close a writer's pane after a durable checkpoint; branch, worktree and bytes stay as they are",
+  description:
+    "Needs controller authority and a writer lease of this controller. The worktree must still be on the leased branch at " +
+    `--expected-head with --expected-status-sha256 (Git is re-read). ${CLOSE_RULES} Release never commits, stashes, ` +
+    "resets, cleans, removes or edits anything in Git: only the pane closes. The claim (shared store) moves releasing -> " +
+    "released, freeing branch, worktree and scopes; if the close fails it stays held (release_failed) for inspection.",
+  schema: writerReleaseOptionsSchema,
+  flags: {
+    leaseId: { flag: "--lease-id <id>" },
+    expectedSeq: { flag: "--expected-seq <n>" },
+    expectedHead: { flag: "--expected-head <sha>" },
+    expectedStatusSha256: { flag: "--expected-status-sha256 <hex>" },
+    checkpointRef: { flag: "--checkpoint-ref <ref>" },
+    checkpointSha256: { flag: "--checkpoint-sha256 <hex>" },
+    readLines: { flag: "--read-lines <n>" },
+  },
+  writes: "the lease and claim states, the checkpoint reference and digest; closes one Herdr pane.",
+  output: CLOSE_OUTPUT,
+  errors: [
+    ...AUTHORITY_ERRORS,
+    "NOT_FOUND",
+    "CONFLICT",
+    "WRITER_ADMISSION_REFUSED",
+    "RECEIPT_OUTSTANDING",
+    "IDENTITY_CHANGED",
+    "AGENT_NOT_SETTLED",
+    "CURSOR_MOVED",
+    "HERDR_REFUSED",
+    "INTERNAL",
+  ],
+  env: BINDING_ENV,
+  examples: [
+    "herdr-lease-cli writer release --lease-id lease_… --expected-seq 240 --expected-head <sha> --expected-status-sha256 <hex> " +
+      "--checkpoint-ref acme/api#7-c3 --checkpoint-sha256 <hex>",
+  ],
+  run: runWriterRelease,
+  render: (r) => `${r.lease.agent_name}: ${r.lease.state} at seq ${r.observed_seq}; branch, worktree and files untouched`,
+});

@@ -1,0 +1,107 @@
+import { z } from "zod";
+import { leaseView } from "../../domain/herdr/inventory.ts";
+import { startWriter } from "../../domain/herdr/writer.ts";
+import { defineCommand } from "../kernel/command.ts";
+import type { CommandContext } from "../kernel/context.ts";
+import { LEASE_OUTPUT } from "./lease-docs.ts";
+import {
+  AUTHORITY_ERRORS,
+  agentNameSchema,
+  BINDING_ENV,
+  busyWindowSchema,
+  commitSchema,
+  herdrDeps,
+  kindSchema,
+  oneLine,
+  renderLease,
+  sha256Schema,
+  startTimeoutSchema,
+} from "./shared.ts";
+
+const branchSchema = z.string().regex(/^[A-Za-z0-9._/-]{1,200}$/, "must be a branch name");
+
+export const writerStartOptionsSchema = z.object({
+  name: agentNameSchema.describe("the writer agent's name (unique among held leases)"),
+  kind: kindSchema.describe("the agent kind Herdr starts"),
+  purpose: oneLine(200).describe("one line: what this writer is for"),
+  ticketRef: oneLine(500).describe("durable reference to the accepted ticket"),
+  authorityRef: oneLine(500).describe("durable reference to what authorises this writer"),
+  authoritySha256: sha256Schema.describe("SHA-256 of that authority as you accepted it"),
+  worktree: z.string().min(1).describe("absolute root of a linked Git worktree (git worktree add)"),
+  branch: branchSchema.describe("the branch checked out there; must not be protected"),
+  baseCommit: commitSchema.describe("full id of the accepted base commit; must be an ancestor of HEAD"),
+  expectedHead: commitSchema.describe("full id HEAD must be (git -C WORKTREE rev-parse HEAD)"),
+  expectedStatusSha256: sha256Schema.describe("sha256sum of `git status --porcelain=v1 --untracked-files=all` there"),
+  ownedScopes: z.array(z.string()).min(1).max(500).describe("repo-relative literal paths this writer owns (no globs, no ..)"),
+  blockedScopes: z
+    .array(z.string())
+    .min(1)
+    .max(500)
+    .describe("literal paths this writer must not change and no concurrent writer may own"),
+  protectedBranches: z
+    .array(branchSchema)
+    .min(1)
+    .max(20)
+    .describe("branches no writer may work on (at least the default branch)"),
+  startTimeoutMs: startTimeoutSchema,
+  busyWindowMs: busyWindowSchema,
+});
+export type WriterStartOptions = z.output<typeof writerStartOptionsSchema>;
+
+export const runWriterStart = async (options: WriterStartOptions, ctx: CommandContext) =>
+  leaseView(await startWriter(herdrDeps(ctx), { ...options, cwd: options.worktree }));
+
+export default defineCommand({
+  name: "herdr-lease-cli writer start",
+  summary: "admit a writer into a linked Git worktree and start it in a new tab under an exclusive scope lease",
+  description:
+    "Needs controller authority. Git is re-read, never trusted from the flags: --worktree must be an absolute, " +
+    "symlink-free root of a LINKED worktree (never the main checkout), on exactly --branch (not detached, not a " +
+    "--protected-branch), at HEAD --expected-head, with --base-commit an ancestor of HEAD and the status digest " +
+    "--expected-status-sha256. Scopes are literal repo-relative paths (no globs, no .., not absolute); owned and blocked " +
+    "scopes of one writer must not overlap. No Herdr agent may already work in the worktree. Then, in one store " +
+    "transaction shared by every host, no held writer lease of the same repository (same root commits) may hold the " +
+    "branch, the worktree, or a scope that clashes (owned vs owned, owned vs blocked either way). The claim is recorded " +
+    "before the tab and agent exist (only agent_pane_busy is retried, as in reviewer start); if a failed start cannot " +
+    "close its pane the claim stays held (orphaned) for inspection. The lease is not a filesystem sandbox: compare the " +
+    "final diff with the scopes before integrating.",
+  schema: writerStartOptionsSchema,
+  flags: {
+    name: { flag: "--name <name>" },
+    kind: { flag: "--kind <kind>" },
+    purpose: { flag: "--purpose <text>" },
+    ticketRef: { flag: "--ticket-ref <ref>" },
+    authorityRef: { flag: "--authority-ref <ref>" },
+    authoritySha256: { flag: "--authority-sha256 <hex>" },
+    worktree: { flag: "--worktree <path>" },
+    branch: { flag: "--branch <branch>" },
+    baseCommit: { flag: "--base-commit <sha>" },
+    expectedHead: { flag: "--expected-head <sha>" },
+    expectedStatusSha256: { flag: "--expected-status-sha256 <hex>" },
+    ownedScopes: { flag: "--owned-scope <path>", repeatable: true },
+    blockedScopes: { flag: "--blocked-scope <path>", repeatable: true },
+    protectedBranches: { flag: "--protected-branch <branch>", repeatable: true },
+    startTimeoutMs: { flag: "--start-timeout-ms <ms>" },
+    busyWindowMs: { flag: "--busy-window-ms <ms>" },
+  },
+  writes: "a writer claim (shared store) and lease (this host); a Herdr tab and agent. Git is only read.",
+  output: LEASE_OUTPUT,
+  errors: [
+    ...AUTHORITY_ERRORS,
+    "WRITER_ADMISSION_REFUSED",
+    "SCOPE_CONFLICT",
+    "CONFLICT",
+    "HERDR_REFUSED",
+    "IDENTITY_CHANGED",
+    "TIMEOUT",
+    "INTERNAL",
+  ],
+  env: BINDING_ENV,
+  examples: [
+    "herdr-lease-cli writer start --name w-api --kind codex --purpose 'ticket 7' --ticket-ref acme/api#7 --authority-ref acme/api#7 " +
+      "--authority-sha256 <hex> --worktree /work/wt/t7 --branch t7-retry --base-commit <sha> --expected-head <sha> " +
+      "--expected-status-sha256 <hex> --owned-scope src/retry --blocked-scope migrations --protected-branch main",
+  ],
+  run: runWriterStart,
+  render: renderLease,
+});

@@ -1,0 +1,126 @@
+// What the two Herdr binaries share: their deps, the option schemas that recur, and the rendering of results
+// (agent output is untrusted: it is neutralised before it reaches a terminal).
+import { z } from "zod";
+import { createHerdr, HERDR_AGENT_KINDS, HERDR_AGENT_NAME_PATTERN } from "../../adapters/herdr.ts";
+import { localHostId } from "../../adapters/local-host.ts";
+import { defaultGit, type HerdrDeps, newHexId } from "../../domain/herdr/deps.ts";
+import type { HandoffOutput } from "../../domain/herdr/handoff-results.ts";
+import { herdrStateDirs } from "../../domain/herdr/state-files.ts";
+import type { CommandContext } from "../kernel/context.ts";
+import type { ErrorCode } from "../kernel/errors.ts";
+import { neutralize, neutralizeLine } from "../kernel/output.ts";
+
+export const herdrDeps = (ctx: CommandContext): HerdrDeps => ({
+  herdr: createHerdr({ env: ctx.env }),
+  env: ctx.env,
+  dirs: herdrStateDirs(ctx.paths),
+  hostId: localHostId(ctx.env),
+  now: ctx.now,
+  store: ctx.store,
+  git: defaultGit(ctx.env),
+  sleep: (ms) => Bun.sleep(ms),
+  newId: newHexId,
+});
+
+export const CONTROL_ENV = [
+  "AGENT_CONTROL_CONTROLLER_ID",
+  "HERDR_ENV",
+  "HERDR_PANE_ID",
+  "HERDR_SOCKET_PATH",
+  "AGENT_COMPUTER_HOME",
+  "AGENT_COMPUTER_DATABASE_URL",
+] as const;
+export const BINDING_ENV = [...CONTROL_ENV, "AGENT_CONTROL_CONTROLLER_PID", "AGENT_COMPUTER_HOST_ID"] as const;
+
+/** Errors of every command that loads controller authority. */
+export const AUTHORITY_ERRORS: readonly ErrorCode[] = [
+  "INVALID_INPUT",
+  "CONTROLLER_CONTEXT_MISSING",
+  "CONTROLLER_AUTH_FAILED",
+  "CONTROLLER_FENCED",
+  "CONTROLLER_EXPIRED",
+  "RESERVATION_BUSY",
+  "UNAVAILABLE",
+  "STORE_UNAVAILABLE",
+];
+
+export const oneLine = (max: number) =>
+  z
+    .string()
+    .min(1)
+    .max(max)
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: one printable line
+    .regex(/^[^\u0000-\u001f\u007f]*$/, "must be one line without control characters");
+
+export const sha256Schema = z.string().regex(/^[0-9a-f]{64}$/, "must be a lowercase hex SHA-256 (64 characters)");
+export const commitSchema = z.string().regex(/^([0-9a-f]{40}|[0-9a-f]{64})$/, "must be a full lowercase commit id");
+export const agentNameSchema = z.string().regex(HERDR_AGENT_NAME_PATTERN, "must be a Herdr agent name: [a-z][a-z0-9_-]{0,31}");
+export const kindSchema = z.enum(HERDR_AGENT_KINDS);
+export const seqSchema = z.coerce.number().int().min(0);
+export const leaseIdSchema = z.string().regex(/^lease_[0-9a-f]{32}$/, "must be a lease id (lease_…)");
+export const timeoutMsSchema = z.coerce
+  .number()
+  .int()
+  .min(1)
+  .max(600_000)
+  .default(120_000)
+  .describe("milliseconds to wait for results; undelivered work is never cancelled by it");
+export const readLinesSchema = z.coerce
+  .number()
+  .int()
+  .min(1)
+  .max(2000)
+  .default(200)
+  .describe("lines of the agent's recent output to return");
+export const modeSchema = z
+  .enum(["all", "first"])
+  .default("all")
+  .describe(
+    "all: wait for every result (request order); first: return at the first completed result, the rest as pending_receipts",
+  );
+export const startTimeoutSchema = z.coerce
+  .number()
+  .int()
+  .min(3001)
+  .max(300_000)
+  .default(30_000)
+  .describe("Herdr's budget for the agent to become interactive (ms)");
+export const busyWindowSchema = z.coerce
+  .number()
+  .int()
+  .min(100)
+  .max(60_000)
+  .default(10_000)
+  .describe("how long agent_pane_busy on the new pane is retried (ms); no other error is retried");
+
+/** A request text Herdr accepts as one argv element: no leading '-', no control characters but newline and tab. */
+export const messageProblem = (message: string): string | undefined => {
+  if (message.trim() === "") return "must not be empty";
+  if (message.length > 65_536) return "must be at most 65536 characters";
+  if (message.startsWith("-")) return "must not start with '-' (Herdr would read it as an option)";
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: escape sequences must never reach a pane
+  if (/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/.test(message)) return "must not contain control characters";
+  return undefined;
+};
+
+export const renderHandoff = (output: HandoffOutput): string => {
+  const lines: string[] = [];
+  for (const result of output.results) {
+    const where = result.state_change_seq !== undefined ? ` ${result.status} at seq ${result.state_change_seq}` : "";
+    const why = result.error ? ` (${result.stage ?? "collect"}: ${result.error})` : "";
+    lines.push(`${result.target}: ${result.state}${where}${why}  receipt ${result.receipt}`);
+    if (result.output !== undefined) lines.push(neutralize(result.output).replace(/^/gm, "  | "));
+  }
+  if (output.pending_receipts.length > 0) lines.push(`pending receipts (collect later): ${output.pending_receipts.join(" ")}`);
+  return lines.join("\n");
+};
+
+export const renderLease = (lease: {
+  lease_id: string;
+  type: string;
+  state: string;
+  agent_name: string;
+  pane_id: string | null;
+  cwd: string;
+}) =>
+  `${lease.type} lease ${lease.lease_id}: ${lease.state} · agent ${lease.agent_name} · pane ${lease.pane_id ?? "-"} · ${neutralizeLine(lease.cwd)}`;

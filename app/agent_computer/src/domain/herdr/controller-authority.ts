@@ -1,0 +1,85 @@
+// Controller authority for every mutating command: the caller must be the bound pane, agent and (Linux) process
+// before the credential file is even read, and the fence is then checked against the store, again immediately
+// before each Herdr request that changes something (verify()).
+import { timingSafeEqual } from "node:crypto";
+import { ancestry } from "../../adapters/process-ancestry.ts";
+import { CliError } from "../../cli/kernel/errors.ts";
+import type { ControllerLeaseRecord } from "../../store/herdr-port.ts";
+import { callerContext, descendsFrom, observeCaller } from "./controller-caller.ts";
+import {
+  type ControllerBinding,
+  type ControllerCredential,
+  fenceHashOf,
+  readBinding,
+  readCredential,
+} from "./controller-files.ts";
+import { type HerdrDeps, iso } from "./deps.ts";
+
+export interface ControllerAuthority {
+  controllerId: string;
+  binding: ControllerBinding;
+  /** The fence check against the store; throws CONTROLLER_FENCED / CONTROLLER_EXPIRED. */
+  verify(): Promise<ControllerLeaseRecord>;
+}
+
+const notController = (message: string, hint: string): CliError => new CliError("CONTROLLER_AUTH_FAILED", message, { hint });
+
+const equalSecret = (a: string, b: string): boolean => {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && timingSafeEqual(left, right);
+};
+
+const verifyInStore = async (deps: HerdrDeps, credential: ControllerCredential): Promise<ControllerLeaseRecord> => {
+  const store = await deps.store();
+  const lease = await store.read((tx) => tx.herdr.controllerLease(credential.controller_id));
+  const matches =
+    lease !== undefined &&
+    equalSecret(lease.leaseId, credential.lease_id) &&
+    equalSecret(lease.fenceHash, fenceHashOf(credential.fence_token));
+  if (!lease || !matches || lease.state !== "active") {
+    throw new CliError(
+      "CONTROLLER_FENCED",
+      `the controller lease of ${credential.controller_id} held here is no longer current`,
+      {
+        hint: "it was released or replaced by a newer acquire/resume; nothing was changed",
+      },
+    );
+  }
+  if (lease.expiresAt <= deps.now()) {
+    throw new CliError("CONTROLLER_EXPIRED", `the controller lease expired at ${iso(lease.expiresAt)}`, {
+      hint: "herdr-lease-cli controller resume",
+    });
+  }
+  return lease;
+};
+
+export const loadAuthority = async (deps: HerdrDeps): Promise<ControllerAuthority> => {
+  const ctx = callerContext(deps.env);
+  const binding = readBinding(deps.dirs, ctx.controllerId);
+  if (!binding) {
+    throw notController(`no lease of controller ${ctx.controllerId} is bound on this host`, "herdr-lease-cli controller acquire");
+  }
+  if (binding.pane_id !== ctx.paneId) {
+    throw notController("this pane is not the controller's pane", "run from the coordinator's own pane");
+  }
+  const caller = await observeCaller(deps, ctx.paneId);
+  const sameAgent =
+    caller.terminalId === binding.terminal_id &&
+    caller.name === binding.agent_name &&
+    caller.kind === binding.agent_kind &&
+    caller.cwd === binding.cwd;
+  if (!sameAgent)
+    throw notController("the agent in this pane is not the one the lease was bound to", "controller resume rebinds it");
+  if (binding.process ? !descendsFrom(binding.process) : ancestry().length > 0) {
+    throw notController(
+      "this process does not descend from the controller process bound at acquire/resume",
+      "controller resume binds the current agent process (see AGENT_CONTROL_CONTROLLER_PID)",
+    );
+  }
+  const credential = readCredential(deps.dirs, ctx.controllerId);
+  if (!credential) throw notController("the controller credential file is missing on this host", "controller resume");
+  const verify = () => verifyInStore(deps, credential);
+  await verify();
+  return { controllerId: ctx.controllerId, binding, verify };
+};

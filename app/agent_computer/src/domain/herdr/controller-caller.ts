@@ -1,0 +1,71 @@
+// Who is calling: the Herdr pane this process runs in, the named agent Herdr sees there, and (Linux) the agent
+// process to bind. The pane is taken only from Herdr's own HERDR_PANE_ID, never from a flag.
+import type { HerdrAgent } from "../../adapters/herdr.ts";
+import { ancestry, type ProcessIdentity, sameProcess, terminalForegroundGroup } from "../../adapters/process-ancestry.ts";
+import { CliError } from "../../cli/kernel/errors.ts";
+import type { HerdrDeps } from "./deps.ts";
+import { viaHerdr } from "./herdr-failure.ts";
+
+export const CONTROLLER_ID_PATTERN = /^[A-Za-z0-9_.-]{1,100}$/;
+
+export interface CallerContext {
+  controllerId: string;
+  paneId: string;
+}
+
+const missing = (message: string): CliError =>
+  new CliError("CONTROLLER_CONTEXT_MISSING", message, {
+    hint: "run inside the coordinator's Herdr pane with AGENT_CONTROL_CONTROLLER_ID set by its launcher",
+  });
+
+/** The controller id (AGENT_CONTROL_CONTROLLER_ID) alone, for read-only commands. */
+export const controllerIdFrom = (env: Record<string, string | undefined>): string => {
+  const id = env.AGENT_CONTROL_CONTROLLER_ID ?? "";
+  if (!CONTROLLER_ID_PATTERN.test(id)) throw missing("AGENT_CONTROL_CONTROLLER_ID is unset or not [A-Za-z0-9_.-]{1,100}");
+  return id;
+};
+
+export const callerContext = (env: Record<string, string | undefined>): CallerContext => {
+  const controllerId = controllerIdFrom(env);
+  if (env.HERDR_ENV !== "1") throw missing("HERDR_ENV is not 1: this process is not running inside a Herdr pane");
+  const paneId = env.HERDR_PANE_ID ?? "";
+  if (!/^[A-Za-z0-9]+:[A-Za-z0-9]+$/.test(paneId)) throw missing("HERDR_PANE_ID is unset or not a pane id");
+  return { controllerId, paneId };
+};
+
+/** The named agent in the caller's pane; a coordinator is a named agent that is idle or working. */
+export const observeCaller = async (deps: HerdrDeps, paneId: string): Promise<HerdrAgent> => {
+  const agent = await viaHerdr(deps.herdr.getAgent(paneId));
+  if (!agent.name || !agent.kind || !agent.cwd) {
+    throw new CliError(
+      "CONTROLLER_AUTH_FAILED",
+      `pane ${paneId} does not host a named agent with a kind and a working directory`,
+    );
+  }
+  if (agent.status === "blocked" || agent.status === "unknown") {
+    throw new CliError("CONTROLLER_AUTH_FAILED", `the agent in pane ${paneId} is ${agent.status}, not idle or working`);
+  }
+  return agent;
+};
+
+/**
+ * The agent process to bind (Linux): AGENT_CONTROL_CONTROLLER_PID when the launcher exec'd the agent with it, else
+ * the foreground process of this terminal (what Herdr itself detects as the pane's agent), else the parent.
+ * Null where procfs is missing: the binding then rests on pane, name, kind and cwd only.
+ */
+export const resolveControllerProcess = (env: Record<string, string | undefined>): ProcessIdentity | null => {
+  const [, ...ancestors] = ancestry(process.pid);
+  if (ancestors.length === 0) return null;
+  const explicit = env.AGENT_CONTROL_CONTROLLER_PID;
+  if (explicit !== undefined && explicit !== "") {
+    const found = ancestors.find((process) => String(process.pid) === explicit);
+    if (!found) throw missing("AGENT_CONTROL_CONTROLLER_PID is not an ancestor of this process");
+    return found;
+  }
+  const foreground = terminalForegroundGroup();
+  return ancestors.find((process) => process.pid === foreground) ?? ancestors[0] ?? null;
+};
+
+/** Whether this process descends from the recorded controller process (same pid, start time and boot). */
+export const descendsFrom = (recorded: ProcessIdentity): boolean =>
+  ancestry(process.pid).some((process) => sameProcess(process, recorded));

@@ -1,0 +1,106 @@
+// Follows one armed pane's agent status with a bounded `herdr agent wait` that returns as soon as the status
+// leaves its current group. While such a wait has been in flight long enough to be connected, the status is
+// known to be current without another Herdr call, so a wake can be typed at once; and a deferred wake fires
+// the moment a working agent settles.
+import { type Herdr, type HerdrAgent, type HerdrAgentStatus, isHerdrError } from "../../adapters/herdr.ts";
+import type { PaneStatusView } from "./policy.ts";
+
+const ALL: readonly HerdrAgentStatus[] = ["idle", "done", "working", "blocked", "unknown"];
+// idle and done are one group: a focus flip between them is not a change worth waking for (and Herdr 0.8 may
+// not even report it to a wait, reference §7 I#4473).
+const group = (status: HerdrAgentStatus): string => (status === "done" ? "idle" : status);
+const othersThan = (status: HerdrAgentStatus): HerdrAgentStatus[] => ALL.filter((s) => group(s) !== group(status));
+
+export interface PaneTrackerOptions {
+  herdr: Herdr;
+  paneId: string;
+  /** The terminal the agent was armed in; any other terminal in the pane is another agent. */
+  terminalId: string;
+  /** A wait counts as connected (its status current) after running this long: covers the CLI's start-up. */
+  confirmAfterMs: number;
+  waitTimeoutMs: number;
+  retryMs: number;
+  onChange(): void;
+  onGone(reason: "agent_left" | "agent_replaced"): void;
+  now(): number;
+}
+
+export interface PaneTracker {
+  view(): PaneStatusView | null;
+  /** Takes a status read elsewhere (a verification before a prompt); false when the pane holds another agent. */
+  observe(agent: HerdrAgent): boolean;
+  stop(): Promise<void>;
+}
+
+const pause = (ms: number, signal: AbortSignal): Promise<void> =>
+  new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+    signal.addEventListener("abort", done);
+  });
+
+export const startPaneTracker = (options: PaneTrackerOptions): PaneTracker => {
+  const abort = new AbortController();
+  const { signal } = abort;
+  let status: HerdrAgentStatus | null = null;
+  let waitingSince: number | null = null;
+
+  const accept = (agent: HerdrAgent): boolean => {
+    if (agent.terminalId !== options.terminalId) {
+      options.onGone("agent_replaced");
+      return false;
+    }
+    if (status === null || group(agent.status) !== group(status)) {
+      status = agent.status;
+      options.onChange();
+    }
+    status = agent.status;
+    return true;
+  };
+
+  const follow = async (): Promise<void> => {
+    while (!signal.aborted) {
+      try {
+        if (status === null && !accept(await options.herdr.getAgent(options.paneId))) return;
+        const current = status as HerdrAgentStatus;
+        waitingSince = options.now();
+        const until = othersThan(current);
+        const agent = await options.herdr.waitAgent(options.paneId, { until, timeoutMs: options.waitTimeoutMs, signal });
+        waitingSince = null;
+        if (!accept(agent)) return;
+      } catch (error) {
+        waitingSince = null;
+        if (signal.aborted) return;
+        if (isHerdrError(error, "timeout")) continue; // nothing changed within the bound: wait again
+        if (isHerdrError(error, "not_found") || isHerdrError(error, "not_running")) {
+          options.onGone("agent_left");
+          return;
+        }
+        // Herdr unreachable or confused: the status is unknown until it answers again.
+        if (status !== null) {
+          status = null;
+          options.onChange();
+        }
+        await pause(options.retryMs, signal);
+      }
+    }
+  };
+  const done = follow();
+
+  return {
+    view: () => {
+      if (status === null) return null;
+      const confirmed = waitingSince !== null && options.now() - waitingSince >= options.confirmAfterMs;
+      return { status, confirmed };
+    },
+    observe: (agent) => accept(agent),
+    stop: async () => {
+      abort.abort();
+      await done;
+    },
+  };
+};

@@ -1,0 +1,71 @@
+// Issuing a wake: one transaction that re-checks every store-side rule (session, one outstanding wake, hourly
+// cap) right before the token exists, so two watchers racing for one agent cannot both prompt it.
+import type { Store } from "../../store/port.ts";
+import { UniqueViolation } from "../../store/sql/db.ts";
+import { hashWakeToken, mintWakeToken } from "./prompt.ts";
+import type { WakeTuning } from "./tuning.ts";
+
+export const HOUR_MS = 3_600_000;
+
+export interface WakeStoreDeps {
+  store: Store;
+  now: number;
+  newId(prefix: string): string;
+}
+
+export type IssueOutcome =
+  | { issued: true; tokenId: string; token: string; count: number }
+  | { issued: false; reason: "nothing_new" | "outstanding" | "session_ended" }
+  | { issued: false; reason: "hourly_cap"; retryAt: number };
+
+export interface IssueInput {
+  agentName: string;
+  sessionId: string;
+  tuning: Pick<WakeTuning, "tokenTtlMs" | "hourlyCap">;
+}
+
+const issueOnce = (deps: WakeStoreDeps, input: IssueInput): Promise<IssueOutcome> =>
+  deps.store.write(async (tx): Promise<IssueOutcome> => {
+    const { agentName, sessionId, tuning } = input;
+    const open = await tx.mesh.openSession(agentName);
+    if (!open || open.id !== sessionId || open.expiresAt <= deps.now) return { issued: false, reason: "session_ended" };
+    await tx.wake.closeStaleWakes(agentName, deps.now);
+    const backlog = await tx.wake.backlog(sessionId, agentName, deps.now);
+    if (backlog.outstanding) return { issued: false, reason: "outstanding" };
+    if (backlog.count === 0 || backlog.firstSeq === null || backlog.lastSeq === null)
+      return { issued: false, reason: "nothing_new" };
+    const since = deps.now - HOUR_MS;
+    if ((await tx.wake.countSince(agentName, since)) >= tuning.hourlyCap) {
+      const oldest = (await tx.wake.oldestSince(agentName, since)) ?? deps.now;
+      return { issued: false, reason: "hourly_cap", retryAt: oldest + HOUR_MS + 1 };
+    }
+    const token = mintWakeToken();
+    const tokenId = deps.newId("wake");
+    await tx.wake.insert({
+      id: tokenId,
+      tokenHash: hashWakeToken(token),
+      agentName,
+      sessionId,
+      firstSeq: backlog.firstSeq,
+      lastSeq: backlog.lastSeq,
+      messageCount: backlog.count,
+      createdAt: deps.now,
+      expiresAt: deps.now + tuning.tokenTtlMs,
+    });
+    return { issued: true, tokenId, token, count: backlog.count };
+  });
+
+/** A new single-use wake token for the session's unwoken mail, or why none may be issued now. */
+export const issueWake = async (deps: WakeStoreDeps, input: IssueInput): Promise<IssueOutcome> => {
+  try {
+    return await issueOnce(deps, input);
+  } catch (error) {
+    // Another watcher committed an outstanding wake for this agent between our check and insert.
+    if (error instanceof UniqueViolation) return { issued: false, reason: "outstanding" };
+    throw error;
+  }
+};
+
+/** The prompt never reached the pane: the token stops blocking new wakes but still counts against the cap. */
+export const failWake = (deps: WakeStoreDeps, tokenId: string): Promise<void> =>
+  deps.store.write((tx) => tx.wake.markFailed(tokenId));

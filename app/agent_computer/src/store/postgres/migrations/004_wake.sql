@@ -1,0 +1,31 @@
+-- Auto-wake tokens, PostgreSQL (spec/10-mesh.md, "Auto-wake (Herdr)"). Only the SHA-256 of a token is kept. Nothing host-local
+-- is stored here: the Herdr pane of an armed agent lives in the state directory of the host that armed it.
+-- state: outstanding (prompt sent, token unused) | used | expired | settled (its messages were acked without
+-- it) | failed (the prompt could not be submitted). Times are epoch milliseconds.
+CREATE TABLE wake_tokens (
+  id TEXT PRIMARY KEY,
+  token_hash TEXT NOT NULL UNIQUE,
+  agent_name TEXT NOT NULL REFERENCES agents(name) ON DELETE CASCADE,
+  session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+  first_seq BIGINT NOT NULL,
+  last_seq BIGINT NOT NULL,
+  message_count INTEGER NOT NULL,
+  cursor_seq BIGINT NOT NULL,
+  state TEXT NOT NULL,
+  created_at BIGINT NOT NULL,
+  expires_at BIGINT NOT NULL,
+  used_at BIGINT
+);
+
+CREATE INDEX wake_tokens_by_session ON wake_tokens (session_id, state);
+
+CREATE INDEX wake_tokens_by_agent_time ON wake_tokens (agent_name, created_at);
+
+-- At most one outstanding wake per agent, whichever watcher or host issued it.
+CREATE UNIQUE INDEX wake_tokens_one_outstanding ON wake_tokens (agent_name) WHERE state = 'outstanding';
+
+-- A NOTIFY hint for wake watchers whenever deliveries are written (sends, notices, automation events); polling
+-- stays the truth. The body is kept on one line because migrations are split at semicolons that end a line.
+CREATE FUNCTION agent_computer_wake_hint() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_notify('agent_computer_wake', ''); RETURN NULL; END $$;
+
+CREATE TRIGGER deliveries_wake_hint AFTER INSERT ON deliveries FOR EACH STATEMENT EXECUTE FUNCTION agent_computer_wake_hint();

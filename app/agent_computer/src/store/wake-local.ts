@@ -1,0 +1,130 @@
+// This host's auto-wake registrations: which local agent is in which Herdr pane. A pane id is host-local, so it
+// lives here, in 0600 files under a 0700 directory of the state dir, and never in a (possibly shared) store.
+// Everything is kept per store identity, so two stores used on one host never wake each other's agents.
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { join, resolve } from "node:path";
+import { z } from "zod";
+import { AGENT_ID_PATTERN } from "../domain/identity/names.ts";
+import type { Paths } from "../paths.ts";
+
+export const HERDR_PANE_PATTERN = /^[A-Za-z0-9_:.-]{1,64}$/;
+
+const registrationSchema = z.object({
+  agent_id: z.string().regex(AGENT_ID_PATTERN),
+  pane_id: z.string().regex(HERDR_PANE_PATTERN),
+  session_id: z.string().min(1).max(200),
+  /** Herdr's terminal id when armed: another terminal in the pane means another agent, so the arming lapses. */
+  terminal_id: z.string().min(1).max(200),
+  kind: z.string().max(64).nullable(),
+  /** How the arming agent reached its Herdr server (HERDR_SOCKET_PATH, HERDR_SESSION, XDG_CONFIG_HOME). */
+  herdr_env: z.record(z.string(), z.string()),
+  armed_at: z.number(),
+});
+export type WakeRegistration = z.output<typeof registrationSchema>;
+
+/** Which store this is, without secrets: the SQLite file, or the PostgreSQL user, host, port and database. */
+export const storeLabel = (env: Readonly<Record<string, string | undefined>>, paths: Paths): string => {
+  const url = env.AGENT_COMPUTER_DATABASE_URL;
+  if (!url) return `sqlite:${resolve(paths.sqliteFile)}`;
+  try {
+    const parsed = new URL(url);
+    return `postgres://${decodeURIComponent(parsed.username)}@${parsed.hostname}:${parsed.port || "5432"}${parsed.pathname}`;
+  } catch {
+    return `postgres:${new Bun.CryptoHasher("sha256").update(url).digest("hex")}`;
+  }
+};
+
+/** The local wake directory of this store: <state dir>/wake/<16 hex of the store label's SHA-256>. */
+export const wakeDirFor = (env: Readonly<Record<string, string | undefined>>, paths: Paths): string =>
+  join(paths.stateDir, "wake", new Bun.CryptoHasher("sha256").update(storeLabel(env, paths)).digest("hex").slice(0, 16));
+
+const privateDir = (dir: string): string => {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  chmodSync(dir, 0o700);
+  return dir;
+};
+
+/** Creates the wake directory (0700, with its parent) and records the store label beside it for people. */
+export const ensureWakeDir = (wakeDir: string, label: string): string => {
+  privateDir(join(wakeDir, ".."));
+  privateDir(wakeDir);
+  const labelFile = join(wakeDir, "store.txt");
+  if (!existsSync(labelFile)) writeFileSync(labelFile, `${label}\n`, { mode: 0o600 });
+  return wakeDir;
+};
+
+const agentsDir = (wakeDir: string): string => join(wakeDir, "agents");
+const fileOf = (wakeDir: string, agentId: string): string => join(agentsDir(wakeDir), `${agentId}.json`);
+
+/** Atomic replace: a watcher never reads a half-written registration. */
+export const writeRegistration = (wakeDir: string, registration: WakeRegistration): void => {
+  const valid = registrationSchema.parse(registration);
+  privateDir(agentsDir(wakeDir));
+  const file = fileOf(wakeDir, valid.agent_id);
+  const temp = `${file}.${process.pid}.tmp`;
+  writeFileSync(temp, `${JSON.stringify(valid, null, 2)}\n`, { mode: 0o600 });
+  renameSync(temp, file);
+};
+
+export const removeRegistration = (wakeDir: string, agentId: string): void => {
+  rmSync(fileOf(wakeDir, agentId), { force: true });
+};
+
+const parse = (file: string): WakeRegistration | undefined => {
+  try {
+    return registrationSchema.parse(JSON.parse(readFileSync(file, "utf8")));
+  } catch {
+    return undefined;
+  }
+};
+
+export const readRegistration = (wakeDir: string, agentId: string): WakeRegistration | undefined =>
+  parse(fileOf(wakeDir, agentId));
+
+/** Every valid registration; unreadable or malformed files are skipped (and never trusted). */
+export const listRegistrations = (wakeDir: string): WakeRegistration[] => {
+  const dir = agentsDir(wakeDir);
+  if (!existsSync(dir)) return [];
+  const found: WakeRegistration[] = [];
+  for (const name of readdirSync(dir)) {
+    if (!name.endsWith(".json")) continue;
+    const registration = parse(join(dir, name));
+    // The file name must be the agent it claims to be.
+    if (registration && name === `${registration.agent_id}.json`) found.push(registration);
+  }
+  return found;
+};
+
+/** A cheap change detector for a watcher's poll loop: the registrations directory's mtime (renames bump it). */
+export const registrationsVersion = (wakeDir: string): number => {
+  try {
+    return statSync(agentsDir(wakeDir)).mtimeMs;
+  } catch {
+    return -1;
+  }
+};
+
+/** The registrations of one wake directory as a watcher reads them (structurally the watcher's WakeRegistry). */
+export const localWakeRegistry = (wakeDir: string) => ({
+  version: () => registrationsVersion(wakeDir),
+  list: () => listRegistrations(wakeDir),
+  /** Removes the arming unless the agent re-armed since (another session, pane or terminal). */
+  disarm: (registration: WakeRegistration): void => {
+    const current = readRegistration(wakeDir, registration.agent_id);
+    const same =
+      current?.session_id === registration.session_id &&
+      current.pane_id === registration.pane_id &&
+      current.terminal_id === registration.terminal_id;
+    if (same) removeRegistration(wakeDir, registration.agent_id);
+  },
+});

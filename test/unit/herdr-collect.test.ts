@@ -1,0 +1,141 @@
+// Collect and settle-waits against a scripted stand-in for Herdr: global cursors that jump (> not +1), a turn
+// that moves on while its output is read, a settled state at or before the cursor, a replaced agent.
+import { mkdtempSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, test } from "vitest";
+import type { Herdr, HerdrAgent, HerdrAgentStatus } from "../../app/agent_computer/src/adapters/herdr.ts";
+import type { AgentIdentity } from "../../app/agent_computer/src/domain/herdr/agent-identity.ts";
+import { collectOne } from "../../app/agent_computer/src/domain/herdr/collect.ts";
+import type { HerdrDeps } from "../../app/agent_computer/src/domain/herdr/deps.ts";
+import { newReceipt, type ReceiptRecord, saveReceipt } from "../../app/agent_computer/src/domain/herdr/receipts.ts";
+import { waitForSettled } from "../../app/agent_computer/src/domain/herdr/settle.ts";
+import { herdrStateDirs } from "../../app/agent_computer/src/domain/herdr/state-files.ts";
+import { resolvePaths } from "../../app/agent_computer/src/paths.ts";
+
+const identity: AgentIdentity = {
+  pane_id: "w1:p2",
+  terminal_id: "term_ab",
+  agent_name: "rev",
+  agent_kind: "claude",
+  cwd: "/repo",
+};
+
+const agent = (status: HerdrAgentStatus, seq: number, terminalId = "term_ab"): HerdrAgent => ({
+  paneId: "w1:p2",
+  terminalId,
+  workspaceId: "w1",
+  tabId: "w1:t1",
+  name: "rev",
+  kind: "claude",
+  status,
+  stateChangeSeq: seq,
+  cwd: "/repo",
+  focused: false,
+  interactiveReady: true,
+  launchPending: false,
+});
+
+/** A Herdr whose successive `agent get` / `agent wait` answers are scripted; reads run a hook first. */
+const scriptedHerdr = (gets: HerdrAgent[], waits: HerdrAgent[], onRead: () => void = () => {}) => {
+  const calls: string[] = [];
+  const herdr = {
+    getAgent: async () => {
+      calls.push("get");
+      return gets.length > 1 ? (gets.shift() as HerdrAgent) : (gets[0] as HerdrAgent);
+    },
+    waitAgent: async (_target: string, options: { until?: readonly string[] }) => {
+      calls.push(`wait:${(options.until ?? ["settled"]).join("|")}`);
+      return waits.shift() as HerdrAgent;
+    },
+    readAgent: async () => {
+      calls.push("read");
+      onRead();
+      return "the review text";
+    },
+  } as unknown as Herdr;
+  return { herdr, calls };
+};
+
+const depsWith = (herdr: Herdr): HerdrDeps => ({
+  herdr,
+  env: {},
+  dirs: herdrStateDirs(resolvePaths({ AGENT_COMPUTER_HOME: mkdtempSync(join(process.env.AC_TEST_ROOT ?? "/tmp", "collect-")) })),
+  hostId: "host",
+  now: () => Date.now(),
+  store: () => Promise.reject(new Error("no store in this test")),
+  git: () => {
+    throw new Error("no git in this test");
+  },
+  sleep: (ms) => Bun.sleep(ms),
+  newId: () => "id",
+});
+
+const pendingReceipt = (deps: HerdrDeps, afterSeq: number): ReceiptRecord => {
+  const receipt = {
+    ...newReceipt({
+      controller_id: "ctl",
+      target: "rev",
+      target_lease_id: "lease_x",
+      lease_type: "reviewer",
+      identity,
+      created_at: Date.now(),
+      before_seq: afterSeq - 3,
+    }),
+    state: "pending" as const,
+    after_seq: afterSeq,
+  };
+  saveReceipt(deps.dirs, receipt);
+  return receipt;
+};
+
+const limits = () => ({ deadline: Date.now() + 5_000, readLines: 50 });
+
+describe("collect", () => {
+  test("a settle seven numbers after the working cursor completes the receipt (cursors are global)", async () => {
+    const { herdr, calls } = scriptedHerdr([agent("working", 10), agent("done", 17)], [agent("done", 17)]);
+    const deps = depsWith(herdr);
+    const result = await collectOne(deps, pendingReceipt(deps, 10), limits());
+    expect(result).toMatchObject({ state: "completed", status: "done", state_change_seq: 17, output: "the review text" });
+    expect(calls).toEqual(["get", "wait:settled", "read", "get"]);
+  });
+
+  test("output read while the agent moved on is refused, not attributed to this receipt", async () => {
+    const gets = [agent("working", 10), agent("idle", 12)];
+    const { herdr } = scriptedHerdr(gets, [agent("idle", 12)], () => {
+      gets.splice(0, gets.length, agent("working", 14));
+    });
+    const deps = depsWith(herdr);
+    const result = await collectOne(deps, pendingReceipt(deps, 10), limits());
+    expect(result).toMatchObject({ state: "failed", stage: "collect", error: "cursor_superseded" });
+    expect(result.output).toBeUndefined();
+  });
+
+  test("a different terminal in the leased pane fails the receipt with identity_changed", async () => {
+    const { herdr } = scriptedHerdr([agent("idle", 30, "term_other")], []);
+    const deps = depsWith(herdr);
+    expect(await collectOne(deps, pendingReceipt(deps, 10), limits())).toMatchObject({
+      state: "failed",
+      error: "identity_changed",
+    });
+  });
+});
+
+describe("settle waits", () => {
+  test("a settled state at or before the cursor does not count: it waits for working, then for the next settle", async () => {
+    const { herdr, calls } = scriptedHerdr(
+      [agent("idle", 15), agent("working", 21), agent("idle", 23)],
+      [agent("working", 21), agent("idle", 23)],
+    );
+    const outcome = await waitForSettled(herdr, identity, 20, Date.now() + 5_000);
+    expect(outcome).toMatchObject({ kind: "settled", agent: { stateChangeSeq: 23 } });
+    expect(calls).toEqual(["get", "wait:working", "get", "wait:settled"]);
+  });
+
+  test("the deadline ends the wait as a timeout, the abort signal as cancelled", async () => {
+    const { herdr } = scriptedHerdr([agent("working", 5)], [agent("working", 5), agent("working", 5)]);
+    expect(await waitForSettled(herdr, identity, 5, Date.now() - 1)).toEqual({ kind: "timeout" });
+    const aborted = new AbortController();
+    aborted.abort();
+    expect(await waitForSettled(herdr, identity, 5, Date.now() + 1000, aborted.signal)).toEqual({ kind: "cancelled" });
+  });
+});
