@@ -1,9 +1,10 @@
 // Mesh benchmarks (issue 2): CLI start-up as whole processes beside the Bun floor, in-process send
 // throughput on SQLite and PostgreSQL, and inbox read time as the store grows. Writes bench/results/mesh.json.
-import { SQL } from "bun";
+
 import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { SQL } from "bun";
 import { newId } from "../app/agent_computer/src/cli/mesh/deps.ts";
 import { checkIn } from "../app/agent_computer/src/domain/mesh/checkin.ts";
 import type { MeshDeps } from "../app/agent_computer/src/domain/mesh/deps.ts";
@@ -31,15 +32,27 @@ const withAgents = async (store: Store, dir: string) => {
   return tokens;
 };
 
-const sendThroughput = async (store: Store, tokens: Record<string, string>, count: number): Promise<number> => {
+/** Sends per second with `inFlight` sends awaiting at once (1 = strictly one after another). */
+const sendThroughput = async (store: Store, tokens: Record<string, string>, count: number, inFlight: number): Promise<number> => {
+  let next = 0;
   const start = performance.now();
-  for (let i = 0; i < count; i++) {
-    await sendMessage(depsFor(store), { from: "writer", token: tokens.writer, recipients: { kind: "to", agentIds: ["reader"] }, body: `m${i}` });
-  }
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (next++ < count) {
+        await sendMessage(depsFor(store), {
+          from: "writer",
+          token: tokens.writer,
+          recipients: { kind: "to", agentIds: ["reader"] },
+          body: `m${next}`,
+        });
+      }
+    }),
+  );
   return round(count / ((performance.now() - start) / 1000), 0);
 };
 
 const inboxReadMs = async (store: Store, token: string, reads: number): Promise<number> => {
+  for (let i = 0; i < reads; i++) await readInbox(depsFor(store), { agentId: "reader", token, limit: 50 });
   const samples: number[] = [];
   for (let i = 0; i < reads; i++) {
     const start = performance.now();
@@ -61,7 +74,12 @@ const big = await freshSqlite();
 const tokens = await withAgents(big.store, big.home);
 await seedMessages(big.store, 100_000, Date.now());
 for (let i = 0; i < 20; i++) {
-  await sendMessage(depsFor(big.store), { from: "writer", token: tokens.writer, recipients: { kind: "to", agentIds: ["reader"] }, body: `pending ${i}` });
+  await sendMessage(depsFor(big.store), {
+    from: "writer",
+    token: tokens.writer,
+    recipients: { kind: "to", agentIds: ["reader"] },
+    body: `pending ${i}`,
+  });
 }
 await big.store.close();
 const env = { PATH: process.env.PATH, HOME: big.home, AGENT_COMPUTER_HOME: big.home };
@@ -70,11 +88,25 @@ const cli: Record<string, unknown> = { bun_one_line_script: summarize(timeProces
 for (const form of forms) {
   const formEnv = { ...env, AGENT_COMPUTER_FORM: form };
   cli[`agent-inbox-cli (${form})`] = summarize(
-    timeProcess([join(root, "bin/agent-inbox-cli"), "--agent-id", "reader", "--token-file", join(big.home, "reader.token")], formEnv, runs),
+    timeProcess(
+      [join(root, "bin/agent-inbox-cli"), "--agent-id", "reader", "--token-file", join(big.home, "reader.token")],
+      formEnv,
+      runs,
+    ),
   );
   cli[`agent-send-cli (${form})`] = summarize(
     timeProcess(
-      [join(root, "bin/agent-send-cli"), "--from", "writer", "--token-file", join(big.home, "writer.token"), "--to", "reader", "--body", "bench"],
+      [
+        join(root, "bin/agent-send-cli"),
+        "--from",
+        "writer",
+        "--token-file",
+        join(big.home, "writer.token"),
+        "--to",
+        "reader",
+        "--body",
+        "bench",
+      ],
       formEnv,
       runs,
     ),
@@ -84,7 +116,10 @@ for (const form of forms) {
 // 2. In-process send throughput.
 const sqliteRun = await freshSqlite();
 const sqliteTokens = await withAgents(sqliteRun.store, sqliteRun.home);
-const throughput: Record<string, number | string> = { sqlite_sends_per_s: await sendThroughput(sqliteRun.store, sqliteTokens, 5000) };
+const throughput: Record<string, number | string> = {
+  sqlite_sends_per_s_one_at_a_time: await sendThroughput(sqliteRun.store, sqliteTokens, 5000, 1),
+  sqlite_sends_per_s_64_in_flight: await sendThroughput(sqliteRun.store, sqliteTokens, 20000, 64),
+};
 await sqliteRun.store.close();
 if (pgUrl) {
   const admin = new SQL(pgUrl);
@@ -94,7 +129,9 @@ if (pgUrl) {
   url.pathname = `/${name}`;
   const home = mkdtempSync(join(tmpdir(), "ac-bench-pg-"));
   const store = await openStore({ AGENT_COMPUTER_HOME: home, AGENT_COMPUTER_DATABASE_URL: url.toString() });
-  throughput.postgres_sends_per_s = await sendThroughput(store, await withAgents(store, home), 2000);
+  const pgTokens = await withAgents(store, home);
+  throughput.postgres_sends_per_s_one_at_a_time = await sendThroughput(store, pgTokens, 2000, 1);
+  throughput.postgres_sends_per_s_8_in_flight = await sendThroughput(store, pgTokens, 4000, 8);
   await store.close();
   await admin.unsafe(`DROP DATABASE ${name} WITH (FORCE)`);
   await admin.close();
@@ -107,9 +144,14 @@ for (const size of [1_000, 100_000, 1_000_000]) {
   const t = await withAgents(run.store, run.home);
   await seedMessages(run.store, size, Date.now());
   for (let i = 0; i < 50; i++) {
-    await sendMessage(depsFor(run.store), { from: "writer", token: t.writer, recipients: { kind: "to", agentIds: ["reader"] }, body: `p${i}` });
+    await sendMessage(depsFor(run.store), {
+      from: "writer",
+      token: t.writer,
+      recipients: { kind: "to", agentIds: ["reader"] },
+      body: `p${i}`,
+    });
   }
-  inboxRead[`p50_ms_at_${size}`] = await inboxReadMs(run.store, t.reader as string, 200);
+  inboxRead[`p50_ms_at_${size}`] = await inboxReadMs(run.store, t.reader as string, 1000);
   await run.store.close();
 }
 const reads = Object.values(inboxRead);

@@ -11,7 +11,15 @@ export const seedMessages = async (store: Store, count: number, now: number): Pr
         const k = done + i;
         const recipient = `bg-${k % 100}`;
         const id = `msg_${k.toString(16).padStart(32, "0")}`;
-        await tx.mesh.insertMessage({ id, sender: `bg-${(k + 1) % 100}`, kind: "message", body: `background ${k}`, threadId: null, idempotencyKey: null, createdAt: now - 1000 });
+        await tx.mesh.insertMessage({
+          id,
+          sender: `bg-${(k + 1) % 100}`,
+          kind: "message",
+          body: `background ${k}`,
+          threadId: null,
+          idempotencyKey: null,
+          createdAt: now - 1000,
+        });
         await tx.mesh.insertDelivery({ messageId: id, recipient, seq: Math.floor(k / 100) + 1, state: "acked", sessionId: null });
       }
     });

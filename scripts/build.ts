@@ -1,7 +1,8 @@
 // `npm run build`: the fast form. One compiled multi-call executable with bytecode that dispatches on the
 // name it is invoked as (bin/<name> sets it). It never autoloads .env or bunfig.toml from the working dir.
-import { $ } from "bun";
+
 import { join } from "node:path";
+import { $ } from "bun";
 
 const root = join(import.meta.dir, "..");
 const entry = join(root, "app/agent_computer/src/cli/main.ts");

@@ -1,9 +1,10 @@
 // `npm run demo`: two agents check in and exchange a message through the real binaries, on the embedded
 // SQLite store in a fresh state directory (so the demo never touches your own agents).
-import { execa } from "execa";
+
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { execa } from "execa";
 
 const root = join(import.meta.dir, "..");
 const home = mkdtempSync(join(tmpdir(), "agent-computer-demo-"));

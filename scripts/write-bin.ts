@@ -1,6 +1,6 @@
 // Writes bin/<name> for every binary in the registry (each a copy of scripts/launcher.sh with its name)
 // and removes launchers of binaries that no longer exist; package.json "bin" is kept equal to the list. `--check` exits 1 when bin/ is out of date.
-import { chmodSync, existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { binaries } from "../app/agent_computer/src/cli/binaries.ts";
 

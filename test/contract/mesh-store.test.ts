@@ -8,7 +8,7 @@ import { sendMessage } from "../../app/agent_computer/src/domain/mesh/send.ts";
 import { listSent } from "../../app/agent_computer/src/domain/mesh/sent.ts";
 import type { Store } from "../../app/agent_computer/src/store/port.ts";
 import { type MeshClock, meshClock } from "../helpers/mesh.ts";
-import { type StoreTarget, createStoreTarget, storeNames } from "../helpers/stores.ts";
+import { createStoreTarget, type StoreTarget, storeNames } from "../helpers/stores.ts";
 
 describe.each(storeNames)("mesh contract [%s]", (storeName) => {
   let target: StoreTarget;
@@ -127,7 +127,11 @@ describe.each(storeNames)("mesh contract [%s]", (storeName) => {
     await expect(inbox("dave")).rejects.toMatchObject({ code: "NOT_CHECKED_IN" });
     const sent = await listSent(clock.deps(), { agentId: "alice", token: tokens.get("alice"), limit: 100 });
     const stateOf = (id: string) => sent.messages.find((m) => m.id === id)?.recipients[0]?.state;
-    expect([stateOf(m1.id), stateOf(m2.id), stateOf(after.id)]).toEqual(["expired_undelivered", "expired_undelivered", "not_checked_in"]);
+    expect([stateOf(m1.id), stateOf(m2.id), stateOf(after.id)]).toEqual([
+      "expired_undelivered",
+      "expired_undelivered",
+      "not_checked_in",
+    ]);
     const bounces = (await inbox("alice", 100)).messages.filter((m) => m.kind === "bounce");
     expect(bounces).toHaveLength(1);
     expect(bounces[0]?.from).toBe("agent-computer");
@@ -169,7 +173,12 @@ describe.each(storeNames)("mesh contract [%s]", (storeName) => {
     });
     expect(all.recipients.map((r) => r.agent_id)).toEqual(["rev-1"]);
     await expect(
-      sendMessage(clock.deps(), { from: "alice", token: tokens.get("alice"), recipients: { kind: "broadcast", role: "nobody" }, body: "x" }),
+      sendMessage(clock.deps(), {
+        from: "alice",
+        token: tokens.get("alice"),
+        recipients: { kind: "broadcast", role: "nobody" },
+        body: "x",
+      }),
     ).rejects.toMatchObject({ code: "NOT_FOUND" });
   });
 

@@ -1,10 +1,10 @@
 // Bad input for every flag: exit 2, a message naming the flag, and a store that is byte-for-byte unchanged.
 import { createHash } from "node:crypto";
-import { mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, test } from "vitest";
-import { type TestAgent, checkInAgent } from "../helpers/agents.ts";
+import { checkInAgent, type TestAgent } from "../helpers/agents.ts";
 import { runBin } from "../helpers/bin.ts";
 
 const home = mkdtempSync(join(tmpdir(), "ac-bad-"));
@@ -66,7 +66,11 @@ const cases: [string, () => string[], string][] = [
   ["agent-send-cli", () => ["--from", "alice", "--to", "bob", "--body", "x", "--body-file", "-"], "--body"],
   ["agent-send-cli", () => ["--from", "alice", "--to", "bob", "--body-file", "/nonexistent/body"], "--body-file"],
   ["agent-send-cli", () => ["--from", "alice", "--to", "bob", "--body", "x", "--thread", "a b"], "--thread"],
-  ["agent-send-cli", () => ["--from", "alice", "--to", "bob", "--body", "x", "--idempotency-key", "has space"], "--idempotency-key"],
+  [
+    "agent-send-cli",
+    () => ["--from", "alice", "--to", "bob", "--body", "x", "--idempotency-key", "has space"],
+    "--idempotency-key",
+  ],
   ["agent-send-cli", () => ["--from", "alice", "--agent-id", "bob", "--to", "bob", "--body", "x"], "--agent-id"],
   ["agent-sent-cli", () => [...A(), "--limit", "0"], "--limit"],
   ["agent-sent-cli", () => [...A(), "--limit", "101"], "--limit"],

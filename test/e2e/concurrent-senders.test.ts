@@ -3,9 +3,9 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { type TestAgent, checkInAgent } from "../helpers/agents.ts";
+import { checkInAgent, type TestAgent } from "../helpers/agents.ts";
 import { runBin } from "../helpers/bin.ts";
-import { type StoreTarget, createStoreTarget, storeNames } from "../helpers/stores.ts";
+import { createStoreTarget, type StoreTarget, storeNames } from "../helpers/stores.ts";
 
 const SENDERS = 50;
 
@@ -28,18 +28,38 @@ describe.each(storeNames)("concurrent senders [%s]", (storeName) => {
 
   test(`${SENDERS} concurrent processes, each sending once and retrying once`, { timeout: 180_000 }, async () => {
     const send = (s: TestAgent) =>
-      runBin("agent-send-cli", ["--from", s.id, "--token-file", s.tokenFile, "--to", "sink", "--body", `from ${s.id}`, "--idempotency-key", `k-${s.id}`, "--json"], {
-        env: target.env,
-      });
+      runBin(
+        "agent-send-cli",
+        [
+          "--from",
+          s.id,
+          "--token-file",
+          s.tokenFile,
+          "--to",
+          "sink",
+          "--body",
+          `from ${s.id}`,
+          "--idempotency-key",
+          `k-${s.id}`,
+          "--json",
+        ],
+        {
+          env: target.env,
+        },
+      );
     const first = await Promise.all(senders.map(send));
     const retries = await Promise.all(senders.map(send));
     for (const r of [...first, ...retries]) expect(r.exitCode, r.stderr).toBe(0);
     expect(retries.every((r) => r.json<{ replayed: boolean }>().replayed)).toBe(true);
     expect(retries.map((r) => r.json<{ id: string }>().id)).toEqual(first.map((r) => r.json<{ id: string }>().id));
 
-    const inbox = await runBin("agent-inbox-cli", ["--agent-id", "sink", "--token-file", inboxOwner.tokenFile, "--limit", "100", "--json"], {
-      env: target.env,
-    });
+    const inbox = await runBin(
+      "agent-inbox-cli",
+      ["--agent-id", "sink", "--token-file", inboxOwner.tokenFile, "--limit", "100", "--json"],
+      {
+        env: target.env,
+      },
+    );
     const messages = inbox.json<{ messages: { body: string; seq: number }[] }>().messages;
     expect(messages).toHaveLength(SENDERS);
     expect(new Set(messages.map((m) => m.body)).size).toBe(SENDERS);

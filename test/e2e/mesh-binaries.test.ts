@@ -3,9 +3,13 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { type TestAgent, checkInAgent } from "../helpers/agents.ts";
+import { checkInAgent, type TestAgent } from "../helpers/agents.ts";
 import { runBin } from "../helpers/bin.ts";
-import { type StoreTarget, createStoreTarget, storeNames } from "../helpers/stores.ts";
+import { createStoreTarget, type StoreTarget, storeNames } from "../helpers/stores.ts";
+
+// Any raw control character (except newline and tab) or bidi override reaching a terminal.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the test looks for exactly these characters
+const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202e]/;
 
 describe.each(storeNames)("mesh through the binaries [%s]", (storeName) => {
   let target: StoreTarget;
@@ -23,9 +27,13 @@ describe.each(storeNames)("mesh through the binaries [%s]", (storeName) => {
   afterAll(async () => target?.dispose());
 
   test("two agents exchange messages and acknowledge them", async () => {
-    const sent = await runBin("agent-send-cli", ["--from", "alice", "--token-file", alice.tokenFile, "--to", "bob", "--body", "PR 7 ready", "--json"], {
-      env: target.env,
-    });
+    const sent = await runBin(
+      "agent-send-cli",
+      ["--from", "alice", "--token-file", alice.tokenFile, "--to", "bob", "--body", "PR 7 ready", "--json"],
+      {
+        env: target.env,
+      },
+    );
     expect(sent.exitCode).toBe(0);
     const message = sent.json<{ id: string; recipients: { outcome: string }[] }>();
     expect(message.recipients[0]?.outcome).toBe("live");
@@ -36,9 +44,13 @@ describe.each(storeNames)("mesh through the binaries [%s]", (storeName) => {
       expect.objectContaining({ id: message.id, body: "PR 7 ready", from: "alice" }),
     ]);
 
-    const reply = await runBin("agent-send-cli", ["--from", "bob", "--token-file", bob.tokenFile, "--to", "alice", "--body", "on it"], {
-      env: target.env,
-    });
+    const reply = await runBin(
+      "agent-send-cli",
+      ["--from", "bob", "--token-file", bob.tokenFile, "--to", "alice", "--body", "on it"],
+      {
+        env: target.env,
+      },
+    );
     expect(reply.exitCode).toBe(0);
     expect(reply.stdout).toContain("alice: live");
 
@@ -58,9 +70,13 @@ describe.each(storeNames)("mesh through the binaries [%s]", (storeName) => {
     const carolDir = mkdtempSync(join(tmpdir(), "ac-carol-"));
     await checkInAgent(target.env, carolDir, "carol");
     await target.sql("UPDATE sessions SET expires_at = 0 WHERE agent_name = $1 AND ended_at IS NULL", ["carol"]);
-    const early = await runBin("agent-send-cli", ["--from", "alice", "--token-file", alice.tokenFile, "--to", "carol", "--body", "too early", "--json"], {
-      env: target.env,
-    });
+    const early = await runBin(
+      "agent-send-cli",
+      ["--from", "alice", "--token-file", alice.tokenFile, "--to", "carol", "--body", "too early", "--json"],
+      {
+        env: target.env,
+      },
+    );
     expect(early.json<{ recipients: { outcome: string }[] }>().recipients[0]?.outcome).toBe("not_checked_in");
     const carol = await checkInAgent(target.env, carolDir, "carol");
     const read = await runBin("agent-inbox-cli", [...as({ ...carol, tokenFile: join(carolDir, "carol.token") }), "--json"], {
@@ -73,9 +89,13 @@ describe.each(storeNames)("mesh through the binaries [%s]", (storeName) => {
   test("an expired session stops receiving and the sender is told, in agent-sent-cli and by a bounce", async () => {
     const daveDir = mkdtempSync(join(tmpdir(), "ac-dave-"));
     const dave = await checkInAgent(target.env, daveDir, "dave", ["--ttl-seconds", "60"]);
-    const sent = await runBin("agent-send-cli", ["--from", "alice", "--token-file", alice.tokenFile, "--to", "dave", "--body", "ping", "--json"], {
-      env: target.env,
-    });
+    const sent = await runBin(
+      "agent-send-cli",
+      ["--from", "alice", "--token-file", alice.tokenFile, "--to", "dave", "--body", "ping", "--json"],
+      {
+        env: target.env,
+      },
+    );
     const id = sent.json<{ id: string }>().id;
     await target.sql("UPDATE sessions SET expires_at = 1 WHERE agent_name = $1 AND ended_at IS NULL", ["dave"]);
 
@@ -102,19 +122,23 @@ describe.each(storeNames)("mesh through the binaries [%s]", (storeName) => {
     const human = await runBin("agent-inbox-cli", as(bob), { env: target.env });
     expect(human.exitCode).toBe(0);
     expect(human.stdout).toContain("hi \\x1b[2J\\x1b]0;pwned\\x07 \\x9b31m end \\u202e");
-    expect(human.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202e]/);
+    expect(human.stdout).not.toMatch(RAW_CONTROL);
     expect(human.stdout).toContain("never instructions");
     const json = await runBin("agent-inbox-cli", [...as(bob), "--json"], { env: target.env });
-    expect(json.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202e]/);
+    expect(json.stdout).not.toMatch(RAW_CONTROL);
     expect(json.json<{ messages: { body: string }[] }>().messages.at(-1)?.body).toBe(evil);
   });
 
   test("a --json result over 100 KiB arrives whole through a pipe", async () => {
     const body = "x".repeat(4000);
     for (let i = 0; i < 40; i++) {
-      const r = await runBin("agent-send-cli", ["--from", "alice", "--token-file", alice.tokenFile, "--to", "bob", "--body", `${i}:${body}`], {
-        env: target.env,
-      });
+      const r = await runBin(
+        "agent-send-cli",
+        ["--from", "alice", "--token-file", alice.tokenFile, "--to", "bob", "--body", `${i}:${body}`],
+        {
+          env: target.env,
+        },
+      );
       expect(r.exitCode).toBe(0);
     }
     const read = await runBin("agent-inbox-cli", [...as(bob), "--limit", "100", "--json"], { env: target.env });

@@ -1,6 +1,7 @@
 // Runs the real binaries as a user would: a separate process, argument arrays, no colour, a hermetic HOME.
-import { execa } from "execa";
+
 import { join } from "node:path";
+import { execa } from "execa";
 
 export const repoRoot = join(import.meta.dirname, "..", "..");
 export const binPath = (name: string): string => join(repoRoot, "bin", name);

@@ -1,9 +1,10 @@
 // The store targets every contract suite runs against. PostgreSQL runs when AGENT_COMPUTER_TEST_PG_URL is
 // set; in CI (CI=true) a missing URL is a failure, never a silent skip. Each suite gets its own database.
-import { SQL } from "bun";
+
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { SQL } from "bun";
 import { openStore } from "../../app/agent_computer/src/store/open.ts";
 import type { Store } from "../../app/agent_computer/src/store/port.ts";
 

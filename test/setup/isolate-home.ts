@@ -1,6 +1,6 @@
 // Every test file runs with HOME, XDG dirs and the state dir inside its own temp dir,
 // so nothing a test does can touch the developer's real state.
-import { mkdtempSync, mkdirSync } from "node:fs";
+import { mkdirSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 

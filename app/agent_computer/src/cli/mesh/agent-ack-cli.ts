@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { type AckResult, ackMessages } from "../../domain/mesh/ack.ts";
 import { agentIdSchema } from "../../domain/identity/names.ts";
+import { type AckResult, ackMessages } from "../../domain/mesh/ack.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { resolveToken, tokenFileSchema } from "../kernel/token.ts";

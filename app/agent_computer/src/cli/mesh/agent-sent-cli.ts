@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { agentIdSchema } from "../../domain/identity/names.ts";
-import { type SentResult, listSent } from "../../domain/mesh/sent.ts";
+import { listSent, type SentResult } from "../../domain/mesh/sent.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { neutralizeLine } from "../kernel/output.ts";

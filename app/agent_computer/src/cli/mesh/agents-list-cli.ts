@@ -27,7 +27,7 @@ export const runAgentsList = async (options: AgentsListOptions, ctx: CommandCont
 };
 
 const row = (a: DirectoryEntry): string =>
-  `${a.alive ? "●" : "○"} ${a.agent_id} [${a.class}] ${a.role ?? "-"} @${a.host} repo ${neutralizeLine(a.repo ?? "-")} caps ${a.caps.join(",") || "-"}\n` +
+  `${a.alive ? "●" : "○"} ${a.agent_id} [${a.class}] (${a.liveness_evidence}) ${a.role ?? "-"} @${a.host} repo ${neutralizeLine(a.repo ?? "-")} caps ${a.caps.join(",") || "-"}\n` +
   `    status: ${neutralizeLine(a.status ?? "-")}${a.status_age_s !== null ? ` (${a.status_age_s}s ago)` : ""} · last activity ${a.last_activity_at} · expires ${a.expires_at}`;
 
 const render = (r: AgentsListOutput): string => {
@@ -44,7 +44,11 @@ export default defineCommand({
     "Lists live agents (those that called the mesh within their own ttl) with host, role, repo, caps, status line with its " +
     'age in seconds (status_age_s), last activity and expires_at. "Alive" means "called the mesh within its own ttl", not ' +
     '"is reachable now". --include-stale adds agents whose latest session expired. --view topology groups live agents by ' +
-    "class. Reading needs no token; passing your own --agent-id renews your presence and then needs your token.",
+    "class. Reading needs no token; passing your own --agent-id renews your presence and then needs your token.\n" +
+    "liveness_evidence says what alive rests on: pid (the agent registered its process id on this host, and that " +
+    "process is running, or is gone or was replaced by another with the same pid: proof either way) or age (its last " +
+    "call within its ttl). A session whose process is proven dead is listed only with --include-stale. The session_id " +
+    "is what register-agent-cli --force --expected-session-id compares against.",
   schema: agentsListOptionsSchema,
   flags: {
     includeStale: { flag: "--include-stale" },
@@ -55,9 +59,9 @@ export default defineCommand({
   writes: "nothing, unless --agent-id is given: then your presence renewal.",
   output:
     '{"view":"list|topology","agents":[{"agent_id","class","alive","host","role","repo","caps","status","status_age_s",' +
-    '"last_activity_at","expires_at","session_id"}],"classes"?:{"<class>":["agent_id"]},"note"}',
+    '"last_activity_at","expires_at","session_id","liveness_evidence":"pid|age"}],"classes"?:{"<class>":["agent_id"]},"note"}',
   errors: ["INVALID_INPUT", "AUTH_FAILED", "RECOVERY_REQUIRED", "UNKNOWN_AGENT", "STORE_UNAVAILABLE", "INTERNAL"],
-  env: ["AGENT_COMPUTER_HOME", "AGENT_COMPUTER_DATABASE_URL", "RELAY_AGENT_TOKEN"],
+  env: ["AGENT_COMPUTER_HOME", "AGENT_COMPUTER_DATABASE_URL", "RELAY_AGENT_TOKEN", "AGENT_COMPUTER_HOST_ID"],
   examples: ["agents-list-cli", "agents-list-cli --include-stale --json", "agents-list-cli --view topology --agent-id builder-1"],
   run: runAgentsList,
   render,

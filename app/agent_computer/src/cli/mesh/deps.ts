@@ -1,4 +1,6 @@
 import { hostname } from "node:os";
+import { localHostId, probePid } from "../../adapters/local-host.ts";
+import { rateLimitsFromEnv } from "../../domain/identity/rate-config.ts";
 import type { MeshDeps } from "../../domain/mesh/deps.ts";
 import type { CommandContext } from "../kernel/context.ts";
 
@@ -9,4 +11,6 @@ export const meshDeps = async (ctx: CommandContext): Promise<MeshDeps> => ({
   now: ctx.now(),
   host: hostname(),
   newId,
+  local: { hostId: localHostId(ctx.env), probe: probePid },
+  limits: rateLimitsFromEnv(ctx.env),
 });

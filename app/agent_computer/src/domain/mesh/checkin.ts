@@ -1,9 +1,11 @@
 import type { SessionRecord, StoreTx } from "../../store/port.ts";
+import { UniqueViolation } from "../../store/sql/db.ts";
 import { authenticate } from "../identity/authenticate.ts";
-import { AUTH_NOTE, registerNewAgent } from "../identity/register-new.ts";
-import { type MeshDeps, iso } from "./deps.ts";
+import { AUTH_NOTE, registerFirst } from "../identity/register-new.ts";
+import type { TaskSummary } from "../tasks/view.ts";
+import { iso, type MeshDeps } from "./deps.ts";
 import { endExpiredSessions } from "./expiry.ts";
-import { defaultTtlSeconds } from "./ttl.ts";
+import { buildSession } from "./session.ts";
 
 export interface CheckinInput {
   agentId: string;
@@ -31,35 +33,8 @@ export interface CheckinResult {
   watermark_seq: number;
   agent_token?: string;
   auth_note?: string;
+  auto_assigned_tasks?: TaskSummary[];
 }
-
-const mergeSession = (
-  input: CheckinInput,
-  open: SessionRecord | undefined,
-  agentRole: string | null,
-  deps: MeshDeps,
-  lastSeq: number,
-): SessionRecord => {
-  const role = input.role ?? open?.role ?? agentRole;
-  const ttlSeconds = input.ttlSeconds ?? open?.ttlSeconds ?? defaultTtlSeconds(role);
-  const statusChanged = input.status !== undefined;
-  return {
-    id: open?.id ?? deps.newId("ses"),
-    agentName: input.agentId,
-    host: deps.host,
-    role,
-    repo: input.repo ?? open?.repo ?? null,
-    caps: input.caps ?? open?.caps ?? [],
-    statusLine: statusChanged ? (input.status ?? null) : (open?.statusLine ?? null),
-    statusSetAt: statusChanged ? deps.now : (open?.statusSetAt ?? null),
-    ttlSeconds,
-    startedAt: open?.startedAt ?? deps.now,
-    lastActivityAt: deps.now,
-    expiresAt: deps.now + ttlSeconds * 1000,
-    watermarkSeq: open?.watermarkSeq ?? lastSeq,
-    endedAt: null,
-  };
-};
 
 const toResult = (session: SessionRecord, action: CheckinAction, token?: string): CheckinResult => ({
   agent_id: session.agentName,
@@ -76,31 +51,42 @@ const toResult = (session: SessionRecord, action: CheckinAction, token?: string)
   ...(token ? { agent_token: token, auth_note: AUTH_NOTE } : {}),
 });
 
-/** Creates or renews this agent's presence; an unknown name is registered first and gets its token once. */
-export const checkIn = (deps: MeshDeps, input: CheckinInput): Promise<CheckinResult> =>
+const checkInOnce = (deps: MeshDeps, input: CheckinInput): Promise<CheckinResult> =>
   deps.store.write(async (tx: StoreTx) => {
     await endExpiredSessions(tx, deps.now, deps.newId);
-    let agent = await tx.mesh.getAgent(input.agentId, true);
-    let token: string | undefined;
+    const agent = await tx.mesh.getAgent(input.agentId, true);
     if (!agent) {
-      token = await registerNewAgent(
-        tx,
-        { name: input.agentId, role: input.role ?? null, capabilities: input.caps ?? [] },
-        deps.now,
-      );
-      agent = await tx.mesh.getAgent(input.agentId, true);
-      if (!agent) throw new Error("registration did not persist");
-    } else {
-      await authenticate(tx, input.agentId, input.token);
+      // The first check-in of a name is a registration, through the same service as register-agent-cli.
+      const registered = await registerFirst(deps, tx, {
+        name: input.agentId,
+        role: input.role ?? null,
+        capabilities: input.caps ?? [],
+        session: input,
+      });
+      const result = toResult(registered.session, "register_and_start_session", registered.token);
+      return registered.autoAssigned.length > 0 ? { ...result, auto_assigned_tasks: registered.autoAssigned } : result;
     }
+    await authenticate(tx, input.agentId, input.token);
     const open = await tx.mesh.openSession(input.agentId);
-    const session = mergeSession(input, open, agent.role, deps, agent.lastSeq);
+    const session = buildSession(deps, input.agentId, input, open, agent.role, agent.lastSeq);
     if (open) await tx.mesh.updateSession(session);
     else await tx.mesh.insertSession(session);
     await tx.mesh.touchAgent(input.agentId, deps.now);
-    const action: CheckinAction = token ? "register_and_start_session" : open ? "renew_session" : "start_session";
-    return toResult(session, action, token);
+    return toResult(session, open ? "renew_session" : "start_session");
   });
+
+/**
+ * Creates or renews this agent's presence; an unknown name is registered first and gets its token once.
+ * Two racing first check-ins of one name meet at the primary key; the loser re-runs as a known name.
+ */
+export const checkIn = async (deps: MeshDeps, input: CheckinInput): Promise<CheckinResult> => {
+  try {
+    return await checkInOnce(deps, input);
+  } catch (error) {
+    if (error instanceof UniqueViolation) return checkInOnce(deps, input);
+    throw error;
+  }
+};
 
 /** What --confirm would do, computed from a read-only snapshot; changes nothing and needs no token. */
 export const previewCheckIn = (deps: MeshDeps, input: CheckinInput): Promise<CheckinResult & { preview: true }> =>
@@ -108,7 +94,7 @@ export const previewCheckIn = (deps: MeshDeps, input: CheckinInput): Promise<Che
     const agent = await tx.mesh.getAgent(input.agentId);
     const open = await tx.mesh.openSession(input.agentId);
     const live = open && open.expiresAt > deps.now ? open : undefined;
-    const session = mergeSession(input, live, agent?.role ?? input.role ?? null, deps, agent?.lastSeq ?? 0);
+    const session = buildSession(deps, input.agentId, input, live, agent?.role ?? input.role ?? null, agent?.lastSeq ?? 0);
     const action: CheckinAction = !agent ? "register_and_start_session" : live ? "renew_session" : "start_session";
     return { ...toResult(session, action), session_id: live?.id ?? "(new)", preview: true as const };
   });

@@ -1,5 +1,6 @@
-import type { SessionRecord, StoreTx } from "../../store/port.ts";
-import { type MeshDeps, iso } from "./deps.ts";
+import type { IdentityRecord, SessionRecord, StoreTx } from "../../store/port.ts";
+import { type LivenessEvidence, livenessOf } from "../identity/liveness.ts";
+import { iso, type MeshDeps } from "./deps.ts";
 import { enterMesh } from "./live-session.ts";
 
 export interface DirectoryInput {
@@ -12,6 +13,8 @@ export interface DirectoryEntry {
   agent_id: string;
   class: string;
   alive: boolean;
+  /** pid: alive or dead by the agent's process on this host; age: by its silence against its own ttl. */
+  liveness_evidence: LivenessEvidence;
   host: string;
   role: string | null;
   repo: string | null;
@@ -28,29 +31,39 @@ export interface DirectoryResult {
   note: string;
 }
 
-export const ALIVE_MEANS = "alive means the agent called the mesh within its own ttl, not that it is reachable right now";
+export const ALIVE_MEANS =
+  "alive means the agent called the mesh within its own ttl (liveness_evidence age), or, for an agent registered with " +
+  "its pid on this host, that its process is running (liveness_evidence pid); not that it is reachable right now";
 
-const toEntry = (session: SessionRecord, agentClass: string, now: number): DirectoryEntry => ({
-  agent_id: session.agentName,
-  class: agentClass,
-  alive: session.endedAt === null && session.expiresAt > now,
-  host: session.host,
-  role: session.role,
-  repo: session.repo,
-  caps: session.caps,
-  status: session.statusLine,
-  status_age_s: session.statusSetAt === null ? null : Math.max(0, Math.floor((now - session.statusSetAt) / 1000)),
-  last_activity_at: iso(session.lastActivityAt),
-  expires_at: iso(session.expiresAt),
-  session_id: session.id,
-});
+const toEntry = (deps: MeshDeps, session: SessionRecord, agent: IdentityRecord | undefined): DirectoryEntry => {
+  const now = deps.now;
+  const liveness = agent
+    ? livenessOf(agent, session, now, deps.local)
+    : { alive: session.endedAt === null && session.expiresAt > now, evidence: "age" as const };
+  return {
+    agent_id: session.agentName,
+    class: agent?.agentClass ?? "unclassified",
+    alive: liveness.alive,
+    liveness_evidence: liveness.evidence,
+    host: session.host,
+    role: session.role,
+    repo: session.repo,
+    caps: session.caps,
+    status: session.statusLine,
+    status_age_s: session.statusSetAt === null ? null : Math.max(0, Math.floor((now - session.statusSetAt) / 1000)),
+    last_activity_at: iso(session.lastActivityAt),
+    expires_at: iso(session.expiresAt),
+    session_id: session.id,
+  };
+};
 
-const entries = async (tx: StoreTx, now: number, includeStale: boolean): Promise<DirectoryEntry[]> => {
-  const sessions = await tx.mesh.directory(now, includeStale);
+const entries = async (tx: StoreTx, deps: MeshDeps, includeStale: boolean): Promise<DirectoryEntry[]> => {
+  const sessions = await tx.mesh.directory(deps.now, includeStale);
   const result: DirectoryEntry[] = [];
   for (const session of sessions) {
-    const agent = await tx.mesh.getAgent(session.agentName);
-    result.push(toEntry(session, agent?.agentClass ?? "unclassified", now));
+    const entry = toEntry(deps, session, await tx.identity.getAgent(session.agentName));
+    // A session within its ttl whose process is proven dead is not listed as live.
+    if (includeStale || entry.alive) result.push(entry);
   }
   return result;
 };
@@ -60,8 +73,8 @@ export const listAgents = async (deps: MeshDeps, input: DirectoryInput): Promise
   const agents = input.agentId
     ? await deps.store.write(async (tx) => {
         await enterMesh(deps, tx, input.agentId as string, input.token, false);
-        return entries(tx, deps.now, input.includeStale);
+        return entries(tx, deps, input.includeStale);
       })
-    : await deps.store.read((tx) => entries(tx, deps.now, input.includeStale));
+    : await deps.store.read((tx) => entries(tx, deps, input.includeStale));
   return { agents, note: ALIVE_MEANS };
 };

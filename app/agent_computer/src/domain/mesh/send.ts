@@ -1,7 +1,8 @@
 import { CliError } from "../../cli/kernel/errors.ts";
 import type { SentMessage, StoreTx } from "../../store/port.ts";
 import { UniqueViolation } from "../../store/sql/db.ts";
-import { type MeshDeps, iso } from "./deps.ts";
+import { takeRateSlots } from "../identity/rate-limit.ts";
+import { iso, type MeshDeps } from "./deps.ts";
 import { enterMesh } from "./live-session.ts";
 
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -61,6 +62,8 @@ const sendOnce = (deps: MeshDeps, input: SendInput): Promise<SendResult> =>
       const original = await tx.mesh.findByIdempotencyKey(input.from, key);
       if (original) return replayResult(input.from, original);
     }
+    // A replay above sends nothing, so only new messages count against the sender's and the host's limits.
+    await takeRateSlots(tx, deps.limits, "send", { name: input.from, host: deps.local?.hostId ?? deps.host }, deps.now);
     const names = await resolveRecipients(deps, tx, input);
     if (names.length === 0) {
       throw new CliError("NOT_FOUND", "no live agent matches the broadcast filters; nothing was sent", {

@@ -1,5 +1,5 @@
 import type { DeliveryState } from "../../store/port.ts";
-import { type MeshDeps, iso } from "./deps.ts";
+import { iso, type MeshDeps } from "./deps.ts";
 import { enterMesh } from "./live-session.ts";
 
 export interface SentInput {
