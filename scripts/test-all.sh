@@ -7,6 +7,8 @@ cd "$(dirname "$0")/.."
 if [ "$(id -u)" = 0 ]; then
   need_apt=()
   [ -x /usr/lib/postgresql/15/bin/postgres ] || need_apt+=(postgresql-15)
+  [ -x /usr/bin/chromium ] || need_apt+=(chromium)
+  command -v jq >/dev/null || need_apt+=(jq)
   if [ ${#need_apt[@]} -gt 0 ]; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
   fi

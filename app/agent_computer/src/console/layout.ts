@@ -1,0 +1,43 @@
+// The frame around every console page: head (stylesheet, refresh script, no-JavaScript refresh), the
+// navigation and the <main> that the refresh script swaps for a fresh copy.
+import { type Html, html } from "./html.ts";
+
+export const REFRESH_SECONDS = 5;
+
+export interface Page {
+  title: string;
+  body: Html;
+}
+
+export const NAV = [
+  { path: "/", label: "Automation jobs" },
+  { path: "/triggers", label: "Triggers" },
+  { path: "/agents", label: "Agents" },
+] as const;
+
+export type ConsolePath = (typeof NAV)[number]["path"];
+
+export const layout = (page: Page, current: ConsolePath, generatedAt: Date): Html => html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${page.title} · agent-computer</title>
+<link rel="stylesheet" href="/console/console.css">
+<script type="module" src="/console/live-refresh.js"></script>
+<noscript><meta http-equiv="refresh" content="${REFRESH_SECONDS}"></noscript>
+</head>
+<body>
+<header class="top">
+<span class="brand">agent-computer</span>
+<nav>${NAV.map((item) => html`<a href="${item.path}"${item.path === current && html` aria-current="page"`}>${item.label}</a>`)}</nav>
+<span id="live-status" class="live" data-refresh-seconds="${REFRESH_SECONDS}">live · every ${REFRESH_SECONDS} s</span>
+</header>
+<main>
+<h1>${page.title}</h1>
+<p class="generated">Read from the store at ${html`<time datetime="${generatedAt.toISOString()}">${generatedAt.toISOString().slice(11, 19)} UTC</time>`}.</p>
+${page.body}
+</main>
+</body>
+</html>
+`;

@@ -1,0 +1,214 @@
+// The console in a real browser: a worker daemon on a free loopback port serves a temp store's jobs, triggers
+// and agents to Debian's headless Chromium, once with JavaScript and once without. Script output that holds
+// markup shows as text and never runs; secrets never reach a page; pages stay live both ways.
+import { mkdirSync, mkdtempSync } from "node:fs";
+import { request } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { checkInAgent, type TestAgent } from "../helpers/agents.ts";
+import { automationEnv, cli, type Daemon, jobDir, startDaemon } from "../helpers/automation.ts";
+import { repoRoot } from "../helpers/bin.ts";
+import { type Browser, launchChromium } from "../helpers/chromium.ts";
+import { createStoreTarget, type StoreTarget } from "../helpers/stores.ts";
+
+const STATUS = 'reviewing <b>PR #12</b> & "flaky" tests';
+const LABEL = "<em>nightly</em> report";
+const HOOK_LABEL = "<i>deploy</i> hook";
+const API_KEY = "sk-live-0123456789abcdef";
+const MAIN = `console.log("<script>alert(1)</script>");
+console.log("hello from stdout");
+console.error("<img src=x onerror=alert(2)> warning on stderr");
+console.log("key=" + process.env.API_KEY);
+process.exit(3);
+`;
+
+let target: StoreTarget;
+let env: Record<string, string>;
+let alice: TestAgent;
+let worker: Daemon;
+let withJs: Browser;
+let withoutJs: Browser;
+let jobId: string;
+let runId: string;
+let webhook: { id: string; secret: string };
+
+interface Opened {
+  page: Page;
+  dialogs: string[];
+  problems: string[];
+  headers: Record<string, string>;
+}
+
+const open = async (browser: Browser, path: string): Promise<Opened> => {
+  const page = await browser.context.newPage();
+  const dialogs: string[] = [];
+  const problems: string[] = [];
+  page.on("dialog", (dialog) => {
+    dialogs.push(dialog.message());
+    void dialog.dismiss();
+  });
+  page.on("pageerror", (error) => problems.push(error.message));
+  page.on("console", (message) => {
+    if (message.type() === "error") problems.push(message.text());
+  });
+  const response = await page.goto(`${worker.url}${path}`);
+  if (response?.status() !== 200) throw new Error(`${path} answered ${response?.status()}`);
+  return { page, dialogs, problems, headers: response.headers() };
+};
+
+const field = async (page: Page, row: string, name: string): Promise<string> =>
+  ((await page.locator(`${row} [data-field="${name}"]`).first().textContent()) ?? "").trim();
+const runRow = () => `tbody.run[data-run-id="${runId}"]`;
+
+const manualRun = () =>
+  cli<{ run_id: string; run: { state: string } }>(env, alice, "run-automation-job-cli", ["--id", jobId, "--wait-seconds", "30"]);
+
+beforeAll(async () => {
+  target = await createStoreTarget("sqlite");
+  env = automationEnv(target);
+  alice = await checkInAgent(env, mkdtempSync(join(tmpdir(), "ac-tokens-")), "alice", ["--status", STATUS, "--role", "reviewer"]);
+  await cli(env, alice, "worker-env-cli set", ["--file", "-"], { input: `API_KEY=${API_KEY}\n` });
+  jobId = (await cli<{ id: string }>(env, alice, "create-automation-job-cli", ["--dir", jobDir(MAIN), "--label", LABEL])).id;
+  webhook = await cli<{ id: string; secret: string }>(env, alice, "create-webhook-cli", [
+    "--label",
+    HOOK_LABEL,
+    "--automation-job-id",
+    jobId,
+  ]);
+  worker = await startDaemon(env);
+  const started = await manualRun();
+  expect(started.run.state).toBe("failed");
+  runId = started.run_id;
+  withJs = await launchChromium({ viewport: { width: 1280, height: 900 } });
+  withoutJs = await launchChromium({ viewport: { width: 1280, height: 900 }, javaScriptEnabled: false });
+}, 120_000);
+
+afterAll(async () => {
+  await withJs?.close();
+  await withoutJs?.close();
+  worker?.process.kill("SIGTERM");
+  await worker?.process;
+  await target?.dispose();
+});
+
+describe("the console in headless Chromium [sqlite]", () => {
+  test("the worker logs the console URL: loopback, on the port it picked", () => {
+    expect(worker.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+  });
+
+  test("the jobs page shows each run's state, attempt, exit code, error and output tails", async () => {
+    const { page } = await open(withJs, "/");
+    expect(await page.locator(`section.job[data-job-id="${jobId}"] h2`).textContent()).toBe(LABEL);
+    expect(await field(page, runRow(), "state")).toBe("failed");
+    expect(await field(page, runRow(), "attempt")).toBe("1");
+    expect(await field(page, runRow(), "exit_code")).toBe("3");
+    expect(await field(page, runRow(), "error")).toContain("exited with code 3");
+    const stdout = await field(page, runRow(), "stdout");
+    expect(stdout).toContain("hello from stdout");
+    expect(stdout).toContain("<script>alert(1)</script>");
+    expect(await field(page, runRow(), "stderr")).toContain("<img src=x onerror=alert(2)> warning on stderr");
+    mkdirSync(join(repoRoot, "test-artifacts"), { recursive: true });
+    await page.screenshot({ path: join(repoRoot, "test-artifacts", "console-jobs.png"), fullPage: true });
+  });
+
+  test("markup in script output, labels and statuses is text: no element is made of it and nothing runs", async () => {
+    for (const path of ["/", "/triggers", "/agents"]) {
+      const { page, dialogs, problems, headers } = await open(withJs, path);
+      expect(headers["content-security-policy"]).toContain("script-src 'self'");
+      expect(headers["content-security-policy"]).toContain("default-src 'none'");
+      expect(await page.locator("script").evaluateAll((all) => all.map((s) => s.getAttribute("src")))).toEqual([
+        "/console/live-refresh.js",
+      ]);
+      expect(await page.locator("main img, main em, main i, main b").count()).toBe(0);
+      await page.waitForTimeout(500);
+      expect(dialogs).toEqual([]);
+      expect(problems).toEqual([]);
+    }
+    const { page } = await open(withJs, "/");
+    const text = (await page.textContent("body")) ?? "";
+    expect(text).toContain("<script>alert(1)</script>");
+    expect(text).toContain("<img src=x onerror=alert(2)>");
+    expect(text).toContain(LABEL);
+  });
+
+  test("no secret reaches a page: WorkerEnv values are cut out of output, webhook secrets are never shown", async () => {
+    const { page } = await open(withJs, "/");
+    expect(await field(page, runRow(), "stdout")).toContain("key=[WorkerEnv API_KEY]");
+    for (const path of ["/", "/triggers", "/agents"]) {
+      const html = await (await open(withJs, path)).page.content();
+      expect(html).not.toContain(API_KEY);
+      expect(html).not.toContain(webhook.secret);
+      expect(html).not.toContain(webhook.secret.replace(/^whsec_/, ""));
+    }
+  });
+
+  test("the triggers page lists the webhook with its owner, job and URL", async () => {
+    const { page } = await open(withJs, "/triggers");
+    const row = `tr[data-trigger-id="${webhook.id}"]`;
+    expect(await field(page, row, "kind")).toBe("webhook");
+    expect(await field(page, row, "label")).toBe(HOOK_LABEL);
+    expect(await field(page, row, "owner")).toBe("alice");
+    expect(await field(page, row, "job")).toBe(jobId);
+    expect(await field(page, row, "state")).toBe("active");
+    expect(await field(page, row, "schedule")).toContain(`${worker.url}/hooks/${webhook.id}`);
+    await page.screenshot({ path: join(repoRoot, "test-artifacts", "console-triggers.png"), fullPage: true });
+  });
+
+  test("the agents page shows the agent, alive, with its status line and the status's age", async () => {
+    const { page } = await open(withJs, "/agents");
+    const row = 'tr[data-agent-id="alice"]';
+    expect(await field(page, row, "liveness")).toMatch(/^alive\s*by (age|pid)$/);
+    expect(await field(page, row, "status")).toBe(STATUS);
+    expect(await field(page, row, "status_age")).toMatch(/^\d+ s ago$/);
+    expect(await field(page, row, "role")).toBe("reviewer");
+    await page.screenshot({ path: join(repoRoot, "test-artifacts", "console-agents.png"), fullPage: true });
+  });
+
+  test("without JavaScript every page renders the same facts", async () => {
+    const jobs = (await open(withoutJs, "/")).page;
+    expect(await field(jobs, runRow(), "state")).toBe("failed");
+    expect(await field(jobs, runRow(), "attempt")).toBe("1");
+    expect(await field(jobs, runRow(), "exit_code")).toBe("3");
+    expect(await field(jobs, runRow(), "stdout")).toContain("<script>alert(1)</script>");
+    const triggers = (await open(withoutJs, "/triggers")).page;
+    expect(await field(triggers, `tr[data-trigger-id="${webhook.id}"]`, "label")).toBe(HOOK_LABEL);
+    const agents = (await open(withoutJs, "/agents")).page;
+    expect(await field(agents, 'tr[data-agent-id="alice"]', "status_age")).toMatch(/^\d+ s ago$/);
+  });
+
+  test("pages stay live: a new run appears in place with JavaScript, and by meta refresh without it", async () => {
+    const live = (await open(withJs, "/")).page;
+    const still = (await open(withoutJs, "/")).page;
+    await live.evaluate(() => {
+      (globalThis as unknown as { notReloaded: boolean }).notReloaded = true;
+    });
+    const rows = (page: Page) => page.locator(`section.job[data-job-id="${jobId}"] tbody.run`).count();
+    expect(await rows(live)).toBe(1);
+    expect(await rows(still)).toBe(1);
+    const second = await manualRun();
+    const appears = async (page: Page) => {
+      await expect.poll(() => rows(page), { timeout: 15_000, interval: 250 }).toBe(2);
+      expect(await page.locator(`tbody.run[data-run-id="${second.run_id}"]`).count()).toBe(1);
+    };
+    await appears(live);
+    await appears(still);
+    expect(await live.evaluate(() => (globalThis as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
+  }, 60_000);
+
+  test("a page asked for under a foreign Host name is refused (DNS rebinding)", async () => {
+    const status = (host: string) =>
+      new Promise<number>((resolve, reject) => {
+        const url = new URL(`${worker.url}/agents`);
+        request({ host: url.hostname, port: url.port, path: url.pathname, headers: { host } }, (response) => {
+          response.resume();
+          resolve(response.statusCode ?? 0);
+        })
+          .on("error", reject)
+          .end();
+      });
+    expect(await status(`evil.example:${new URL(worker.url).port}`)).toBe(421);
+    expect(await status(`localhost:${new URL(worker.url).port}`)).toBe(200);
+  });
+});
