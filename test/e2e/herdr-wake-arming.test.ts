@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { WAKE_PROMPT_PATTERN } from "../../app/agent_computer/src/domain/wake/prompt.ts";
 import { type FakeHerdr, startFakeHerdr } from "../fixtures/fake-herdr/control.ts";
 import { checkInAgent } from "../helpers/agents.ts";
-import { binPath, runBin } from "../helpers/bin.ts";
+import { binaryForm, binPath, runBin } from "../helpers/bin.ts";
 import { createStoreTarget, type StoreTarget, storeNames } from "../helpers/stores.ts";
 import { isRunning, stopWatchers, waitFor, watcherPids } from "../helpers/wake.ts";
 
@@ -157,7 +157,7 @@ describe.each(storeNames)("arming auto-wake with agent-checkin-cli [%s]", (store
     const r = await checkin("handed-over", inPane(agent.pane_id), ["--herdr-pane", agent.pane_id, "--confirm"]);
     const light = wakeOf(r).watcher?.pid as number;
     const worker = execa(binPath("agent-computer-worker"), ["--port", "0"], {
-      env: { ...inPane(agent.pane_id), FORCE_COLOR: "0", AGENT_COMPUTER_FORM: "source" },
+      env: { ...inPane(agent.pane_id), FORCE_COLOR: "0", AGENT_COMPUTER_FORM: binaryForm },
       reject: false,
     });
     extraPids.push(worker.pid as number);

@@ -1,9 +1,10 @@
 // The README's walk-through is run exactly as written (one shell, block after block); if a block breaks,
 // this test fails. Only the worker port is swapped for a free one.
-import { execa } from "execa";
+
 import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
+import { execa } from "execa";
 import { expect, test } from "vitest";
 import { binaryForm, repoRoot } from "../helpers/bin.ts";
 

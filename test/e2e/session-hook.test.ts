@@ -58,3 +58,24 @@ test("a failed check-in never blocks the session: exit 0 and the reason in the c
   expect(r.exitCode).toBe(0);
   expect(r.context.additionalContext).toContain("failed (INVALID_INPUT)");
 });
+
+test("inside a Herdr pane the hook arms auto-wake for that pane", async () => {
+  const { startFakeHerdr } = await import("../fixtures/fake-herdr/control.ts");
+  const { stopWatchers } = await import("../helpers/wake.ts");
+  const fake = await startFakeHerdr({});
+  const home = mkdtempSync(join(tmpdir(), "ac-hook-"));
+  try {
+    const agent = await fake.script({ op: "createAgent", kind: "claude", cwd: "/tmp" });
+    const r = await runHook(
+      "claude",
+      { cwd: "/tmp" },
+      { ...fake.env, AGENT_COMPUTER_HOME: home, HERDR_ENV: "1", HERDR_PANE_ID: agent.pane_id },
+    );
+    expect(r.exitCode).toBe(0);
+    expect(r.context.additionalContext).toContain(`checked in as claude-tmp-${agent.pane_id.replace(/[^A-Za-z0-9_.-]/g, "-")}`);
+    expect(r.context.additionalContext).toContain("Auto-wake is armed");
+  } finally {
+    await stopWatchers(home);
+    await fake.stop();
+  }
+});
