@@ -191,7 +191,9 @@ describe("ambiguous deliveries", () => {
     expect(JSON.parse(refused.stderr).error.code).toBe("TARGET_NOT_LEASED");
     expect(await world.fake.prompts(pane.pane_id)).toEqual([]);
     await world.fake.script({ op: "onPrompt", paneId: panes["rev-c"] as string, turns: ["exit"] });
-    const out = (await ask("rev-c", ["do", "it"])).json<HandoffOutput>();
+    const asked = await ask("rev-c", ["do", "it"]);
+    expect(asked.stdout, asked.stderr).not.toBe("");
+    const out = asked.json<HandoffOutput>();
     expect(out.results[0]).toMatchObject({ state: "failed", stage: "collect", error: "identity_changed" });
     const status = await world.json<{ leases: Array<{ agent_name: string; live: string }> }>("herdr-agent-control", ["status"]);
     expect(status.leases.find((l) => l.agent_name === "rev-c")?.live).toBe("missing");

@@ -29,12 +29,24 @@ test("every command block of the README walk-through runs", { timeout: 180_000 }
   const port = await freePort();
   // A failing block must not leave the background worker holding the output pipe open.
   const script = `set -euo pipefail\ntrap 'kill $(jobs -p) 2>/dev/null || true' EXIT\n${walkthrough().replaceAll("8787", String(port))}`;
-  const result = await execa("bash", ["-c", script], {
+  // Its own process group: whatever the walk-through leaves running (the worker) is killed with it.
+  const child = execa("bash", ["-c", script], {
     cwd: repoRoot,
     env: { AGENT_COMPUTER_FORM: binaryForm, NO_COLOR: "1", AGENT_COMPUTER_WORKER_URL: `http://127.0.0.1:${port}` },
     reject: false,
     timeout: 170_000,
+    detached: true,
   });
+  let result: Awaited<typeof child>;
+  try {
+    result = await child;
+  } finally {
+    try {
+      process.kill(-(child.pid as number), "SIGKILL");
+    } catch {
+      // the group already ended
+    }
+  }
   expect(result.exitCode, `${result.stdout}\n${result.stderr}`).toBe(0);
   expect(result.stdout).toContain("bob: live");
   expect(result.stdout).toContain("parser-v2 is ready for review");

@@ -59,8 +59,10 @@ export const waitForSettled = async (
       }
     } catch (error) {
       if (isCancelled(error, signal)) return { kind: "cancelled" };
-      // A wait that timed out or lost its agent is decided by the next observation.
-      if (!isHerdrError(error, "timeout") && !isHerdrError(error, "not_running")) throw herdrFailure(error);
+      // A wait that timed out, or whose agent exited or vanished meanwhile, is decided by the next observation.
+      if (!isHerdrError(error, "timeout") && !isHerdrError(error, "not_running") && !isHerdrError(error, "not_found")) {
+        throw herdrFailure(error);
+      }
     }
   }
 };
