@@ -17,19 +17,29 @@ interface PropertyDoc {
   anyOf?: PropertyDoc[];
 }
 
-/** The documented properties of a command's schema, as JSON Schema (input side). */
-export const schemaProperties = (def: CommandDef): Record<string, PropertyDoc> => {
-  const json = z.toJSONSchema(def.schema, { io: "input", unrepresentable: "any" }) as {
-    properties?: Record<string, PropertyDoc>;
-    required?: string[];
-  };
-  return json.properties ?? {};
+interface SchemaDoc {
+  properties: Record<string, PropertyDoc>;
+  required: Set<string>;
+}
+
+const docs = new WeakMap<CommandDef, SchemaDoc>();
+
+/** A command's schema as JSON Schema (input side), converted once per command however many sections ask. */
+const schemaDoc = (def: CommandDef): SchemaDoc => {
+  let doc = docs.get(def);
+  if (!doc) {
+    const json = z.toJSONSchema(def.schema, { io: "input", unrepresentable: "any" }) as {
+      properties?: Record<string, PropertyDoc>;
+      required?: string[];
+    };
+    doc = { properties: json.properties ?? {}, required: new Set(json.required ?? []) };
+    docs.set(def, doc);
+  }
+  return doc;
 };
 
-const requiredKeys = (def: CommandDef): Set<string> => {
-  const json = z.toJSONSchema(def.schema, { io: "input", unrepresentable: "any" }) as { required?: string[] };
-  return new Set(json.required ?? []);
-};
+/** The documented properties of a command's schema. */
+export const schemaProperties = (def: CommandDef): Record<string, PropertyDoc> => schemaDoc(def).properties;
 
 const constraintText = (doc: PropertyDoc): string => {
   const base = doc.anyOf?.find((d) => d.type !== "null") ?? doc;
@@ -70,8 +80,7 @@ const wrap = (text: string, indent: string, width = 100): string => {
 
 /** Option lines: flag, constraints from the schema, and the schema's description. */
 export const optionLines = (def: CommandDef): string[] => {
-  const props = schemaProperties(def);
-  const required = requiredKeys(def);
+  const { properties: props, required } = schemaDoc(def);
   const lines: string[] = [];
   for (const arg of def.args ?? []) {
     lines.push(`  ${arg.name}  (required) ${props[arg.key]?.description ?? ""}`.trimEnd());
@@ -92,8 +101,7 @@ export const optionLines = (def: CommandDef): string[] => {
 const section = (title: string, body: string): string => `${title}\n${body}`;
 
 export const usageLine = (def: CommandDef): string => {
-  const props = schemaProperties(def);
-  const required = requiredKeys(def);
+  const { properties: props, required } = schemaDoc(def);
   const parts = [def.name, ...(def.args ?? []).map((a) => a.name)];
   for (const [key, spec] of Object.entries(def.flags)) {
     const needed = required.has(key) && props[key]?.default === undefined;

@@ -1,5 +1,6 @@
 import { Command, CommanderError, Option } from "commander";
 import type { z } from "zod";
+import { splitRest } from "./argv.ts";
 import type { CommandDef } from "./command.ts";
 import { CliError } from "./errors.ts";
 
@@ -15,12 +16,6 @@ const collect = (value: string, previous: string[] | undefined): string[] => [
 ];
 
 const appendWhole = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
-
-/** Splits argv at the first "--": options before, free text after. */
-export const splitRest = (argv: readonly string[]): { head: string[]; rest: string[] | undefined } => {
-  const at = argv.indexOf("--");
-  return at === -1 ? { head: [...argv], rest: undefined } : { head: argv.slice(0, at), rest: argv.slice(at + 1) };
-};
 
 /** argv (without the binary and subcommand words) to the raw object the schema validates. */
 export const argvToRaw = (def: CommandDef, argv: readonly string[]): Record<string, unknown> => {

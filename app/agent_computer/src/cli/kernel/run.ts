@@ -1,13 +1,10 @@
 import { resolvePaths } from "../../paths.ts";
 import type { Store } from "../../store/port.ts";
+import { wantsHelp, wantsJson } from "./argv.ts";
 import type { BinaryDef, CommandDef } from "./command.ts";
 import type { CommandContext } from "./context.ts";
 import { CliError, EXIT, isCliError } from "./errors.ts";
 import { toJson, writeStderr, writeStdout } from "./output.ts";
-import { splitRest } from "./parse.ts";
-
-const wantsHelp = (argv: readonly string[]): boolean => splitRest(argv).head.some((a) => a === "-h" || a === "--help");
-const wantsJson = (argv: readonly string[]): boolean => splitRest(argv).head.includes("--json");
 
 /** Picks the subcommand whose words start argv; for help, stray leading words are tolerated. */
 const matchSubcommand = (binary: BinaryDef, argv: readonly string[]): { key: string; rest: string[] } | undefined => {
@@ -87,11 +84,11 @@ export const runBinary = async (binary: BinaryDef, argv: readonly string[]): Pro
         throw new CliError("INVALID_INPUT", given ? `unknown subcommand: ${given}` : "a subcommand is required");
       }
     }
-    const { parseOptions } = await import("./parse.ts");
     if (wantsHelp(argv)) {
       const { renderBinaryHelp, renderCommandHelp } = await import("./help.ts");
       await writeStdout(def ? renderCommandHelp(def) : await renderBinaryHelp(binary));
     } else if (def) {
+      const { parseOptions } = await import("./parse.ts");
       const options = parseOptions(def, rest) as never;
       const result = await def.run(options, ctx);
       const text = json ? `${toJson(result)}\n` : def.render(result, options);
