@@ -1,5 +1,6 @@
 import type { NewMessage, StoreTx } from "../../store/port.ts";
 import { SYSTEM_SENDER } from "../identity/names.ts";
+import { deliverTo } from "./deliver.ts";
 
 export interface SystemMessage {
   recipient: string;
@@ -34,15 +35,6 @@ export const deliverSystemMessage = async (tx: StoreTx, message: SystemMessage):
     idempotencyKey: null,
     createdAt: message.now,
   });
-  const open = await tx.mesh.openSession(message.recipient);
-  const live = open !== undefined && open.expiresAt > message.now ? open : undefined;
-  const seq = await tx.mesh.nextSeq(message.recipient);
-  await tx.mesh.insertDelivery({
-    messageId,
-    recipient: message.recipient,
-    seq,
-    state: live ? "pending" : "not_checked_in",
-    sessionId: live?.id ?? null,
-  });
-  return { messageId, seq, delivered: live !== undefined };
+  const { seq, live } = await deliverTo(tx, messageId, message.recipient, message.now);
+  return { messageId, seq, delivered: live };
 };

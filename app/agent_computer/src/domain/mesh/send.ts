@@ -2,6 +2,7 @@ import { CliError } from "../../cli/kernel/errors.ts";
 import type { SentMessage, StoreTx } from "../../store/port.ts";
 import { UniqueViolation } from "../../store/sql/db.ts";
 import { takeRateSlots } from "../identity/rate-limit.ts";
+import { deliverTo } from "./deliver.ts";
 import { iso, type MeshDeps } from "./deps.ts";
 import { enterMesh } from "./live-session.ts";
 
@@ -86,16 +87,8 @@ const sendOnce = (deps: MeshDeps, input: SendInput): Promise<SendResult> =>
         recipients.push({ agent_id: name, outcome: "unknown_agent", seq: null });
         continue;
       }
-      const session = await tx.mesh.openSession(name);
-      const seq = await tx.mesh.nextSeq(name);
-      await tx.mesh.insertDelivery({
-        messageId: id,
-        recipient: name,
-        seq,
-        state: session ? "pending" : "not_checked_in",
-        sessionId: session?.id ?? null,
-      });
-      recipients.push({ agent_id: name, outcome: session ? "live" : "not_checked_in", seq });
+      const { seq, live } = await deliverTo(tx, id, name, deps.now);
+      recipients.push({ agent_id: name, outcome: live ? "live" : "not_checked_in", seq });
     }
     if (recipients.every((r) => r.outcome === "unknown_agent")) {
       throw new CliError("UNKNOWN_AGENT", `no registered agent named ${names.join(", ")}; nothing was sent`, {

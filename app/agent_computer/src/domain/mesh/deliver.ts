@@ -1,0 +1,25 @@
+import type { StoreTx } from "../../store/port.ts";
+
+export interface Delivery {
+  seq: number;
+  /** true: the recipient's live session will show it; false: stored, never delivered (the watermark rule). */
+  live: boolean;
+}
+
+/**
+ * Gives a stored message to one registered recipient: the next sequence number of its inbox, bound to its
+ * live session, or marked not_checked_in when it has none. Every message the mesh writes goes through here.
+ */
+export const deliverTo = async (tx: StoreTx, messageId: string, recipient: string, now: number): Promise<Delivery> => {
+  const open = await tx.mesh.openSession(recipient);
+  const live = open !== undefined && open.expiresAt > now ? open : undefined;
+  const seq = await tx.mesh.nextSeq(recipient);
+  await tx.mesh.insertDelivery({
+    messageId,
+    recipient,
+    seq,
+    state: live ? "pending" : "not_checked_in",
+    sessionId: live?.id ?? null,
+  });
+  return { seq, live: live !== undefined };
+};
