@@ -6,6 +6,7 @@
 if [ -L "$0" ]; then self=$(readlink -f "$0"); else case $0 in /*) self=$0 ;; *) self=$PWD/$0 ;; esac; fi
 root=${self%/bin/*}
 export AGENT_COMPUTER_INVOKED_AS=@NAME@
+@JIT@
 if [ "${AGENT_COMPUTER_FORM:-}" != "source" ] && [ -x "$root/dist/agent-computer" ]; then
   exec "$root/dist/agent-computer" "$@"
 fi

@@ -2,12 +2,20 @@
 // and removes launchers of binaries that no longer exist; package.json "bin" is kept equal to the list. `--check` exits 1 when bin/ is out of date.
 import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { binaries } from "../app/agent_computer/src/cli/binaries.ts";
+import { binaries, longRunning } from "../app/agent_computer/src/cli/binaries.ts";
 
 const root = join(import.meta.dir, "..");
 const template = readFileSync(join(root, "scripts", "launcher.sh"), "utf8");
 const check = process.argv.includes("--check");
-const wanted = new Map(Object.keys(binaries).map((name) => [name, template.replaceAll("@NAME@", name)]));
+// A one-shot command runs on JavaScriptCore's interpreter alone: JIT compilation never pays off within one
+// call and cost a fifth of a mesh command's start-up (bench/mesh.ts). main.ts removes the setting again, so
+// it never reaches a child process; a useJIT the caller set is left as it is. Daemons keep the JIT.
+const JIT_OFF = `# One-shot command: JavaScriptCore's interpreter only; JIT compilation never pays off within one call.
+if [ -z "\${BUN_JSC_useJIT+x}" ]; then export BUN_JSC_useJIT=0 AGENT_COMPUTER_JIT_OFF=1; fi`;
+const JIT_ON = "# Long-running: keeps JavaScriptCore's JIT.";
+const launcherFor = (name: string): string =>
+  template.replaceAll("@NAME@", name).replace("@JIT@", longRunning.has(name) ? JIT_ON : JIT_OFF);
+const wanted = new Map(Object.keys(binaries).map((name) => [name, launcherFor(name)]));
 const stale: string[] = [];
 
 for (const [name, text] of wanted) {

@@ -1,5 +1,8 @@
 // argv → options, through the same schemas the binaries use: coercion, defaults, repeatable flags, errors.
 import { describe, expect, test } from "vitest";
+import { z } from "zod";
+import { argvToRaw } from "../../app/agent_computer/src/cli/kernel/argv-tokens.ts";
+import { defineCommand } from "../../app/agent_computer/src/cli/kernel/command.ts";
 import { CliError } from "../../app/agent_computer/src/cli/kernel/errors.ts";
 import { parseOptions } from "../../app/agent_computer/src/cli/kernel/parse.ts";
 import ack from "../../app/agent_computer/src/cli/mesh/agent-ack-cli.ts";
@@ -64,5 +67,67 @@ describe("argv to options", () => {
     const message = fails(() => parseOptions(inbox, ["--agent-id", "x".repeat(200)]));
     expect(message.length).toBeLessThan(200);
     expect(message).toContain("…");
+  });
+});
+
+describe("argv tokens (the kernel's own long-option parser)", () => {
+  const def = defineCommand({
+    name: "demo-cli",
+    summary: "demo",
+    description: "demo",
+    schema: z.object({
+      name: z.string().optional(),
+      tag: z.array(z.string()).optional(),
+      line: z.array(z.string()).optional(),
+      force: z.boolean().default(false),
+      target: z.string().optional(),
+      text: z.string().optional(),
+    }),
+    flags: {
+      name: { flag: "--name <name>" },
+      tag: { flag: "--tag <tag>", repeatable: true },
+      line: { flag: "--line <text>", repeatable: true, commaList: false },
+      force: { flag: "--force" },
+    },
+    args: [{ key: "target", name: "<target>" }],
+    rest: { key: "text", name: "<text...>" },
+    writes: "nothing",
+    output: "{}",
+    errors: ["INVALID_INPUT"],
+    env: [],
+    examples: [],
+    run: async () => ({}),
+    render: () => "",
+  });
+  const raw = (argv: string[]) => argvToRaw(def, argv);
+  const rejects = (argv: string[]): string => fails(() => raw(argv));
+
+  test("--name=value, an empty value, and the last of a repeated single-value flag", () => {
+    expect(raw(["--name=a=b"])).toEqual({ name: "a=b" });
+    expect(raw(["--name="])).toEqual({ name: "" });
+    expect(raw(["--name", "a", "--name", "b"])).toEqual({ name: "b" });
+  });
+
+  test("repeatable: comma lists split (and trimmed) unless the flag keeps values whole", () => {
+    expect(raw(["--tag", "a, b", "--tag=c"])).toEqual({ tag: ["a", "b", "c"] });
+    expect(raw(["--line", "x, y", "--line", "z"])).toEqual({ line: ["x, y", "z"] });
+  });
+
+  test("a positional, '-' as a positional, options in any order, free text after --", () => {
+    expect(raw(["pane-1", "--force"])).toEqual({ target: "pane-1", force: true });
+    expect(raw(["-"])).toEqual({ target: "-" });
+    expect(raw(["--force", "p", "--", "--name", "is", "text"])).toEqual({ force: true, target: "p", text: "--name is text" });
+    expect(raw(["--json", "p"])).toEqual({ target: "p" });
+  });
+
+  test.each([
+    [["--name"], "option '--name <name>' argument missing"],
+    [["--force=yes"], "option '--force' takes no value (got --force=yes)"],
+    [["--nmae", "x"], "unknown option '--nmae'\n(Did you mean --name?)"],
+    [["--zzzzzz"], "unknown option '--zzzzzz'"],
+    [["-f"], "unknown option '-f'"],
+    [["a", "b"], "unexpected argument: b"],
+  ])("rejects %j", (argv, message) => {
+    expect(rejects(argv)).toBe(message);
   });
 });

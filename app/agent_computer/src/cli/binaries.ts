@@ -13,3 +13,6 @@ export const binaries: Record<string, BinaryLoader> = {
   ...workerBinaries,
   ...herdrBinaries,
 };
+
+/** Binaries that run for long (daemons): their launchers keep JavaScriptCore's JIT on (scripts/launcher.sh). */
+export const longRunning: ReadonlySet<string> = new Set(["agent-computer-worker"]);

@@ -7,6 +7,11 @@ import { runBinary } from "./kernel/run.ts";
 const main = async (): Promise<void> => {
   const invokedAs = process.env.AGENT_COMPUTER_INVOKED_AS || basename(process.argv[1] ?? "");
   delete process.env.AGENT_COMPUTER_INVOKED_AS;
+  // The launcher turned the JIT off for this one-shot process only (scripts/launcher.sh); children get the default.
+  if (process.env.AGENT_COMPUTER_JIT_OFF === "1") {
+    delete process.env.BUN_JSC_useJIT;
+    delete process.env.AGENT_COMPUTER_JIT_OFF;
+  }
   const load = binaries[invokedAs];
   if (!load) {
     process.stderr.write(`agent-computer: unknown binary name "${invokedAs}"; known: ${Object.keys(binaries).join(", ")}\n`);

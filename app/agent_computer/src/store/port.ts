@@ -123,7 +123,10 @@ export interface MeshRepo {
   updateSession(session: SessionRecord): Promise<void>;
   /** Extends the open session of the agent by its own ttl; returns it, or undefined when none is open. */
   renewSession(agentName: string, now: number): Promise<SessionRecord | undefined>;
-  nextSeq(agentName: string): Promise<number>;
+  /** renewSession for callers that do not need the session back: true when one was open. */
+  extendSession(agentName: string, now: number): Promise<boolean>;
+  /** Takes the agent's next inbox sequence number; undefined when no agent has that name (nothing changes). */
+  nextSeq(agentName: string): Promise<number | undefined>;
   insertMessage(message: NewMessage): Promise<void>;
   insertDelivery(delivery: NewDelivery): Promise<void>;
   findByIdempotencyKey(sender: string, key: string): Promise<SentMessage | undefined>;

@@ -1,5 +1,5 @@
 // argv facts every binary needs before it knows whether to parse at all. Kept apart from parse.ts so
-// the help path never loads commander.
+// the help path never loads the parser or the error mapping.
 
 /** Splits argv at the first "--": options before, free text after. */
 export const splitRest = (argv: readonly string[]): { head: string[]; rest: string[] | undefined } => {

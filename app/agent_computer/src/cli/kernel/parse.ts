@@ -1,59 +1,12 @@
-import { Command, CommanderError, Option } from "commander";
-import type { z } from "zod";
-import { splitRest } from "./argv.ts";
+import { config, type z } from "zod";
+import { argvToRaw } from "./argv-tokens.ts";
 import type { CommandDef } from "./command.ts";
 import { CliError } from "./errors.ts";
 
-const camel = (flag: string): string => flag.replace(/^--/, "").replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+// One-shot processes parse each schema once: compiling a fast path for it would cost more than it saves.
+config({ jitless: true });
+
 const flagName = (spec: string): string => spec.split(/[ ,]/)[0] ?? spec;
-
-const collect = (value: string, previous: string[] | undefined): string[] => [
-  ...(previous ?? []),
-  ...value
-    .split(",")
-    .map((v) => v.trim())
-    .filter((v) => v !== ""),
-];
-
-const appendWhole = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
-
-/** argv (without the binary and subcommand words) to the raw object the schema validates. */
-export const argvToRaw = (def: CommandDef, argv: readonly string[]): Record<string, unknown> => {
-  const { head, rest } = splitRest(argv);
-  const program = new Command(def.name)
-    .exitOverride()
-    .helpOption(false)
-    .allowExcessArguments(true)
-    .configureOutput({ writeErr: () => {}, writeOut: () => {} });
-  for (const [key, spec] of Object.entries(def.flags)) {
-    const option = new Option(spec.flag);
-    option.attributeName = () => key;
-    if (spec.repeatable) option.argParser(spec.commaList === false ? appendWhole : collect);
-    program.addOption(option);
-  }
-  program.option("--json");
-  for (const arg of def.args ?? []) program.argument(`[${arg.key}]`);
-  try {
-    program.parse(head, { from: "user" });
-  } catch (error) {
-    if (error instanceof CommanderError) {
-      const message = error.message.replace(/^error: /, "");
-      throw new CliError("INVALID_INPUT", message);
-    }
-    throw error;
-  }
-  const excess = program.args.slice((def.args ?? []).length);
-  if (excess.length > 0) throw new CliError("INVALID_INPUT", `unexpected argument: ${excess.join(" ")}`);
-  const raw: Record<string, unknown> = { ...program.opts() };
-  delete raw.json;
-  (def.args ?? []).forEach((arg, i) => {
-    if (program.args[i] !== undefined) raw[arg.key] = program.args[i];
-  });
-  if (def.rest && rest !== undefined) raw[def.rest.key] = rest.join(" ");
-  else if (rest !== undefined && rest.length > 0)
-    throw new CliError("INVALID_INPUT", `unexpected arguments after --: ${rest.join(" ")}`);
-  return raw;
-};
 
 /** A plain token is shown as typed; anything with spaces, quotes or control characters JSON-quoted (and so escaped). */
 const describeInput = (input: unknown): string => {
@@ -85,5 +38,3 @@ export const parseOptions = (def: CommandDef, argv: readonly string[]): unknown 
   if (!parsed.success) throw new CliError("INVALID_INPUT", zodIssuesToMessage(def, parsed.error, raw));
   return parsed.data;
 };
-
-export { camel as flagToKey };

@@ -7,13 +7,20 @@ export interface Delivery {
 }
 
 /**
- * Gives a stored message to one registered recipient: the next sequence number of its inbox, bound to its
- * live session, or marked not_checked_in when it has none. Every message the mesh writes goes through here.
+ * Gives a stored message to one recipient: the next sequence number of its inbox, bound to its live session,
+ * or marked not_checked_in when it has none. Undefined when no agent has that name: nothing is written.
+ * Every message the mesh writes goes through here.
  */
-export const deliverTo = async (tx: StoreTx, messageId: string, recipient: string, now: number): Promise<Delivery> => {
+export const deliverTo = async (
+  tx: StoreTx,
+  messageId: string,
+  recipient: string,
+  now: number,
+): Promise<Delivery | undefined> => {
+  const seq = await tx.mesh.nextSeq(recipient);
+  if (seq === undefined) return undefined;
   const open = await tx.mesh.openSession(recipient);
   const live = open !== undefined && open.expiresAt > now ? open : undefined;
-  const seq = await tx.mesh.nextSeq(recipient);
   await tx.mesh.insertDelivery({
     messageId,
     recipient,

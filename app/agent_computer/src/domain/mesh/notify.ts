@@ -35,6 +35,7 @@ export const deliverSystemMessage = async (tx: StoreTx, message: SystemMessage):
     idempotencyKey: null,
     createdAt: message.now,
   });
-  const { seq, live } = await deliverTo(tx, messageId, message.recipient, message.now);
-  return { messageId, seq, delivered: live };
+  const delivery = await deliverTo(tx, messageId, message.recipient, message.now);
+  if (!delivery) throw new Error(`deliverSystemMessage: no agent named ${message.recipient}`);
+  return { messageId, seq: delivery.seq, delivered: delivery.live };
 };

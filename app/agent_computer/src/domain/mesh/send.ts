@@ -83,12 +83,12 @@ const sendOnce = (deps: MeshDeps, input: SendInput): Promise<SendResult> =>
     });
     const recipients: SendResult["recipients"] = [];
     for (const name of names) {
-      if (!(await tx.mesh.getAgent(name))) {
-        recipients.push({ agent_id: name, outcome: "unknown_agent", seq: null });
-        continue;
-      }
-      const { seq, live } = await deliverTo(tx, id, name, deps.now);
-      recipients.push({ agent_id: name, outcome: live ? "live" : "not_checked_in", seq });
+      const delivery = await deliverTo(tx, id, name, deps.now);
+      recipients.push(
+        delivery
+          ? { agent_id: name, outcome: delivery.live ? "live" : "not_checked_in", seq: delivery.seq }
+          : { agent_id: name, outcome: "unknown_agent", seq: null },
+      );
     }
     if (recipients.every((r) => r.outcome === "unknown_agent")) {
       throw new CliError("UNKNOWN_AGENT", `no registered agent named ${names.join(", ")}; nothing was sent`, {

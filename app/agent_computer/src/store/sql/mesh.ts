@@ -93,13 +93,18 @@ export const meshRepo = (db: Db): MeshRepo => ({
   touchAgent: async (name, now) => {
     await db.run("UPDATE agents SET last_seen_at = $2 WHERE name = $1 AND last_seen_at < $2", [name, now]);
   },
-  endExpiredSessions: async (now) =>
-    (
+  endExpiredSessions: async (now) => {
+    // Nearly every call finds nothing due, and a read that finds nothing costs less than an UPDATE that
+    // changes nothing. The UPDATE still decides: a session it ends is returned to exactly one caller.
+    const due = await db.get("SELECT 1 AS due FROM sessions WHERE ended_at IS NULL AND expires_at <= $1 LIMIT 1", [now]);
+    if (!due) return [];
+    return (
       await db.all<Row>(
         `UPDATE sessions SET ended_at = expires_at WHERE ended_at IS NULL AND expires_at <= $1 RETURNING ${SESSION_COLUMNS}`,
         [now],
       )
-    ).map(toSession),
+    ).map(toSession);
+  },
   expireDeliveries: async (sessionId, now) =>
     (
       await db.all<Row>(
@@ -160,10 +165,14 @@ export const meshRepo = (db: Db): MeshRepo => ({
     );
     return row ? toSession(row) : undefined;
   },
+  extendSession: async (agentName, now) =>
+    (await db.run(
+      "UPDATE sessions SET last_activity_at = $2, expires_at = $2 + ttl_seconds * 1000 WHERE agent_name = $1 AND ended_at IS NULL",
+      [agentName, now],
+    )) > 0,
   nextSeq: async (agentName) => {
     const row = await db.get<Row>("UPDATE agents SET last_seq = last_seq + 1 WHERE name = $1 RETURNING last_seq", [agentName]);
-    if (!row) throw new Error(`nextSeq: no agent ${agentName}`);
-    return num(row.last_seq);
+    return row ? num(row.last_seq) : undefined;
   },
   insertMessage: async (m) => {
     await db.run(

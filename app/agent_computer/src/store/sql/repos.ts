@@ -7,12 +7,25 @@ import { meshRepo } from "./mesh.ts";
 import { tasksRepo } from "./tasks.ts";
 import { wakeRepo } from "./wake.ts";
 
-/** The repositories of one transaction, all over the same connection. */
-export const reposFor = (db: Db): StoreTx => ({
-  mesh: meshRepo(db),
-  identity: identityRepo(db),
-  tasks: tasksRepo(db),
-  automation: automationRepo(db),
-  wake: wakeRepo(db),
-  herdr: herdrRepo(db),
-});
+const built = new WeakMap<Db, StoreTx>();
+
+/**
+ * The repositories of one transaction, all over the same connection. Repositories are stateless closures
+ * over their Db, so they are built once per Db: SQLite's single connection reuses them for every
+ * transaction; each PostgreSQL transaction brings its own Db.
+ */
+export const reposFor = (db: Db): StoreTx => {
+  let repos = built.get(db);
+  if (!repos) {
+    repos = {
+      mesh: meshRepo(db),
+      identity: identityRepo(db),
+      tasks: tasksRepo(db),
+      automation: automationRepo(db),
+      wake: wakeRepo(db),
+      herdr: herdrRepo(db),
+    };
+    built.set(db, repos);
+  }
+  return repos;
+};
