@@ -1,6 +1,3 @@
-import { homedir } from "node:os";
-import { join } from "node:path";
-
 /** Every on-disk location the project uses, derived from the environment in one place. */
 export interface Paths {
   stateDir: string;
@@ -9,13 +6,18 @@ export interface Paths {
   runDir: string;
 }
 
+/** $HOME, else the OS's record of the user: node:os (a millisecond of start-up) is loaded only then. */
+const homeDir = (env: Record<string, string | undefined>): string =>
+  env.HOME || (require("node:os") as typeof import("node:os")).homedir();
+
+// Plain "/" joins: POSIX paths only, and node:path would be one more module on every command's start-up.
 export const resolvePaths = (env: Record<string, string | undefined>): Paths => {
-  const stateRoot = env.XDG_STATE_HOME || join(env.HOME || homedir(), ".local", "state");
-  const stateDir = env.AGENT_COMPUTER_HOME || join(stateRoot, "agent-computer");
+  const stateRoot = env.XDG_STATE_HOME || `${homeDir(env)}/.local/state`;
+  const stateDir = env.AGENT_COMPUTER_HOME || `${stateRoot}/agent-computer`;
   return {
     stateDir,
-    sqliteFile: join(stateDir, "agent-computer.sqlite"),
-    vaultDir: join(stateDir, "tokens"),
-    runDir: join(stateDir, "run"),
+    sqliteFile: `${stateDir}/agent-computer.sqlite`,
+    vaultDir: `${stateDir}/tokens`,
+    runDir: `${stateDir}/run`,
   };
 };

@@ -1,11 +1,15 @@
 // The multi-call entry: every bin/<name> launcher (and the compiled executable) lands here and
 // dispatches on the name it was invoked as. No top-level await: the bytecode build needs CommonJS.
-import { basename } from "node:path";
+import { config } from "zod";
 import { binaries } from "./binaries.ts";
 import { runBinary } from "./kernel/run.ts";
 
+// Before any command module builds its schemas (zod decides per schema, when it is built): a process
+// parses each schema about once, and compiling a fast path for it costs more than the parse (bench/mesh.ts).
+config({ jitless: true });
+
 const main = async (): Promise<void> => {
-  const invokedAs = process.env.AGENT_COMPUTER_INVOKED_AS || basename(process.argv[1] ?? "");
+  const invokedAs = process.env.AGENT_COMPUTER_INVOKED_AS || (process.argv[1] ?? "").split("/").pop() || "";
   delete process.env.AGENT_COMPUTER_INVOKED_AS;
   // The launcher turned the JIT off for this one-shot process only (scripts/launcher.sh); children get the default.
   if (process.env.AGENT_COMPUTER_JIT_OFF === "1") {

@@ -1,11 +1,10 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import type { Paths } from "../paths.ts";
 
 // The token vault: one 0600 file per agent in a 0700 directory of this host's state dir. It is local on
 // purpose: tokens never travel through a shared store.
 
-const fileOf = (paths: Paths, agentId: string): string => join(paths.vaultDir, `${agentId}.token`);
+const fileOf = (paths: Paths, agentId: string): string => `${paths.vaultDir}/${agentId}.token`;
 
 export const readVaultToken = (paths: Paths, agentId: string): string | undefined => {
   const file = fileOf(paths, agentId);

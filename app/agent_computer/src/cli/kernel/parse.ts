@@ -1,10 +1,7 @@
-import { config, type z } from "zod";
+import type { z } from "zod";
 import { argvToRaw } from "./argv-tokens.ts";
 import type { CommandDef } from "./command.ts";
 import { CliError } from "./errors.ts";
-
-// One-shot processes parse each schema once: compiling a fast path for it would cost more than it saves.
-config({ jitless: true });
 
 const flagName = (spec: string): string => spec.split(/[ ,]/)[0] ?? spec;
 

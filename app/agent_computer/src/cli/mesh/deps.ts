@@ -1,5 +1,4 @@
-import { hostname } from "node:os";
-import { localHostId, probePid } from "../../adapters/local-host.ts";
+import { hostName, localHostId, probePid } from "../../adapters/local-host.ts";
 import { rateLimitsFromEnv } from "../../domain/identity/rate-config.ts";
 import type { MeshDeps } from "../../domain/mesh/deps.ts";
 import type { CommandContext } from "../kernel/context.ts";
@@ -9,7 +8,7 @@ export const newId = (prefix: string): string => `${prefix}_${Bun.randomUUIDv7()
 export const meshDeps = async (ctx: CommandContext): Promise<MeshDeps> => ({
   store: await ctx.store(),
   now: ctx.now(),
-  host: hostname(),
+  host: hostName(),
   newId,
   local: { hostId: localHostId(ctx.env), probe: probePid },
   limits: rateLimitsFromEnv(ctx.env),

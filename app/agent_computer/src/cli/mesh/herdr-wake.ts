@@ -1,7 +1,7 @@
 // agent-checkin-cli --herdr-pane: arms auto-wake for this agent on THIS host. The pane id goes only into the
 // local wake directory of the state dir (never into the store); arming then makes sure a watcher runs here.
-import { createHerdr } from "../../adapters/herdr.ts";
-import { checkArmable } from "../../domain/wake/arm.ts";
+// The Herdr adapter and the watcher launcher (both bring execa) are imported only when a check-in arms:
+// every other check-in starts without them.
 import {
   ensureWakeDir,
   listRegistrations,
@@ -13,7 +13,6 @@ import {
   writeRegistration,
 } from "../../store/wake-local.ts";
 import type { CommandContext } from "../kernel/context.ts";
-import { ensureWakeWatcher } from "./wake-launch.ts";
 
 export interface HerdrWake {
   /** would_arm: preview only, --confirm would arm. */
@@ -34,6 +33,7 @@ const herdrEnvOf = (env: Readonly<Record<string, string | undefined>>): Record<s
 };
 
 const armedWith = async (ctx: CommandContext, wakeDir: string, reason: string | null): Promise<HerdrWake> => {
+  const { ensureWakeWatcher } = await import("./wake-launch.ts");
   const start = await ensureWakeWatcher(wakeDir, ctx.env);
   if (!start.ok) return { state: "unsupported", reason: `${start.reason}: poll agent-inbox-cli yourself` };
   return { state: "armed", reason, watcher: { role: start.holder.role, pid: start.holder.pid } };
@@ -56,6 +56,10 @@ export const herdrWakeFor = async (
     return { state: "off", reason: "no --herdr-pane given: poll agent-inbox-cli for new messages" };
   }
   const paneId = options.herdrPane;
+  const [{ createHerdr }, { checkArmable }] = await Promise.all([
+    import("../../adapters/herdr.ts"),
+    import("../../domain/wake/arm.ts"),
+  ]);
   const check = await checkArmable({
     paneId,
     env: ctx.env,

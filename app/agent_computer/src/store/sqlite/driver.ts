@@ -1,6 +1,5 @@
 import type { Statement } from "bun:sqlite";
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
-import { dirname } from "node:path";
 import { CliError } from "../../cli/kernel/errors.ts";
 import { type Db, type Driver, UniqueViolation } from "../sql/db.ts";
 import { GroupCommitQueue } from "./group-commit.ts";
@@ -25,7 +24,7 @@ const classify = (error: unknown): unknown => {
 };
 
 const prepareFile = (file: string): void => {
-  const dir = dirname(file);
+  const dir = file.slice(0, file.lastIndexOf("/")) || "/";
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   chmodSync(dir, 0o700);
   if (!existsSync(file)) closeSync(openSync(file, "a", 0o600));
