@@ -29,6 +29,25 @@ export const timeProcess = (argv: string[], env: Record<string, string | undefin
   return samples;
 };
 
+/**
+ * Wall times of several commands measured round-robin (one run of each in turn), so a machine that slows down
+ * or speeds up during the measurement moves every command's figures alike and their ratios stay fair.
+ */
+export const timeProcessesInterleaved = (
+  commands: Record<string, { argv: string[]; env: Record<string, string | undefined> }>,
+  runs: number,
+  warmup = 3,
+): Record<string, number[]> => {
+  const samples: Record<string, number[]> = Object.fromEntries(Object.keys(commands).map((name) => [name, []]));
+  for (let i = 0; i < runs + warmup; i++) {
+    for (const [name, { argv, env }] of Object.entries(commands)) {
+      const [one] = timeProcess(argv, env, 1, 0);
+      if (i >= warmup && one !== undefined) samples[name]?.push(one);
+    }
+  }
+  return samples;
+};
+
 export const resultsDir = join(import.meta.dir, "results");
 
 export const writeResults = (name: string, data: unknown): string => {

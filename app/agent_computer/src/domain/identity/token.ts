@@ -11,11 +11,11 @@ export const mintToken = (): string => `act_${randomBase64Url(32)}`;
 export const mintRecoveryToken = (): string => `acr_${randomBase64Url(32)}`;
 
 /** Only this hash is stored; the token itself is shown once. */
-export const hashToken = (token: string): string => new Bun.CryptoHasher("sha256").update(token, "utf8").digest("hex");
+export const hashToken = (token: string): string => Bun.SHA256.hash(token, "hex") as string;
 
 /** Constant-time comparison of a presented token against a stored hash. */
 export const tokenMatches = (token: string, storedHash: string): boolean => {
-  const presented = Buffer.from(hashToken(token), "hex");
+  const presented = Bun.SHA256.hash(token) as Uint8Array;
   const stored = Buffer.from(storedHash, "hex");
   return presented.length === stored.length && crypto.timingSafeEqual(presented, stored);
 };

@@ -78,73 +78,58 @@ const withDeliveries = async (db: Db, rows: Row[]): Promise<SentMessage[]> => {
   }));
 };
 
-export const meshRepo = (db: Db): MeshRepo => ({
-  getAgent: async (name, lock = false) => {
-    const row = await db.get<Row>(`SELECT * FROM agents WHERE name = $1${lock ? db.forUpdate : ""}`, [name]);
-    return row ? toAgent(row) : undefined;
-  },
-  insertAgent: async (a) => {
-    await db.run(
-      `INSERT INTO agents (name, token_hash, role, capabilities, class, description, host_id, created_at, updated_at, last_seen_at)
+// The hottest statements are built once: a template literal builds a new string on every call, and the driver
+// hashes that string to find its prepared statement.
+const AGENT_SQL = "SELECT * FROM agents WHERE name = $1";
+const OPEN_SESSION_SQL = `SELECT ${SESSION_COLUMNS} FROM sessions WHERE agent_name = $1 AND ended_at IS NULL`;
+
+export const meshRepo = (db: Db): MeshRepo => {
+  const agentLockedSql = `${AGENT_SQL}${db.forUpdate}`;
+  return {
+    getAgent: async (name, lock = false) => {
+      const row = await db.get<Row>(lock ? agentLockedSql : AGENT_SQL, [name]);
+      return row ? toAgent(row) : undefined;
+    },
+    insertAgent: async (a) => {
+      await db.run(
+        `INSERT INTO agents (name, token_hash, role, capabilities, class, description, host_id, created_at, updated_at, last_seen_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $8)`,
-      [a.name, a.tokenHash, a.role, JSON.stringify(a.capabilities), a.agentClass, a.description, a.hostId, a.now],
-    );
-  },
-  touchAgent: async (name, now) => {
-    await db.run("UPDATE agents SET last_seen_at = $2 WHERE name = $1 AND last_seen_at < $2", [name, now]);
-  },
-  endExpiredSessions: async (now) => {
-    // Nearly every call finds nothing due, and a read that finds nothing costs less than an UPDATE that
-    // changes nothing. The UPDATE still decides: a session it ends is returned to exactly one caller.
-    const due = await db.get("SELECT 1 AS due FROM sessions WHERE ended_at IS NULL AND expires_at <= $1 LIMIT 1", [now]);
-    if (!due) return [];
-    return (
-      await db.all<Row>(
-        `UPDATE sessions SET ended_at = expires_at WHERE ended_at IS NULL AND expires_at <= $1 RETURNING ${SESSION_COLUMNS}`,
-        [now],
-      )
-    ).map(toSession);
-  },
-  expireDeliveries: async (sessionId, now) =>
-    (
-      await db.all<Row>(
-        `UPDATE deliveries SET state = 'expired_undelivered', closed_at = $2
+        [a.name, a.tokenHash, a.role, JSON.stringify(a.capabilities), a.agentClass, a.description, a.hostId, a.now],
+      );
+    },
+    touchAgent: async (name, now) => {
+      await db.run("UPDATE agents SET last_seen_at = $2 WHERE name = $1 AND last_seen_at < $2", [name, now]);
+    },
+    endExpiredSessions: async (now) => {
+      // Nearly every call finds nothing due, and a read that finds nothing costs less than an UPDATE that
+      // changes nothing. The UPDATE still decides: a session it ends is returned to exactly one caller.
+      const due = await db.get("SELECT 1 AS due FROM sessions WHERE ended_at IS NULL AND expires_at <= $1 LIMIT 1", [now]);
+      if (!due) return [];
+      return (
+        await db.all<Row>(
+          `UPDATE sessions SET ended_at = expires_at WHERE ended_at IS NULL AND expires_at <= $1 RETURNING ${SESSION_COLUMNS}`,
+          [now],
+        )
+      ).map(toSession);
+    },
+    expireDeliveries: async (sessionId, now) =>
+      (
+        await db.all<Row>(
+          `UPDATE deliveries SET state = 'expired_undelivered', closed_at = $2
          WHERE session_id = $1 AND state = 'pending'
          RETURNING message_id, (SELECT sender FROM messages m WHERE m.id = deliveries.message_id) AS sender,
                    (SELECT kind FROM messages m WHERE m.id = deliveries.message_id) AS kind`,
-        [sessionId, now],
-      )
-    ).map((r) => ({ messageId: str(r.message_id), sender: str(r.sender), kind: str(r.kind) }) satisfies ExpiredDelivery),
-  openSession: async (agentName) => {
-    const row = await db.get<Row>(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE agent_name = $1 AND ended_at IS NULL`, [
-      agentName,
-    ]);
-    return row ? toSession(row) : undefined;
-  },
-  insertSession: async (s) => {
-    await db.run(`INSERT INTO sessions (${SESSION_COLUMNS}) VALUES (${placeholders(14)})`, [
-      s.id,
-      s.agentName,
-      s.host,
-      s.role,
-      s.repo,
-      JSON.stringify(s.caps),
-      s.statusLine,
-      s.statusSetAt,
-      s.ttlSeconds,
-      s.startedAt,
-      s.lastActivityAt,
-      s.expiresAt,
-      s.watermarkSeq,
-      s.endedAt,
-    ]);
-  },
-  updateSession: async (s) => {
-    await db.run(
-      `UPDATE sessions SET host = $2, role = $3, repo = $4, caps = $5, status_line = $6, status_set_at = $7,
-         ttl_seconds = $8, last_activity_at = $9, expires_at = $10 WHERE id = $1`,
-      [
+          [sessionId, now],
+        )
+      ).map((r) => ({ messageId: str(r.message_id), sender: str(r.sender), kind: str(r.kind) }) satisfies ExpiredDelivery),
+    openSession: async (agentName) => {
+      const row = await db.get<Row>(OPEN_SESSION_SQL, [agentName]);
+      return row ? toSession(row) : undefined;
+    },
+    insertSession: async (s) => {
+      await db.run(`INSERT INTO sessions (${SESSION_COLUMNS}) VALUES (${placeholders(14)})`, [
         s.id,
+        s.agentName,
         s.host,
         s.role,
         s.repo,
@@ -152,129 +137,150 @@ export const meshRepo = (db: Db): MeshRepo => ({
         s.statusLine,
         s.statusSetAt,
         s.ttlSeconds,
+        s.startedAt,
         s.lastActivityAt,
         s.expiresAt,
-      ],
-    );
-  },
-  renewSession: async (agentName, now) => {
-    const row = await db.get<Row>(
-      `UPDATE sessions SET last_activity_at = $2, expires_at = $2 + ttl_seconds * 1000
+        s.watermarkSeq,
+        s.endedAt,
+      ]);
+    },
+    updateSession: async (s) => {
+      await db.run(
+        `UPDATE sessions SET host = $2, role = $3, repo = $4, caps = $5, status_line = $6, status_set_at = $7,
+         ttl_seconds = $8, last_activity_at = $9, expires_at = $10 WHERE id = $1`,
+        [
+          s.id,
+          s.host,
+          s.role,
+          s.repo,
+          JSON.stringify(s.caps),
+          s.statusLine,
+          s.statusSetAt,
+          s.ttlSeconds,
+          s.lastActivityAt,
+          s.expiresAt,
+        ],
+      );
+    },
+    renewSession: async (agentName, now) => {
+      const row = await db.get<Row>(
+        `UPDATE sessions SET last_activity_at = $2, expires_at = $2 + ttl_seconds * 1000
        WHERE agent_name = $1 AND ended_at IS NULL RETURNING ${SESSION_COLUMNS}`,
-      [agentName, now],
-    );
-    return row ? toSession(row) : undefined;
-  },
-  extendSession: async (agentName, now) =>
-    (await db.run(
-      "UPDATE sessions SET last_activity_at = $2, expires_at = $2 + ttl_seconds * 1000 WHERE agent_name = $1 AND ended_at IS NULL",
-      [agentName, now],
-    )) > 0,
-  nextSeq: async (agentName) => {
-    const row = await db.get<Row>("UPDATE agents SET last_seq = last_seq + 1 WHERE name = $1 RETURNING last_seq", [agentName]);
-    return row ? num(row.last_seq) : undefined;
-  },
-  insertMessage: async (m) => {
-    await db.run(
-      "INSERT INTO messages (id, sender, kind, body, thread_id, idempotency_key, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)",
-      [m.id, m.sender, m.kind, m.body, m.threadId, m.idempotencyKey, m.createdAt],
-    );
-  },
-  insertDelivery: async (d) => {
-    await db.run("INSERT INTO deliveries (message_id, recipient, seq, state, session_id) VALUES ($1, $2, $3, $4, $5)", [
-      d.messageId,
-      d.recipient,
-      d.seq,
-      d.state,
-      d.sessionId,
-    ]);
-  },
-  findByIdempotencyKey: async (sender, key) => {
-    const rows = await db.all<Row>("SELECT * FROM messages WHERE sender = $1 AND idempotency_key = $2", [sender, key]);
-    return (await withDeliveries(db, rows))[0];
-  },
-  releaseIdempotencyKey: async (sender, key, olderThan) => {
-    await db.run("UPDATE messages SET idempotency_key = NULL WHERE sender = $1 AND idempotency_key = $2 AND created_at < $3", [
-      sender,
-      key,
-      olderThan,
-    ]);
-  },
-  pending: async (sessionId, limit) =>
-    (
-      await db.all<Row>(
-        `SELECT m.id, d.seq, m.sender, m.kind, m.body, m.thread_id, m.created_at
+        [agentName, now],
+      );
+      return row ? toSession(row) : undefined;
+    },
+    extendSession: async (agentName, now) =>
+      (await db.run(
+        "UPDATE sessions SET last_activity_at = $2, expires_at = $2 + ttl_seconds * 1000 WHERE agent_name = $1 AND ended_at IS NULL",
+        [agentName, now],
+      )) > 0,
+    nextSeq: async (agentName) => {
+      const row = await db.get<Row>("UPDATE agents SET last_seq = last_seq + 1 WHERE name = $1 RETURNING last_seq", [agentName]);
+      return row ? num(row.last_seq) : undefined;
+    },
+    insertMessage: async (m) => {
+      await db.run(
+        "INSERT INTO messages (id, sender, kind, body, thread_id, idempotency_key, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+        [m.id, m.sender, m.kind, m.body, m.threadId, m.idempotencyKey, m.createdAt],
+      );
+    },
+    insertDelivery: async (d) => {
+      await db.run("INSERT INTO deliveries (message_id, recipient, seq, state, session_id) VALUES ($1, $2, $3, $4, $5)", [
+        d.messageId,
+        d.recipient,
+        d.seq,
+        d.state,
+        d.sessionId,
+      ]);
+    },
+    findByIdempotencyKey: async (sender, key) => {
+      const rows = await db.all<Row>("SELECT * FROM messages WHERE sender = $1 AND idempotency_key = $2", [sender, key]);
+      return (await withDeliveries(db, rows))[0];
+    },
+    releaseIdempotencyKey: async (sender, key, olderThan) => {
+      await db.run("UPDATE messages SET idempotency_key = NULL WHERE sender = $1 AND idempotency_key = $2 AND created_at < $3", [
+        sender,
+        key,
+        olderThan,
+      ]);
+    },
+    pending: async (sessionId, limit) =>
+      (
+        await db.all<Row>(
+          `SELECT m.id, d.seq, m.sender, m.kind, m.body, m.thread_id, m.created_at
          FROM deliveries d JOIN messages m ON m.id = d.message_id
          WHERE d.session_id = $1 AND d.state = 'pending' ORDER BY d.seq LIMIT $2`,
-        [sessionId, limit],
-      )
-    ).map((r) => ({
-      id: str(r.id),
-      seq: num(r.seq),
-      sender: str(r.sender),
-      kind: str(r.kind),
-      body: str(r.body),
-      threadId: strOrNull(r.thread_id),
-      createdAt: num(r.created_at),
-    })) satisfies InboxEntry[],
-  countPending: async (sessionId) =>
-    num(
-      (await db.get<Row>("SELECT COUNT(*) AS n FROM deliveries WHERE session_id = $1 AND state = 'pending'", [sessionId]))?.n ??
-        0,
-    ),
-  deliveriesOf: async (recipient, ids) =>
-    ids.length === 0
-      ? []
-      : (
-          await db.all<Row>(`SELECT * FROM deliveries WHERE recipient = $1 AND message_id IN (${placeholders(ids.length, 2)})`, [
-            recipient,
-            ...ids,
-          ])
-        ).map(toDelivery),
-  ack: async (recipient, ids, now) =>
-    ids.length === 0
-      ? []
-      : (
-          await db.all<Row>(
-            `UPDATE deliveries SET state = 'acked', acked_at = $2, closed_at = $2
+          [sessionId, limit],
+        )
+      ).map((r) => ({
+        id: str(r.id),
+        seq: num(r.seq),
+        sender: str(r.sender),
+        kind: str(r.kind),
+        body: str(r.body),
+        threadId: strOrNull(r.thread_id),
+        createdAt: num(r.created_at),
+      })) satisfies InboxEntry[],
+    countPending: async (sessionId) =>
+      num(
+        (await db.get<Row>("SELECT COUNT(*) AS n FROM deliveries WHERE session_id = $1 AND state = 'pending'", [sessionId]))?.n ??
+          0,
+      ),
+    deliveriesOf: async (recipient, ids) =>
+      ids.length === 0
+        ? []
+        : (
+            await db.all<Row>(
+              `SELECT * FROM deliveries WHERE recipient = $1 AND message_id IN (${placeholders(ids.length, 2)})`,
+              [recipient, ...ids],
+            )
+          ).map(toDelivery),
+    ack: async (recipient, ids, now) =>
+      ids.length === 0
+        ? []
+        : (
+            await db.all<Row>(
+              `UPDATE deliveries SET state = 'acked', acked_at = $2, closed_at = $2
              WHERE recipient = $1 AND state = 'pending' AND message_id IN (${placeholders(ids.length, 3)})
              RETURNING message_id`,
-            [recipient, now, ...ids],
-          )
-        ).map((r) => str(r.message_id)),
-  ackUpToSeq: async (sessionId, seq, now) =>
-    (
-      await db.all<Row>(
-        `UPDATE deliveries SET state = 'acked', acked_at = $3, closed_at = $3
+              [recipient, now, ...ids],
+            )
+          ).map((r) => str(r.message_id)),
+    ackUpToSeq: async (sessionId, seq, now) =>
+      (
+        await db.all<Row>(
+          `UPDATE deliveries SET state = 'acked', acked_at = $3, closed_at = $3
          WHERE session_id = $1 AND state = 'pending' AND seq <= $2 RETURNING message_id`,
-        [sessionId, seq, now],
-      )
-    ).map((r) => str(r.message_id)),
-  sent: async (sender, limit) =>
-    withDeliveries(
-      db,
-      await db.all<Row>("SELECT * FROM messages WHERE sender = $1 ORDER BY created_at DESC, id DESC LIMIT $2", [sender, limit]),
-    ),
-  directory: async (now, includeStale) => {
-    const live = await db.all<Row>(
-      `SELECT ${SESSION_COLUMNS} FROM sessions WHERE ended_at IS NULL AND expires_at > $1 ORDER BY last_activity_at DESC`,
-      [now],
-    );
-    if (!includeStale) return live.map(toSession);
-    const stale = await db.all<Row>(
-      `SELECT ${SESSION_COLUMNS} FROM sessions s
+          [sessionId, seq, now],
+        )
+      ).map((r) => str(r.message_id)),
+    sent: async (sender, limit) =>
+      withDeliveries(
+        db,
+        await db.all<Row>("SELECT * FROM messages WHERE sender = $1 ORDER BY created_at DESC, id DESC LIMIT $2", [sender, limit]),
+      ),
+    directory: async (now, includeStale) => {
+      const live = await db.all<Row>(
+        `SELECT ${SESSION_COLUMNS} FROM sessions WHERE ended_at IS NULL AND expires_at > $1 ORDER BY last_activity_at DESC`,
+        [now],
+      );
+      if (!includeStale) return live.map(toSession);
+      const stale = await db.all<Row>(
+        `SELECT ${SESSION_COLUMNS} FROM sessions s
        WHERE NOT EXISTS (SELECT 1 FROM sessions o WHERE o.agent_name = s.agent_name AND o.ended_at IS NULL AND o.expires_at > $1)
          AND s.started_at = (SELECT MAX(started_at) FROM sessions l WHERE l.agent_name = s.agent_name)
        ORDER BY s.last_activity_at DESC`,
-      [now],
-    );
-    return [...live, ...stale].map(toSession);
-  },
-  liveSessions: async (now) =>
-    (
-      await db.all<Row>(
-        `SELECT ${SESSION_COLUMNS} FROM sessions WHERE ended_at IS NULL AND expires_at > $1 ORDER BY agent_name`,
         [now],
-      )
-    ).map(toSession),
-});
+      );
+      return [...live, ...stale].map(toSession);
+    },
+    liveSessions: async (now) =>
+      (
+        await db.all<Row>(
+          `SELECT ${SESSION_COLUMNS} FROM sessions WHERE ended_at IS NULL AND expires_at > $1 ORDER BY agent_name`,
+          [now],
+        )
+      ).map(toSession),
+  };
+};
