@@ -1,5 +1,6 @@
 // Facts about this machine that liveness rests on: its stable id and whether a process still runs.
-import { existsSync, readFileSync } from "node:fs";
+// Files are read with Bun.file: node:fs costs a command about two milliseconds of start-up to load, so it is
+// loaded only by the process probe, which few commands need.
 
 export interface PidStatus {
   exists: boolean;
@@ -7,38 +8,38 @@ export interface PidStatus {
   startTime: string | null;
 }
 
-/**
- * This machine's host name (what os.hostname() returns), from procfs where there is one: node:os is loaded only
- * without it, since loading that module costs every command about a millisecond of start-up.
- */
-export const hostName = (): string => {
+/** A small text file's trimmed content, or undefined when it is missing, unreadable or blank. */
+const readTrimmed = async (file: string): Promise<string | undefined> => {
   try {
-    const name = readFileSync("/proc/sys/kernel/hostname", "utf8").trim();
-    if (name) return name;
+    return (await Bun.file(file).text()).trim() || undefined;
   } catch {
-    // no procfs: ask the OS
+    return undefined;
   }
-  return (require("node:os") as typeof import("node:os")).hostname();
 };
+
+/**
+ * This machine's host name (what os.hostname() returns), from procfs where there is one: node:os (about a
+ * millisecond of start-up) is loaded only without it.
+ */
+export const hostName = async (): Promise<string> =>
+  (await readTrimmed("/proc/sys/kernel/hostname")) ?? (require("node:os") as typeof import("node:os")).hostname();
 
 const MACHINE_ID_FILES = ["/etc/machine-id", "/var/lib/dbus/machine-id"];
 
 /** AGENT_COMPUTER_HOST_ID, else /etc/machine-id, else the hostname (marked so it never equals a machine id). */
-export const localHostId = (env: Record<string, string | undefined>): string => {
+export const localHostId = async (env: Record<string, string | undefined>): Promise<string> => {
   const configured = env.AGENT_COMPUTER_HOST_ID?.trim();
   if (configured) return configured;
   for (const file of MACHINE_ID_FILES) {
-    try {
-      const id = readFileSync(file, "utf8").trim();
-      if (id) return id;
-    } catch {
-      // try the next source
-    }
+    const id = await readTrimmed(file);
+    if (id) return id;
   }
-  return `hostname:${hostName()}`;
+  return `hostname:${await hostName()}`;
 };
 
-const hasProcfs = (): boolean => existsSync("/proc/self/stat");
+const fs = (): typeof import("node:fs") => require("node:fs") as typeof import("node:fs");
+
+const hasProcfs = (): boolean => fs().existsSync("/proc/self/stat");
 
 /**
  * Whether `pid` runs on this host and when it started. A zombie counts as gone: it is dead, merely not
@@ -47,7 +48,7 @@ const hasProcfs = (): boolean => existsSync("/proc/self/stat");
 export const probePid = (pid: number): PidStatus => {
   let stat: string;
   try {
-    stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    stat = fs().readFileSync(`/proc/${pid}/stat`, "utf8");
   } catch {
     if (hasProcfs()) return { exists: false, startTime: null };
     try {

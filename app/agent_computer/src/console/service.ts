@@ -90,7 +90,7 @@ export const consoleService = (ctx: WorkerContext): WorkerService => ({
       GET: page(ctx, "/agents", async () =>
         agentsPage(
           await listAgents(
-            { ...ctx.deps(), local: { hostId: localHostId(ctx.env), probe: probePid } },
+            { ...ctx.deps(), local: { hostId: await localHostId(ctx.env), probe: probePid } },
             { includeStale: true, token: undefined },
           ),
         ),

@@ -9,7 +9,7 @@ export const cancelJobOptionsSchema = z.object({ ...ownerFields, id: jobIdSchema
 export type CancelJobOptions = z.output<typeof cancelJobOptionsSchema>;
 
 export const runCancelJob = async (options: CancelJobOptions, ctx: CommandContext): Promise<CancelJobResult> =>
-  cancelJob(await automationDeps(ctx), { ...owner(options, ctx), jobId: options.id });
+  cancelJob(await automationDeps(ctx), { ...(await owner(options, ctx)), jobId: options.id });
 
 const render = (r: CancelJobResult): string =>
   [

@@ -23,7 +23,7 @@ export const cancelTriggerOptionsSchema = z.object({
 export type CancelTriggerOptions = z.output<typeof cancelTriggerOptionsSchema>;
 
 export const runCancelTrigger = async (options: CancelTriggerOptions, ctx: CommandContext): Promise<TriggerView> =>
-  cancelTrigger(await automationDeps(ctx), { ...owner(options, ctx), id: options.id, baseUrl: workerBaseUrl(ctx) });
+  cancelTrigger(await automationDeps(ctx), { ...(await owner(options, ctx)), id: options.id, baseUrl: workerBaseUrl(ctx) });
 
 export default defineCommand({
   name: "cancel-trigger-cli",

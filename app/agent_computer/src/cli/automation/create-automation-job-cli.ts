@@ -37,7 +37,7 @@ const byHand = (dir: string): string => {
 };
 
 export const runCreateJob = async (options: CreateJobOptions, ctx: CommandContext): Promise<CreateJobResult> => {
-  const job = await createJob(await automationDeps(ctx), { ...owner(options, ctx), ...options });
+  const job = await createJob(await automationDeps(ctx), { ...(await owner(options, ctx)), ...options });
   return {
     ...job,
     try_by_hand: byHand(job.dir),

@@ -46,7 +46,7 @@ export const runCheckback = async (options: CheckbackOptions, ctx: CommandContex
   if (Number.isNaN(dueAt)) throw new CliError("INVALID_INPUT", `--at: not a valid time (got ${JSON.stringify(options.at)})`);
   if (dueAt < now - PAST_TOLERANCE_MS) throw new CliError("INVALID_INPUT", `--at: ${options.at} is in the past`);
   return createCheckback(await automationDeps(ctx), {
-    ...owner(options, ctx),
+    ...(await owner(options, ctx)),
     dueAt,
     jobId: options.automationJobId,
     note: options.note,

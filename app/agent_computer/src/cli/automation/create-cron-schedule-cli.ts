@@ -41,7 +41,7 @@ type CronResult = TriggerView & { upcoming: string[] };
 
 export const runCron = async (options: CronOptions, ctx: CommandContext): Promise<CronResult> =>
   createCronSchedule(await automationDeps(ctx), {
-    ...owner(options, ctx),
+    ...(await owner(options, ctx)),
     cron: options.cron,
     tz: options.tz,
     misfireWindowSeconds: options.misfireWindowSeconds,

@@ -42,7 +42,7 @@ type WebhookResult = TriggerView & { secret: string; secret_note: string };
 
 export const runWebhook = async (options: WebhookOptions, ctx: CommandContext): Promise<WebhookResult> => {
   const created = await createWebhook(await automationDeps(ctx), {
-    ...owner(options, ctx),
+    ...(await owner(options, ctx)),
     label: options.label,
     provider: options.provider,
     maxBodyBytes: options.maxBodyBytes,

@@ -16,7 +16,7 @@ export type ListTriggersOptions = z.output<typeof listTriggersOptionsSchema>;
 
 export const runListTriggers = async (options: ListTriggersOptions, ctx: CommandContext): Promise<{ triggers: TriggerView[] }> =>
   listTriggers(await automationDeps(ctx), {
-    ...owner(options, ctx),
+    ...(await owner(options, ctx)),
     includeEnded: options.all,
     limit: options.limit,
     baseUrl: workerBaseUrl(ctx),

@@ -47,7 +47,7 @@ const readData = async (options: RunJobOptions, ctx: CommandContext): Promise<un
 export const runRunJob = async (options: RunJobOptions, ctx: CommandContext): Promise<RunJobResult> => {
   const data = await readData(options, ctx);
   const deps = await automationDeps(ctx);
-  const started = await startManualRun(deps, { ...owner(options, ctx), jobId: options.id, data });
+  const started = await startManualRun(deps, { ...(await owner(options, ctx)), jobId: options.id, data });
   const note =
     started.live_workers === 0
       ? "no agent-computer-worker was seen in the last 30 s: the run stays queued until one runs"

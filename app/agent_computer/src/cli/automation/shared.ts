@@ -34,9 +34,9 @@ export const labelSchema = z
   .max(200)
   .regex(/^[^\n\r]*$/, "must be one line");
 
-export const owner = (options: { agentId: string; tokenFile?: string | undefined }, ctx: CommandContext) => ({
+export const owner = async (options: { agentId: string; tokenFile?: string | undefined }, ctx: CommandContext) => ({
   agentId: options.agentId,
-  token: resolveToken(ctx, options.agentId, options.tokenFile),
+  token: await resolveToken(ctx, options.agentId, options.tokenFile),
 });
 
 export const automationDeps = (ctx: CommandContext): Promise<AutomationDeps> => meshDeps(ctx);

@@ -27,7 +27,7 @@ export type ShowJobOptions = z.output<typeof showJobOptionsSchema>;
 
 export const runShowJob = async (options: ShowJobOptions, ctx: CommandContext): Promise<JobDetails> =>
   showJob(await automationDeps(ctx), {
-    ...owner(options, ctx),
+    ...(await owner(options, ctx)),
     jobId: options.id,
     runs: options.runs,
     runId: options.runId,

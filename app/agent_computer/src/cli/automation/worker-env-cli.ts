@@ -49,7 +49,7 @@ export const setCommand = defineCommand({
   ],
   run: async (options, ctx) => {
     const entries = parseEnvLines(await readLines(options.file, ctx));
-    return setWorkerEnv(await automationDeps(ctx), { ...owner(options, ctx), entries });
+    return setWorkerEnv(await automationDeps(ctx), { ...(await owner(options, ctx)), entries });
   },
   render: (r: { agent_id: string; set: string[]; count: number }) =>
     `${r.agent_id}: set ${r.set.join(", ")} (${r.count} variable(s) in total)`,
@@ -66,7 +66,7 @@ export const listCommand = defineCommand({
   errors: [...OWNER_ERRORS, "STORE_UNAVAILABLE", "INTERNAL"],
   env: [...OWNER_ENV],
   examples: ["worker-env-cli list --agent-id builder-1"],
-  run: async (options, ctx) => listWorkerEnv(await automationDeps(ctx), owner(options, ctx)),
+  run: async (options, ctx) => listWorkerEnv(await automationDeps(ctx), await owner(options, ctx)),
   render: (r: { agent_id: string; variables: { key: string; value: string; length: number; updated_at: string }[] }) =>
     [
       `${r.agent_id}: ${r.variables.length} variable(s)`,
@@ -88,7 +88,7 @@ export const unsetCommand = defineCommand({
   errors: [...OWNER_ERRORS, "STORE_UNAVAILABLE", "INTERNAL"],
   env: [...OWNER_ENV],
   examples: ["worker-env-cli unset --agent-id builder-1 --key GITHUB_TOKEN"],
-  run: async (options, ctx) => unsetWorkerEnv(await automationDeps(ctx), { ...owner(options, ctx), keys: options.key }),
+  run: async (options, ctx) => unsetWorkerEnv(await automationDeps(ctx), { ...(await owner(options, ctx)), keys: options.key }),
   render: (r: { agent_id: string; removed: string[]; not_set: string[] }) =>
     `${r.agent_id}: removed ${r.removed.join(", ") || "nothing"}${r.not_set.length ? `; not set: ${r.not_set.join(", ")}` : ""}`,
 });

@@ -14,8 +14,8 @@ export const abandonOptionsSchema = z.object({
 
 export type AbandonOptions = z.output<typeof abandonOptionsSchema>;
 
-export const runAbandon = (options: AbandonOptions, ctx: CommandContext): Promise<AbandonResult> =>
-  abandonReceipt(herdrDeps(ctx), options.receipt);
+export const runAbandon = async (options: AbandonOptions, ctx: CommandContext): Promise<AbandonResult> =>
+  abandonReceipt(await herdrDeps(ctx), options.receipt);
 
 export default defineCommand({
   name: "herdr-agent-control abandon",

@@ -35,8 +35,8 @@ export const askManyOptionsSchema = z.object({
 
 export type AskManyOptions = z.output<typeof askManyOptionsSchema>;
 
-export const runAskMany = (options: AskManyOptions, ctx: CommandContext): Promise<HandoffOutput> =>
-  handoff(herdrDeps(ctx), options.requests, options.mode, options.timeoutMs, options.readLines);
+export const runAskMany = async (options: AskManyOptions, ctx: CommandContext): Promise<HandoffOutput> =>
+  handoff(await herdrDeps(ctx), options.requests, options.mode, options.timeoutMs, options.readLines);
 
 export default defineCommand({
   name: "herdr-agent-control ask-many",

@@ -29,8 +29,14 @@ export const askOptionsSchema = z.object({
 
 export type AskOptions = z.output<typeof askOptionsSchema>;
 
-export const runAsk = (options: AskOptions, ctx: CommandContext): Promise<HandoffOutput> =>
-  handoff(herdrDeps(ctx), [{ target: options.target, message: options.message }], "all", options.timeoutMs, options.readLines);
+export const runAsk = async (options: AskOptions, ctx: CommandContext): Promise<HandoffOutput> =>
+  handoff(
+    await herdrDeps(ctx),
+    [{ target: options.target, message: options.message }],
+    "all",
+    options.timeoutMs,
+    options.readLines,
+  );
 
 export default defineCommand({
   name: "herdr-agent-control ask",

@@ -20,8 +20,8 @@ export const collectOptionsSchema = z.object({
 
 export type CollectOptions = z.output<typeof collectOptionsSchema>;
 
-export const runCollect = (options: CollectOptions, ctx: CommandContext): Promise<HandoffOutput> =>
-  collectReceipts(herdrDeps(ctx), options.receipts, options.mode, options.timeoutMs, options.readLines);
+export const runCollect = async (options: CollectOptions, ctx: CommandContext): Promise<HandoffOutput> =>
+  collectReceipts(await herdrDeps(ctx), options.receipts, options.mode, options.timeoutMs, options.readLines);
 
 export default defineCommand({
   name: "herdr-agent-control collect",

@@ -9,7 +9,7 @@ export type ReceiptsOptions = z.output<typeof receiptsOptionsSchema>;
 type Receipts = ReturnType<typeof receiptList>;
 
 export const runReceipts = async (_options: ReceiptsOptions, ctx: CommandContext): Promise<Receipts> =>
-  receiptList(herdrDeps(ctx));
+  receiptList(await herdrDeps(ctx));
 
 const render = (r: Receipts): string =>
   r.receipts.length === 0

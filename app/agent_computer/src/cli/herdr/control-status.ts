@@ -9,8 +9,8 @@ export const statusOptionsSchema = z.object({});
 export type StatusOptions = z.output<typeof statusOptionsSchema>;
 type Inventory = Awaited<ReturnType<typeof controllerInventory>>;
 
-export const runStatus = (_options: StatusOptions, ctx: CommandContext): Promise<Inventory> =>
-  controllerInventory(herdrDeps(ctx));
+export const runStatus = async (_options: StatusOptions, ctx: CommandContext): Promise<Inventory> =>
+  controllerInventory(await herdrDeps(ctx));
 
 const render = (r: Inventory): string => {
   const c = r.controller;

@@ -40,7 +40,7 @@ export const adoptOptionsSchema = z.object({
 export type AdoptOptions = z.output<typeof adoptOptionsSchema>;
 
 export const runAdopt = async (options: AdoptOptions, ctx: CommandContext) =>
-  leaseView(await adoptAgent(herdrDeps(ctx), options));
+  leaseView(await adoptAgent(await herdrDeps(ctx), options));
 
 export default defineCommand({
   name: "herdr-lease-cli adopt",

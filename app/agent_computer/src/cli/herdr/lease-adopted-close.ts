@@ -25,7 +25,7 @@ export const adoptedCloseOptionsSchema = z.object({
 export type AdoptedCloseOptions = z.output<typeof adoptedCloseOptionsSchema>;
 
 export const runAdoptedClose = async (options: AdoptedCloseOptions, ctx: CommandContext) => {
-  const result = await closeAdopted(herdrDeps(ctx), options);
+  const result = await closeAdopted(await herdrDeps(ctx), options);
   return { lease: leaseView(result.lease), capture_sha256: result.capture_sha256, observed_seq: result.observed_seq };
 };
 

@@ -10,7 +10,7 @@ export type BridgeStatusOptions = z.output<typeof bridgeStatusOptionsSchema>;
 type BridgeStatus = ReturnType<typeof bridgeStatus>;
 
 export const runBridgeStatus = async (_options: BridgeStatusOptions, ctx: CommandContext): Promise<BridgeStatus> =>
-  bridgeStatus({ dirs: herdrStateDirs(ctx.paths), hostId: localHostId(ctx.env), now: ctx.now() });
+  bridgeStatus({ dirs: herdrStateDirs(ctx.paths), hostId: await localHostId(ctx.env), now: ctx.now() });
 
 export default defineCommand({
   name: "herdr-lease-cli bridge-status",

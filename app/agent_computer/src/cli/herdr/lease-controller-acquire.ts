@@ -10,8 +10,8 @@ import {
 } from "./lease-controller-options.ts";
 import { BINDING_ENV, herdrDeps } from "./shared.ts";
 
-export const runAcquire = (options: AuthorityOptions, ctx: CommandContext): Promise<ControllerView> =>
-  acquireController(herdrDeps(ctx), options);
+export const runAcquire = async (options: AuthorityOptions, ctx: CommandContext): Promise<ControllerView> =>
+  acquireController(await herdrDeps(ctx), options);
 
 export default defineCommand({
   name: "herdr-lease-cli controller acquire",

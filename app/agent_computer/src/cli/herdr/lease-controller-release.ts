@@ -11,8 +11,8 @@ export const releaseOptionsSchema = z.object({
 });
 export type ReleaseOptions = z.output<typeof releaseOptionsSchema>;
 
-export const runRelease = (options: ReleaseOptions, ctx: CommandContext): Promise<ControllerView> =>
-  releaseController(herdrDeps(ctx), options);
+export const runRelease = async (options: ReleaseOptions, ctx: CommandContext): Promise<ControllerView> =>
+  releaseController(await herdrDeps(ctx), options);
 
 export default defineCommand({
   name: "herdr-lease-cli controller release",

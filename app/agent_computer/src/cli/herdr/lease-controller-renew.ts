@@ -8,8 +8,8 @@ import { AUTHORITY_ERRORS, BINDING_ENV, herdrDeps } from "./shared.ts";
 export const renewOptionsSchema = z.object({ ttlSeconds: ttlSchema });
 export type RenewOptions = z.output<typeof renewOptionsSchema>;
 
-export const runRenew = (options: RenewOptions, ctx: CommandContext): Promise<ControllerView> =>
-  renewController(herdrDeps(ctx), options.ttlSeconds);
+export const runRenew = async (options: RenewOptions, ctx: CommandContext): Promise<ControllerView> =>
+  renewController(await herdrDeps(ctx), options.ttlSeconds);
 
 export default defineCommand({
   name: "herdr-lease-cli controller renew",

@@ -10,8 +10,8 @@ import {
 } from "./lease-controller-options.ts";
 import { BINDING_ENV, herdrDeps } from "./shared.ts";
 
-export const runResume = (options: AuthorityOptions, ctx: CommandContext): Promise<ControllerView> =>
-  resumeController(herdrDeps(ctx), options);
+export const runResume = async (options: AuthorityOptions, ctx: CommandContext): Promise<ControllerView> =>
+  resumeController(await herdrDeps(ctx), options);
 
 export default defineCommand({
   name: "herdr-lease-cli controller resume",

@@ -14,7 +14,7 @@ export const reviewerCloseOptionsSchema = z.object({
 export type ReviewerCloseOptions = z.output<typeof reviewerCloseOptionsSchema>;
 
 export const runReviewerClose = async (options: ReviewerCloseOptions, ctx: CommandContext) => {
-  const result = await closeReviewer(herdrDeps(ctx), options);
+  const result = await closeReviewer(await herdrDeps(ctx), options);
   return { lease: leaseView(result.lease), capture_sha256: result.capture_sha256, observed_seq: result.observed_seq };
 };
 

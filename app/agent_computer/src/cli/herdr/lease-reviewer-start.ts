@@ -35,7 +35,7 @@ export type ReviewerStartOptions = z.output<typeof reviewerStartOptionsSchema>;
 export const runReviewerStart = async (options: ReviewerStartOptions, ctx: CommandContext) =>
   leaseView(
     await startReviewer(
-      herdrDeps(ctx),
+      await herdrDeps(ctx),
       options,
       options.nativeArgs.split(/\s+/).filter((word) => word !== ""),
     ),

@@ -23,8 +23,8 @@ export const waitAnyOptionsSchema = z.object({
 });
 export type WaitAnyOptions = z.output<typeof waitAnyOptionsSchema>;
 
-export const runWaitAny = (options: WaitAnyOptions, ctx: CommandContext): Promise<WaitAnyResult> =>
-  waitAny(herdrDeps(ctx), {
+export const runWaitAny = async (options: WaitAnyOptions, ctx: CommandContext): Promise<WaitAnyResult> =>
+  waitAny(await herdrDeps(ctx), {
     workers: options.workers,
     afterSeq: options.afterSeq,
     timeoutMs: options.timeoutMs,

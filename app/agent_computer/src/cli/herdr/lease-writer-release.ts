@@ -30,7 +30,7 @@ export const writerReleaseOptionsSchema = z.object({
 export type WriterReleaseOptions = z.output<typeof writerReleaseOptionsSchema>;
 
 export const runWriterRelease = async (options: WriterReleaseOptions, ctx: CommandContext) => {
-  const result = await releaseWriter(herdrDeps(ctx), options);
+  const result = await releaseWriter(await herdrDeps(ctx), options);
   return { lease: leaseView(result.lease), capture_sha256: result.capture_sha256, observed_seq: result.observed_seq };
 };
 

@@ -49,7 +49,7 @@ export const writerStartOptionsSchema = z.object({
 export type WriterStartOptions = z.output<typeof writerStartOptionsSchema>;
 
 export const runWriterStart = async (options: WriterStartOptions, ctx: CommandContext) =>
-  leaseView(await startWriter(herdrDeps(ctx), { ...options, cwd: options.worktree }));
+  leaseView(await startWriter(await herdrDeps(ctx), { ...options, cwd: options.worktree }));
 
 export default defineCommand({
   name: "herdr-lease-cli writer start",

@@ -10,11 +10,11 @@ import type { CommandContext } from "../kernel/context.ts";
 import type { ErrorCode } from "../kernel/errors.ts";
 import { neutralize, neutralizeLine } from "../kernel/output.ts";
 
-export const herdrDeps = (ctx: CommandContext): HerdrDeps => ({
+export const herdrDeps = async (ctx: CommandContext): Promise<HerdrDeps> => ({
   herdr: createHerdr({ env: ctx.env }),
   env: ctx.env,
   dirs: herdrStateDirs(ctx.paths),
-  hostId: localHostId(ctx.env),
+  hostId: await localHostId(ctx.env),
   now: ctx.now,
   store: ctx.store,
   git: defaultGit(ctx.env),

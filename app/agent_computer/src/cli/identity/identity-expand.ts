@@ -29,7 +29,7 @@ export type ExpandOptions = z.output<typeof expandOptionsSchema>;
 export const runExpand = async (options: ExpandOptions, ctx: CommandContext): Promise<ExpandResult> =>
   expandCapabilities(await meshDeps(ctx), {
     name: options.name,
-    token: resolveToken(ctx, options.name, options.tokenFile),
+    token: await resolveToken(ctx, options.name, options.tokenFile),
     add: options.add,
     remove: options.remove,
   });

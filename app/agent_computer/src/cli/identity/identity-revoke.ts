@@ -21,11 +21,11 @@ export type RevokeOptions = z.output<typeof revokeOptionsSchema>;
 export const runRevoke = async (options: RevokeOptions, ctx: CommandContext): Promise<RevokeResult> => {
   const result = await revokeToken(await meshDeps(ctx), {
     name: options.name,
-    token: resolveToken(ctx, options.name, options.tokenFile),
+    token: await resolveToken(ctx, options.name, options.tokenFile),
     issueRecovery: options.issueRecovery,
   });
   // A revoked token in the vault would only produce confusing AUTH_FAILED errors later.
-  removeVaultToken(ctx.paths, options.name);
+  await removeVaultToken(ctx.paths, options.name);
   return result;
 };
 

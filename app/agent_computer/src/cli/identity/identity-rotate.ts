@@ -15,9 +15,9 @@ export type RotateOutput = RotateResult & { vault_file: string };
 export const runRotate = async (options: RotateOptions, ctx: CommandContext): Promise<RotateOutput> => {
   const result = await rotateToken(await meshDeps(ctx), {
     name: options.name,
-    token: resolveToken(ctx, options.name, options.tokenFile),
+    token: await resolveToken(ctx, options.name, options.tokenFile),
   });
-  return { ...result, vault_file: writeVaultToken(ctx.paths, options.name, result.agent_token) };
+  return { ...result, vault_file: await writeVaultToken(ctx.paths, options.name, result.agent_token) };
 };
 
 const render = (r: RotateOutput): string =>

@@ -11,7 +11,7 @@ export const showOptionsSchema = z.object({ name: nameOption, tokenFile: tokenFi
 export type ShowOptions = z.output<typeof showOptionsSchema>;
 
 export const runShow = async (options: ShowOptions, ctx: CommandContext): Promise<ShowResult> =>
-  showAgent(await meshDeps(ctx), { name: options.name, token: resolveToken(ctx, options.name, options.tokenFile) });
+  showAgent(await meshDeps(ctx), { name: options.name, token: await resolveToken(ctx, options.name, options.tokenFile) });
 
 const render = (r: ShowResult): string => [...renderAgent(r.agent), `  open tasks: ${r.open_tasks}`].join("\n");
 

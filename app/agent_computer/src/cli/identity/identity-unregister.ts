@@ -15,9 +15,9 @@ export type UnregisterOptions = z.output<typeof unregisterOptionsSchema>;
 export const runUnregister = async (options: UnregisterOptions, ctx: CommandContext): Promise<UnregisterResult> => {
   const result = await unregisterAgent(await meshDeps(ctx), {
     name: options.name,
-    token: resolveToken(ctx, options.name, options.tokenFile),
+    token: await resolveToken(ctx, options.name, options.tokenFile),
   });
-  removeVaultToken(ctx.paths, options.name);
+  await removeVaultToken(ctx.paths, options.name);
   return result;
 };
 

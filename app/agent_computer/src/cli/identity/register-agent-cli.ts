@@ -90,7 +90,7 @@ export const runRegister = async (options: RegisterOptions, ctx: CommandContext)
     options.recoveryTokenFile === undefined
       ? undefined
       : await readSecret(ctx, "--recovery-token-file", options.recoveryTokenFile);
-  const token = resolveToken(ctx, options.name, options.tokenFile);
+  const token = await resolveToken(ctx, options.name, options.tokenFile);
   const result = await registerAgent(await meshDeps(ctx), {
     ...options,
     token,
@@ -99,7 +99,9 @@ export const runRegister = async (options: RegisterOptions, ctx: CommandContext)
       ? { expectedSessionId: options.expectedSessionId === "null" ? null : (options.expectedSessionId ?? null) }
       : undefined,
   });
-  return result.agent_token ? { ...result, vault_file: writeVaultToken(ctx.paths, options.name, result.agent_token) } : result;
+  return result.agent_token
+    ? { ...result, vault_file: await writeVaultToken(ctx.paths, options.name, result.agent_token) }
+    : result;
 };
 
 const render = (r: RegisterOutput): string => {

@@ -22,7 +22,7 @@ export type ListOptions = z.output<typeof listOptionsSchema>;
 export const runList = async (options: ListOptions, ctx: CommandContext): Promise<ListResult> =>
   listTasks(await meshDeps(ctx), {
     agentId: options.agentId,
-    token: resolveToken(ctx, options.agentId, options.tokenFile),
+    token: await resolveToken(ctx, options.agentId, options.tokenFile),
     scope: options.scope,
     states: options.state,
     limit: options.limit,

@@ -23,7 +23,7 @@ export type PostOptions = z.output<typeof postOptionsSchema>;
 export const runPost = async (options: PostOptions, ctx: CommandContext): Promise<PostResult> =>
   postTask(await meshDeps(ctx), {
     agentId: options.agentId,
-    token: resolveToken(ctx, options.agentId, options.tokenFile),
+    token: await resolveToken(ctx, options.agentId, options.tokenFile),
     title: options.title,
     body: options.body,
     requireCaps: options.requireCap,

@@ -42,7 +42,7 @@ const transitionCommand = (action: TaskAction): CommandDef => {
     transitionTask(await meshDeps(ctx), {
       action,
       agentId: options.agentId,
-      token: resolveToken(ctx, options.agentId, options.tokenFile),
+      token: await resolveToken(ctx, options.agentId, options.tokenFile),
       taskId: options.taskId,
       text: options.text,
     });

@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { readVaultToken } from "../../store/vault.ts";
 import type { CommandContext } from "./context.ts";
@@ -13,10 +12,14 @@ export const tokenFileSchema = z
   );
 
 /** The token for an agent: --token-file, then RELAY_AGENT_TOKEN, then the local vault. Never from argv. */
-export const resolveToken = (ctx: CommandContext, agentId: string, tokenFile: string | undefined): string | undefined => {
+export const resolveToken = async (
+  ctx: CommandContext,
+  agentId: string,
+  tokenFile: string | undefined,
+): Promise<string | undefined> => {
   if (tokenFile !== undefined) {
     try {
-      const token = readFileSync(tokenFile, "utf8").trim();
+      const token = (await Bun.file(tokenFile).text()).trim();
       if (token) return token;
     } catch {
       // The path is reported, never the content.

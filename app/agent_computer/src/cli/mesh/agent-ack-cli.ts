@@ -32,7 +32,7 @@ export const ackOptionsSchema = z
 export type AckOptions = z.output<typeof ackOptionsSchema>;
 
 export const runAck = async (options: AckOptions, ctx: CommandContext): Promise<AckResult> => {
-  const token = resolveToken(ctx, options.agentId, options.tokenFile);
+  const token = await resolveToken(ctx, options.agentId, options.tokenFile);
   const deps = await meshDeps(ctx);
   return options.upToSeq !== undefined
     ? ackMessages(deps, { agentId: options.agentId, token, upToSeq: options.upToSeq })

@@ -52,9 +52,9 @@ export const runCheckin = async (options: CheckinOptions, ctx: CommandContext): 
     const preview = await previewCheckIn(await meshDeps(ctx), { ...options, token: undefined });
     return { ...preview, herdr_wake: await herdrWakeFor(options, ctx, "preview", undefined) };
   }
-  const token = resolveToken(ctx, options.agentId, options.tokenFile);
+  const token = await resolveToken(ctx, options.agentId, options.tokenFile);
   const result = await checkIn(await meshDeps(ctx), { ...options, token });
-  const vault = result.agent_token ? { vault_file: writeVaultToken(ctx.paths, options.agentId, result.agent_token) } : {};
+  const vault = result.agent_token ? { vault_file: await writeVaultToken(ctx.paths, options.agentId, result.agent_token) } : {};
   return { ...result, ...vault, herdr_wake: await herdrWakeFor(options, ctx, "confirm", result.session_id) };
 };
 

@@ -23,7 +23,7 @@ export const inboxOptionsSchema = z.object({
 export type InboxOptions = z.output<typeof inboxOptionsSchema>;
 
 export const runInbox = async (options: InboxOptions, ctx: CommandContext): Promise<InboxResult> => {
-  const token = resolveToken(ctx, options.agentId, options.tokenFile);
+  const token = await resolveToken(ctx, options.agentId, options.tokenFile);
   return readInbox(await meshDeps(ctx), {
     agentId: options.agentId,
     limit: options.limit,

@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { agentIdSchema } from "../../domain/identity/names.ts";
 import { type SendResult, sendMessage } from "../../domain/mesh/send.ts";
@@ -50,7 +49,7 @@ const readBody = async (options: SendOptions, ctx: CommandContext): Promise<stri
   if (options.body !== undefined) return options.body;
   let text: string;
   try {
-    text = options.bodyFile === "-" ? await ctx.readStdin() : readFileSync(options.bodyFile as string, "utf8");
+    text = options.bodyFile === "-" ? await ctx.readStdin() : await Bun.file(options.bodyFile as string).text();
   } catch {
     throw new CliError("INVALID_INPUT", `--body-file: cannot read ${options.bodyFile}`);
   }
@@ -66,7 +65,7 @@ export const runSend = async (options: SendOptions, ctx: CommandContext): Promis
   const body = await readBody(options, ctx);
   if (Buffer.byteLength(body, "utf8") > MAX_BODY_BYTES)
     throw new CliError("INVALID_INPUT", `--body: at most ${MAX_BODY_BYTES} bytes`);
-  const token = resolveToken(ctx, from, options.tokenFile);
+  const token = await resolveToken(ctx, from, options.tokenFile);
   return sendMessage(await meshDeps(ctx), {
     from,
     token,

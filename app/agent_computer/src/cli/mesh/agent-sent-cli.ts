@@ -16,7 +16,7 @@ export const sentOptionsSchema = z.object({
 export type SentOptions = z.output<typeof sentOptionsSchema>;
 
 export const runSent = async (options: SentOptions, ctx: CommandContext): Promise<SentResult> => {
-  const token = resolveToken(ctx, options.agentId, options.tokenFile);
+  const token = await resolveToken(ctx, options.agentId, options.tokenFile);
   return listSent(await meshDeps(ctx), { agentId: options.agentId, token, limit: options.limit });
 };
 

@@ -18,7 +18,7 @@ export type AgentsListOptions = z.output<typeof agentsListOptionsSchema>;
 export type AgentsListOutput = DirectoryResult & { view: "list" | "topology"; classes?: Record<string, string[]> };
 
 export const runAgentsList = async (options: AgentsListOptions, ctx: CommandContext): Promise<AgentsListOutput> => {
-  const token = options.agentId ? resolveToken(ctx, options.agentId, options.tokenFile) : undefined;
+  const token = options.agentId ? await resolveToken(ctx, options.agentId, options.tokenFile) : undefined;
   const result = await listAgents(await meshDeps(ctx), { includeStale: options.includeStale, agentId: options.agentId, token });
   if (options.view === "list") return { ...result, view: "list" };
   const classes: Record<string, string[]> = {};

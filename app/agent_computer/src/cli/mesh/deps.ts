@@ -5,11 +5,7 @@ import type { CommandContext } from "../kernel/context.ts";
 
 export const newId = (prefix: string): string => `${prefix}_${Bun.randomUUIDv7().replaceAll("-", "")}`;
 
-export const meshDeps = async (ctx: CommandContext): Promise<MeshDeps> => ({
-  store: await ctx.store(),
-  now: ctx.now(),
-  host: hostName(),
-  newId,
-  local: { hostId: localHostId(ctx.env), probe: probePid },
-  limits: rateLimitsFromEnv(ctx.env),
-});
+export const meshDeps = async (ctx: CommandContext): Promise<MeshDeps> => {
+  const [store, host, hostId] = await Promise.all([ctx.store(), hostName(), localHostId(ctx.env)]);
+  return { store, now: ctx.now(), host, newId, local: { hostId, probe: probePid }, limits: rateLimitsFromEnv(ctx.env) };
+};

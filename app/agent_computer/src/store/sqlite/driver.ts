@@ -1,5 +1,4 @@
 import type { Statement } from "bun:sqlite";
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import { CliError } from "../../cli/kernel/errors.ts";
 import { type Db, type Driver, UniqueViolation } from "../sql/db.ts";
 import { GroupCommitQueue } from "./group-commit.ts";
@@ -23,18 +22,33 @@ const classify = (error: unknown): unknown => {
   return error;
 };
 
-const prepareFile = (file: string): void => {
+const modeOf = async (path: string): Promise<number | undefined> => {
+  try {
+    return (await Bun.file(path).stat()).mode & 0o777;
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * Directory 0700 and file 0600, created if missing. When both already are, two stats settle it: node:fs (two
+ * milliseconds of start-up) is loaded only to create or repair.
+ */
+const prepareFile = async (file: string): Promise<void> => {
   const dir = file.slice(0, file.lastIndexOf("/")) || "/";
+  const [dirMode, fileMode] = await Promise.all([modeOf(dir), modeOf(file)]);
+  if (dirMode === 0o700 && fileMode === 0o600) return;
+  const { chmodSync, closeSync, mkdirSync, openSync } = await import("node:fs");
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   chmodSync(dir, 0o700);
-  if (!existsSync(file)) closeSync(openSync(file, "a", 0o600));
+  if (fileMode === undefined) closeSync(openSync(file, "a", 0o600));
   chmodSync(file, 0o600);
 };
 
 /** Opens the file; bun:sqlite is imported here, not statically, so commands that never open a store never load it. */
 export const openSqlite = async (file: string): Promise<Driver> => {
   const { Database } = await import("bun:sqlite");
-  prepareFile(file);
+  await prepareFile(file);
   const database = new Database(file, { create: true, strict: true });
   database.run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
   database.run("PRAGMA journal_mode = WAL");
