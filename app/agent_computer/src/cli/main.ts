@@ -2,6 +2,7 @@
 // dispatches on the name it was invoked as. No top-level await: the bytecode build needs CommonJS.
 import { config } from "zod";
 import { binaries } from "./binaries.ts";
+import { takeLauncherSettings } from "./kernel/launcher-env.ts";
 import { runBinary } from "./kernel/run.ts";
 
 // Before any command module builds its schemas (zod decides per schema, when it is built): a process
@@ -9,13 +10,7 @@ import { runBinary } from "./kernel/run.ts";
 config({ jitless: true });
 
 const main = async (): Promise<void> => {
-  const invokedAs = process.env.AGENT_COMPUTER_INVOKED_AS || (process.argv[1] ?? "").split("/").pop() || "";
-  delete process.env.AGENT_COMPUTER_INVOKED_AS;
-  // The launcher turned the JIT off for this one-shot process only (scripts/launcher.sh); children get the default.
-  if (process.env.AGENT_COMPUTER_JIT_OFF === "1") {
-    delete process.env.BUN_JSC_useJIT;
-    delete process.env.AGENT_COMPUTER_JIT_OFF;
-  }
+  const invokedAs = takeLauncherSettings(process.env, process.argv[1]);
   const load = binaries[invokedAs];
   if (!load) {
     process.stderr.write(`agent-computer: unknown binary name "${invokedAs}"; known: ${Object.keys(binaries).join(", ")}\n`);

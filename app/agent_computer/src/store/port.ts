@@ -119,6 +119,8 @@ export interface MeshRepo {
   /** Marks the session's pending deliveries expired_undelivered and returns them. */
   expireDeliveries(sessionId: string, now: number): Promise<ExpiredDelivery[]>;
   openSession(agentName: string): Promise<SessionRecord | undefined>;
+  /** The id of the agent's open session if it is still live at `now` (the delivery rule), else undefined. */
+  liveSessionId(agentName: string, now: number): Promise<string | undefined>;
   insertSession(session: SessionRecord): Promise<void>;
   updateSession(session: SessionRecord): Promise<void>;
   /** Extends the open session of the agent by its own ttl; returns it, or undefined when none is open. */

@@ -19,14 +19,13 @@ export const deliverTo = async (
 ): Promise<Delivery | undefined> => {
   const seq = await tx.mesh.nextSeq(recipient);
   if (seq === undefined) return undefined;
-  const open = await tx.mesh.openSession(recipient);
-  const live = open !== undefined && open.expiresAt > now ? open : undefined;
+  const sessionId = await tx.mesh.liveSessionId(recipient, now);
   await tx.mesh.insertDelivery({
     messageId,
     recipient,
     seq,
-    state: live ? "pending" : "not_checked_in",
-    sessionId: live?.id ?? null,
+    state: sessionId ? "pending" : "not_checked_in",
+    sessionId: sessionId ?? null,
   });
-  return { seq, live: live !== undefined };
+  return { seq, live: sessionId !== undefined };
 };
