@@ -35,6 +35,8 @@ export const lightWatcherPlan = (input: {
   const root = compiled ? dirname(dirname(input.execPath)) : join(input.moduleDir, "..", "..", "..", "..", "..");
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(input.env)) if (value !== undefined && keep(key)) env[key] = value;
+  // The watcher runs for long: it keeps JavaScriptCore's JIT, which the launcher turns off for one-shot calls.
+  env.BUN_JSC_useJIT = "1";
   return { command: join(root, "bin", "agent-wake-cli"), args: ["--run"], env };
 };
 
