@@ -1,13 +1,15 @@
 // The multi-call entry: every bin/<name> launcher (and the compiled executable) lands here and
 // dispatches on the name it was invoked as. No top-level await: the bytecode build needs CommonJS.
-import { config } from "zod";
+import { config } from "zod/v4/core";
+import en from "zod/v4/locales/en.js";
 import { binaries } from "./binaries.ts";
 import { takeLauncherSettings } from "./kernel/launcher-env.ts";
 import { runBinary } from "./kernel/run.ts";
 
 // Before any command module builds its schemas (zod decides per schema, when it is built): a process
 // parses each schema about once, and compiling a fast path for it costs more than the parse (bench/mesh.ts).
-config({ jitless: true });
+// English messages for every schema: zod/mini (the mesh commands) sets no locale of its own.
+config({ jitless: true, ...en() });
 
 const main = async (): Promise<void> => {
   const invokedAs = takeLauncherSettings(process.env, process.argv[1]);

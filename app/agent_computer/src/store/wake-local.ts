@@ -13,19 +13,19 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join, resolve } from "node:path";
-import { z } from "zod";
+import * as z from "zod/mini";
 import { AGENT_ID_PATTERN } from "../domain/identity/names.ts";
 import type { Paths } from "../paths.ts";
 
 export const HERDR_PANE_PATTERN = /^[A-Za-z0-9_:.-]{1,64}$/;
 
 const registrationSchema = z.object({
-  agent_id: z.string().regex(AGENT_ID_PATTERN),
-  pane_id: z.string().regex(HERDR_PANE_PATTERN),
-  session_id: z.string().min(1).max(200),
+  agent_id: z.string().check(z.regex(AGENT_ID_PATTERN)),
+  pane_id: z.string().check(z.regex(HERDR_PANE_PATTERN)),
+  session_id: z.string().check(z.minLength(1), z.maxLength(200)),
   /** Herdr's terminal id when armed: another terminal in the pane means another agent, so the arming lapses. */
-  terminal_id: z.string().min(1).max(200),
-  kind: z.string().max(64).nullable(),
+  terminal_id: z.string().check(z.minLength(1), z.maxLength(200)),
+  kind: z.nullable(z.string().check(z.maxLength(64))),
   /** How the arming agent reached its Herdr server (HERDR_SOCKET_PATH, HERDR_SESSION, XDG_CONFIG_HOME). */
   herdr_env: z.record(z.string(), z.string()),
   armed_at: z.number(),

@@ -1,13 +1,13 @@
 // What every automation command shares: the owner flags, id formats, deps and the worker's base URL.
 import { z } from "zod";
 import type { AutomationDeps } from "../../domain/automation/deps.ts";
-import { agentIdSchema } from "../../domain/identity/names.ts";
+import { agentId } from "../../domain/identity/names.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
 import { meshDeps } from "../mesh/deps.ts";
 
 export const ownerFields = {
-  agentId: agentIdSchema.describe("the owning agent (authenticated with its token); jobs and triggers belong to it"),
+  agentId: agentId("the owning agent (authenticated with its token); jobs and triggers belong to it"),
   tokenFile: tokenFileSchema,
 };
 

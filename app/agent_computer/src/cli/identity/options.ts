@@ -1,13 +1,13 @@
 import { readFileSync } from "node:fs";
 import { z } from "zod";
-import { agentIdSchema } from "../../domain/identity/names.ts";
+import { agentId } from "../../domain/identity/names.ts";
 import type { AgentView } from "../../domain/identity/view.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { CliError } from "../kernel/errors.ts";
 import { neutralizeLine } from "../kernel/output.ts";
 
 /** The agent an identity command acts on; it authenticates with that agent's token. */
-export const nameOption = agentIdSchema.describe("the agent, 1-64 characters of A-Z a-z 0-9 _ . - (authenticated by its token)");
+export const nameOption = agentId("the agent, 1-64 characters of A-Z a-z 0-9 _ . - (authenticated by its token)");
 
 export const oneLine = (max: number) =>
   z

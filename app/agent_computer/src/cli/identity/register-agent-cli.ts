@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { CLI_PROFILES } from "../../domain/identity/cli-profiles.ts";
-import { agentIdSchema, capabilitySchema } from "../../domain/identity/names.ts";
+import { agentId, capabilitySchema } from "../../domain/identity/names.ts";
 import { type RegisterResult, registerAgent } from "../../domain/identity/register.ts";
 import { writeVaultToken } from "../../store/vault.ts";
 import { defineCommand } from "../kernel/command.ts";
@@ -14,7 +14,7 @@ export const AGENT_CLASSES = ["orchestrator", "builder", "advisory", "auditor", 
 
 export const registerOptionsSchema = z
   .object({
-    name: agentIdSchema.describe("the agent name (ASCII)"),
+    name: agentId("the agent name (ASCII)"),
     role: oneLine(64).min(1).describe("free text: orchestrator, builder, ops, …"),
     capabilities: z
       .array(capabilitySchema)

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { agentIdSchema } from "../../domain/identity/names.ts";
+import { agentId } from "../../domain/identity/names.ts";
 import { type ListResult, listTasks } from "../../domain/tasks/list.ts";
 import { TASK_STATES } from "../../store/port-identity.ts";
 import { defineCommand } from "../kernel/command.ts";
@@ -10,7 +10,7 @@ import { meshDeps } from "../mesh/deps.ts";
 import { AUTH_ENV } from "./options.ts";
 
 export const listOptionsSchema = z.object({
-  agentId: agentIdSchema.describe("the agent asking (authenticated by its token)"),
+  agentId: agentId("the agent asking (authenticated by its token)"),
   scope: z.enum(["mine", "all"]).default("mine").describe("mine: tasks you posted or hold; all: every task"),
   state: z.array(z.enum(TASK_STATES)).max(6).default([]).describe("only tasks in these states (default every state)"),
   limit: z.coerce.number().int().min(1).max(200).default(50).describe("at most this many tasks, newest first"),

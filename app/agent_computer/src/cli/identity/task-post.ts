@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { agentIdSchema, capabilitySchema } from "../../domain/identity/names.ts";
+import { agentId, capabilitySchema } from "../../domain/identity/names.ts";
 import { type PostResult, postTask } from "../../domain/tasks/post.ts";
 import { TASK_PRIORITIES } from "../../store/port-identity.ts";
 import { defineCommand } from "../kernel/command.ts";
@@ -10,7 +10,7 @@ import { meshDeps } from "../mesh/deps.ts";
 import { AUTH_ENV, oneLine } from "./options.ts";
 
 export const postOptionsSchema = z.object({
-  agentId: agentIdSchema.describe("the posting agent (authenticated by its token)"),
+  agentId: agentId("the posting agent (authenticated by its token)"),
   title: oneLine(200).min(1).describe("one line saying what is to be done"),
   body: z.string().min(1).max(16_384).describe("the details, at most 16384 characters"),
   requireCap: z.array(capabilitySchema).min(1).max(32).describe("capabilities the assignee must have (all of them)"),

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { agentIdSchema } from "../../domain/identity/names.ts";
+import { agentId } from "../../domain/identity/names.ts";
 import { TASK_RULES, type TaskAction, transitionTask } from "../../domain/tasks/transition.ts";
 import type { TaskView } from "../../domain/tasks/view.ts";
 import { type CommandDef, defineCommand } from "../kernel/command.ts";
@@ -20,7 +20,7 @@ const TEXT: Record<TaskAction, { flag: string; describe: string; summary: string
 
 const transitionSchema = (action: TaskAction) =>
   z.object({
-    agentId: agentIdSchema.describe(`the acting agent, the task's ${TASK_RULES[action].by} (authenticated by its token)`),
+    agentId: agentId(`the acting agent, the task's ${TASK_RULES[action].by} (authenticated by its token)`),
     taskId: z
       .string()
       .regex(/^task_[0-9a-f]{32}$/, "must be a task id (task_…)")

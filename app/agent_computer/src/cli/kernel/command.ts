@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import type * as core from "zod/v4/core";
 import type { CommandContext } from "./context.ts";
 import type { ErrorCode } from "./errors.ts";
 
@@ -19,7 +19,7 @@ export interface ArgSpec {
 }
 
 /** One command: the schema is the single source of validation and of the option docs. */
-export interface CommandDef<Schema extends z.ZodType = z.ZodType, Result = unknown> {
+export interface CommandDef<Schema extends core.$ZodType = core.$ZodType, Result = unknown> {
   /** Full invocation, e.g. "agent-inbox-cli" or "agent-identity-cli rotate-token". */
   name: string;
   summary: string;
@@ -36,8 +36,8 @@ export interface CommandDef<Schema extends z.ZodType = z.ZodType, Result = unkno
   errors: readonly ErrorCode[];
   env: readonly string[];
   examples: readonly string[];
-  run(options: z.output<Schema>, ctx: CommandContext): Promise<Result>;
-  render(result: Result, options: z.output<Schema>): string;
+  run(options: core.output<Schema>, ctx: CommandContext): Promise<Result>;
+  render(result: Result, options: core.output<Schema>): string;
 }
 
 /** A binary is one command or a set of subcommands keyed by their words ("controller acquire"). */
@@ -52,5 +52,5 @@ export interface BinaryDef {
   examples?: readonly string[];
 }
 
-export const defineCommand = <Schema extends z.ZodType, Result>(def: CommandDef<Schema, Result>): CommandDef =>
+export const defineCommand = <Schema extends core.$ZodType, Result>(def: CommandDef<Schema, Result>): CommandDef =>
   def as unknown as CommandDef;

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { toJSONSchema } from "zod/v4/core";
 import type { BinaryDef, CommandDef } from "./command.ts";
 import { ENV_DOCS, type EnvName } from "./env-docs.ts";
 import { ERROR_CODES, EXIT_CODE_TABLE } from "./errors.ts";
@@ -28,7 +28,7 @@ const docs = new WeakMap<CommandDef, SchemaDoc>();
 const schemaDoc = (def: CommandDef): SchemaDoc => {
   let doc = docs.get(def);
   if (!doc) {
-    const json = z.toJSONSchema(def.schema, { io: "input", unrepresentable: "any" }) as {
+    const json = toJSONSchema(def.schema, { io: "input", unrepresentable: "any" }) as {
       properties?: Record<string, PropertyDoc>;
       required?: string[];
     };

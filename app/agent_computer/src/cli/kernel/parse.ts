@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import { type $ZodError, safeParse } from "zod/v4/core";
 import { argvToRaw } from "./argv-tokens.ts";
 import type { CommandDef } from "./command.ts";
 import { CliError } from "./errors.ts";
@@ -15,7 +15,7 @@ const describeInput = (input: unknown): string => {
  * The one place a ZodError becomes "--flag: what is wrong (got …)" lines. "got" shows what the user typed
  * (before coercion), never a whole options object.
  */
-export const zodIssuesToMessage = (def: CommandDef, error: z.ZodError, raw: Record<string, unknown>): string =>
+export const zodIssuesToMessage = (def: CommandDef, error: $ZodError, raw: Record<string, unknown>): string =>
   error.issues
     .map((issue) => {
       const key = String(issue.path[0] ?? "");
@@ -31,7 +31,7 @@ export const zodIssuesToMessage = (def: CommandDef, error: z.ZodError, raw: Reco
 
 export const parseOptions = (def: CommandDef, argv: readonly string[]): unknown => {
   const raw = argvToRaw(def, argv);
-  const parsed = def.schema.safeParse(raw);
+  const parsed = safeParse(def.schema, raw);
   if (!parsed.success) throw new CliError("INVALID_INPUT", zodIssuesToMessage(def, parsed.error, raw));
   return parsed.data;
 };

@@ -1,14 +1,14 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import { readVaultToken } from "../../store/vault.ts";
 import type { CommandContext } from "./context.ts";
 import { CliError } from "./errors.ts";
 
 export const tokenFileSchema = z
-  .string()
-  .min(1)
-  .optional()
-  .describe(
-    "file holding the agent token (never pass the token itself in argv); falls back to RELAY_AGENT_TOKEN, then the vault",
+  .optional(z.string().check(z.minLength(1)))
+  .check(
+    z.describe(
+      "file holding the agent token (never pass the token itself in argv); falls back to RELAY_AGENT_TOKEN, then the vault",
+    ),
   );
 
 /** The token for an agent: --token-file, then RELAY_AGENT_TOKEN, then the local vault. Never from argv. */

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import { agentIdSchema } from "../../domain/identity/names.ts";
 import { type AckResult, ackMessages } from "../../domain/mesh/ack.ts";
 import { defineCommand } from "../kernel/command.ts";
@@ -10,24 +10,24 @@ export const ackOptionsSchema = z
   .object({
     agentId: agentIdSchema,
     messageId: z
-      .array(z.string().regex(/^msg_[0-9a-f]{32}$/, "must be a message id (msg_…)"))
-      .min(1)
-      .max(100)
-      .optional()
-      .describe("message ids to acknowledge"),
-    upToSeq: z.coerce
-      .number()
-      .int()
-      .min(1)
-      .optional()
-      .describe("acknowledge every pending message of this session with seq <= N"),
+      .optional(
+        z
+          .array(z.string().check(z.regex(/^msg_[0-9a-f]{32}$/, "must be a message id (msg_…)")))
+          .check(z.minLength(1), z.maxLength(100)),
+      )
+      .check(z.describe("message ids to acknowledge")),
+    upToSeq: z
+      .optional(z.coerce.number().check(z.int(), z.minimum(1)))
+      .check(z.describe("acknowledge every pending message of this session with seq <= N")),
     tokenFile: tokenFileSchema,
   })
-  .superRefine((o, ctx) => {
-    if ((o.messageId === undefined) === (o.upToSeq === undefined)) {
-      ctx.addIssue({ code: "custom", path: ["messageId"], message: "give exactly one of --message-id or --up-to-seq" });
-    }
-  });
+  .check(
+    z.superRefine((o, ctx) => {
+      if ((o.messageId === undefined) === (o.upToSeq === undefined)) {
+        ctx.addIssue({ code: "custom", path: ["messageId"], message: "give exactly one of --message-id or --up-to-seq" });
+      }
+    }),
+  );
 
 export type AckOptions = z.output<typeof ackOptionsSchema>;
 

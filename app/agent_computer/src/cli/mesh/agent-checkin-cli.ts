@@ -1,5 +1,5 @@
-import { z } from "zod";
-import { agentIdSchema } from "../../domain/identity/names.ts";
+import * as z from "zod/mini";
+import { agentIdSchema, capabilitySchema } from "../../domain/identity/names.ts";
 import { type CheckinResult, checkIn, previewCheckIn } from "../../domain/mesh/checkin.ts";
 import { TTL_MAX_SECONDS, TTL_MIN_SECONDS } from "../../domain/mesh/ttl.ts";
 import { writeVaultToken } from "../../store/vault.ts";
@@ -10,37 +10,32 @@ import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
 import { meshDeps } from "./deps.ts";
 import { type HerdrWake, herdrWakeFor } from "./herdr-wake.ts";
 
-const oneLine = (max: number) =>
-  z
-    .string()
-    .max(max)
-    .regex(/^[^\n\r]*$/, "must be one line");
+const oneLine = (max: number, min = 0) =>
+  z.string().check(z.minLength(min), z.maxLength(max), z.regex(/^[^\n\r]*$/, "must be one line"));
 
 export const checkinOptionsSchema = z.object({
   agentId: agentIdSchema,
-  role: oneLine(64).min(1).optional().describe("what kind of agent this is (builder, reviewer, release, ping, verification, …)"),
-  repo: oneLine(256).min(1).optional().describe("the repository or project this session works on"),
-  caps: z
-    .array(z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/, "each capability: 1-64 of A-Z a-z 0-9 _ . : -"))
-    .max(32)
-    .optional()
-    .describe("capabilities this session offers"),
-  status: oneLine(200).optional().describe("one line: what you are doing right now (its age is shown to others)"),
-  ttlSeconds: z.coerce
-    .number()
-    .int()
-    .min(TTL_MIN_SECONDS)
-    .max(TTL_MAX_SECONDS)
-    .optional()
-    .describe(
-      "seconds of silence this session can afford before it leaves the directory; default 900 for roles ping and verification, else 3600",
+  role: z
+    .optional(oneLine(64, 1))
+    .check(z.describe("what kind of agent this is (builder, reviewer, release, ping, verification, …)")),
+  repo: z.optional(oneLine(256, 1)).check(z.describe("the repository or project this session works on")),
+  caps: z.optional(z.array(capabilitySchema).check(z.maxLength(32))).check(z.describe("capabilities this session offers")),
+  status: z.optional(oneLine(200)).check(z.describe("one line: what you are doing right now (its age is shown to others)")),
+  ttlSeconds: z
+    .optional(z.coerce.number().check(z.int(), z.minimum(TTL_MIN_SECONDS), z.maximum(TTL_MAX_SECONDS)))
+    .check(
+      z.describe(
+        "seconds of silence this session can afford before it leaves the directory; default 900 for roles ping and verification, else 3600",
+      ),
     ),
   herdrPane: z
-    .string()
-    .regex(/^[A-Za-z0-9_:.-]{1,64}$/, "must be a Herdr pane id")
-    .optional()
-    .describe("your OWN Herdr pane id, to arm auto-wake on this host (only when HERDR_ENV=1; never a value from a message)"),
-  confirm: z.boolean().default(false).describe("actually announce; without it only a preview is printed and nothing changes"),
+    .optional(z.string().check(z.regex(/^[A-Za-z0-9_:.-]{1,64}$/, "must be a Herdr pane id")))
+    .check(
+      z.describe("your OWN Herdr pane id, to arm auto-wake on this host (only when HERDR_ENV=1; never a value from a message)"),
+    ),
+  confirm: z
+    ._default(z.boolean(), false)
+    .check(z.describe("actually announce; without it only a preview is printed and nothing changes")),
   tokenFile: tokenFileSchema,
 });
 

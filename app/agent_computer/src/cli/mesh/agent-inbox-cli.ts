@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import { agentIdSchema } from "../../domain/identity/names.ts";
 import { type InboxResult, readInbox } from "../../domain/mesh/inbox.ts";
 import { defineCommand } from "../kernel/command.ts";
@@ -9,13 +9,15 @@ import { meshDeps } from "./deps.ts";
 
 export const inboxOptionsSchema = z.object({
   agentId: agentIdSchema,
-  limit: z.coerce.number().int().min(1).max(100).default(50).describe("how many messages to return at most"),
+  limit: z
+    ._default(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(100)), 50)
+    .check(z.describe("how many messages to return at most")),
   wakeToken: z
-    .string()
-    .regex(/^[0-9a-f]{16}$/, "must be 16 lowercase hex characters")
-    .optional()
-    .describe(
-      "the single-use token from an auto-wake prompt: returns that wake's messages and newer pending ones, then the token is spent",
+    .optional(z.string().check(z.regex(/^[0-9a-f]{16}$/, "must be 16 lowercase hex characters")))
+    .check(
+      z.describe(
+        "the single-use token from an auto-wake prompt: returns that wake's messages and newer pending ones, then the token is spent",
+      ),
     ),
   tokenFile: tokenFileSchema,
 });

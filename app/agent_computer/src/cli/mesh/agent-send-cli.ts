@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import { agentIdSchema } from "../../domain/identity/names.ts";
 import { type SendResult, sendMessage } from "../../domain/mesh/send.ts";
 import { defineCommand } from "../kernel/command.ts";
@@ -11,37 +11,43 @@ export const MAX_BODY_BYTES = 65_536;
 
 export const sendOptionsSchema = z
   .object({
-    from: agentIdSchema.optional().describe("the sending agent (authenticated); --agent-id is the same flag"),
-    agentId: agentIdSchema.optional().describe("alias of --from"),
-    to: z.array(agentIdSchema).min(1).max(100).optional().describe("recipient agent ids"),
-    broadcast: z.boolean().default(false).describe("send to every live agent except you (narrow with --role/--repo)"),
-    role: z.string().min(1).max(64).optional().describe("with --broadcast: only live agents of this role"),
-    repo: z.string().min(1).max(256).optional().describe("with --broadcast: only live agents on this repo"),
-    body: z.string().min(1).max(MAX_BODY_BYTES).optional().describe(`message text, at most ${MAX_BODY_BYTES} bytes`),
-    bodyFile: z.string().min(1).optional().describe("read the body from this file, or - for stdin"),
+    from: z.optional(agentIdSchema).check(z.describe("the sending agent (authenticated); --agent-id is the same flag")),
+    agentId: z.optional(agentIdSchema).check(z.describe("alias of --from")),
+    to: z.optional(z.array(agentIdSchema).check(z.minLength(1), z.maxLength(100))).check(z.describe("recipient agent ids")),
+    broadcast: z
+      ._default(z.boolean(), false)
+      .check(z.describe("send to every live agent except you (narrow with --role/--repo)")),
+    role: z
+      .optional(z.string().check(z.minLength(1), z.maxLength(64)))
+      .check(z.describe("with --broadcast: only live agents of this role")),
+    repo: z
+      .optional(z.string().check(z.minLength(1), z.maxLength(256)))
+      .check(z.describe("with --broadcast: only live agents on this repo")),
+    body: z
+      .optional(z.string().check(z.minLength(1), z.maxLength(MAX_BODY_BYTES)))
+      .check(z.describe(`message text, at most ${MAX_BODY_BYTES} bytes`)),
+    bodyFile: z.optional(z.string().check(z.minLength(1))).check(z.describe("read the body from this file, or - for stdin")),
     thread: z
-      .string()
-      .regex(/^[A-Za-z0-9_.:-]{1,128}$/, "must be 1-128 of A-Z a-z 0-9 _ . : -")
-      .optional()
-      .describe("thread id to group related messages"),
+      .optional(z.string().check(z.regex(/^[A-Za-z0-9_.:-]{1,128}$/, "must be 1-128 of A-Z a-z 0-9 _ . : -")))
+      .check(z.describe("thread id to group related messages")),
     idempotencyKey: z
-      .string()
-      .regex(/^[\x21-\x7e]{1,128}$/, "must be 1-128 printable ASCII characters")
-      .optional()
-      .describe("a retry with the same key within 24 h returns the original message and sends nothing new"),
+      .optional(z.string().check(z.regex(/^[\x21-\x7e]{1,128}$/, "must be 1-128 printable ASCII characters")))
+      .check(z.describe("a retry with the same key within 24 h returns the original message and sends nothing new")),
     tokenFile: tokenFileSchema,
   })
-  .superRefine((o, ctx) => {
-    if (!o.from && !o.agentId) ctx.addIssue({ code: "custom", path: ["from"], message: "is required (the sending agent)" });
-    if (o.from && o.agentId && o.from !== o.agentId)
-      ctx.addIssue({ code: "custom", path: ["agentId"], message: "differs from --from" });
-    if (!o.to === !o.broadcast)
-      ctx.addIssue({ code: "custom", path: ["to"], message: "give exactly one of --to or --broadcast" });
-    if (!o.broadcast && (o.role || o.repo))
-      ctx.addIssue({ code: "custom", path: [o.role ? "role" : "repo"], message: "only applies with --broadcast" });
-    if ((o.body === undefined) === (o.bodyFile === undefined))
-      ctx.addIssue({ code: "custom", path: ["body"], message: "give exactly one of --body or --body-file" });
-  });
+  .check(
+    z.superRefine((o, ctx) => {
+      if (!o.from && !o.agentId) ctx.addIssue({ code: "custom", path: ["from"], message: "is required (the sending agent)" });
+      if (o.from && o.agentId && o.from !== o.agentId)
+        ctx.addIssue({ code: "custom", path: ["agentId"], message: "differs from --from" });
+      if (!o.to === !o.broadcast)
+        ctx.addIssue({ code: "custom", path: ["to"], message: "give exactly one of --to or --broadcast" });
+      if (!o.broadcast && (o.role || o.repo))
+        ctx.addIssue({ code: "custom", path: [o.role ? "role" : "repo"], message: "only applies with --broadcast" });
+      if ((o.body === undefined) === (o.bodyFile === undefined))
+        ctx.addIssue({ code: "custom", path: ["body"], message: "give exactly one of --body or --body-file" });
+    }),
+  );
 
 export type SendOptions = z.output<typeof sendOptionsSchema>;
 

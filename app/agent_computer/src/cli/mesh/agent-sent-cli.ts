@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import { agentIdSchema } from "../../domain/identity/names.ts";
 import { listSent, type SentResult } from "../../domain/mesh/sent.ts";
 import { defineCommand } from "../kernel/command.ts";
@@ -9,7 +9,9 @@ import { meshDeps } from "./deps.ts";
 
 export const sentOptionsSchema = z.object({
   agentId: agentIdSchema,
-  limit: z.coerce.number().int().min(1).max(100).default(20).describe("how many of your most recent messages to show"),
+  limit: z
+    ._default(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(100)), 20)
+    .check(z.describe("how many of your most recent messages to show")),
   tokenFile: tokenFileSchema,
 });
 

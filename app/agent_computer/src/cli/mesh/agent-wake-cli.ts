@@ -1,5 +1,5 @@
 import { hostname } from "node:os";
-import { z } from "zod";
+import * as z from "zod/mini";
 import { wakeTuningFromEnv } from "../../domain/wake/tuning.ts";
 import { herdrForArming, runWakeWatcher } from "../../domain/wake/watcher.ts";
 import { ensureWakeDir, listRegistrations, localWakeRegistry, storeLabel, wakeDirFor } from "../../store/wake-local.ts";
@@ -11,9 +11,12 @@ import { newId } from "./deps.ts";
 
 export const watcherOptionsSchema = z.object({
   run: z
-    .boolean()
-    .default(false)
-    .describe("run the light watcher in the foreground (what agent-checkin-cli starts detached); without it: print the status"),
+    ._default(z.boolean(), false)
+    .check(
+      z.describe(
+        "run the light watcher in the foreground (what agent-checkin-cli starts detached); without it: print the status",
+      ),
+    ),
 });
 
 export type WatcherOptions = z.output<typeof watcherOptionsSchema>;

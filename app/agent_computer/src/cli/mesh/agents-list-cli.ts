@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import { agentIdSchema } from "../../domain/identity/names.ts";
 import { type DirectoryEntry, type DirectoryResult, listAgents } from "../../domain/mesh/directory.ts";
 import { defineCommand } from "../kernel/command.ts";
@@ -8,9 +8,11 @@ import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
 import { meshDeps } from "./deps.ts";
 
 export const agentsListOptionsSchema = z.object({
-  includeStale: z.boolean().default(false).describe("also list agents whose latest session expired (alive: false)"),
-  view: z.enum(["list", "topology"]).default("list").describe("list, or topology: live agents grouped by class"),
-  agentId: agentIdSchema.optional().describe("your own agent id: renews your presence while you look (needs your token)"),
+  includeStale: z._default(z.boolean(), false).check(z.describe("also list agents whose latest session expired (alive: false)")),
+  view: z._default(z.enum(["list", "topology"]), "list").check(z.describe("list, or topology: live agents grouped by class")),
+  agentId: z
+    .optional(agentIdSchema)
+    .check(z.describe("your own agent id: renews your presence while you look (needs your token)")),
   tokenFile: tokenFileSchema,
 });
 

@@ -1,4 +1,6 @@
-import { z } from "zod";
+// Names every family shares. The schemas are zod/mini (the mesh commands' start-up path, where classic zod
+// costs milliseconds); classic schemas embed them like any other (z.array(capabilitySchema), z.object({ … })).
+import * as z from "zod/mini";
 
 export const AGENT_ID_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/;
 
@@ -7,9 +9,14 @@ export const SYSTEM_SENDER = "agent-computer";
 
 export const agentIdSchema = z
   .string()
-  .regex(AGENT_ID_PATTERN, "must be 1-64 characters of A-Z a-z 0-9 _ . -")
-  .describe("agent name, 1-64 characters of A-Z a-z 0-9 _ . -");
+  .check(
+    z.regex(AGENT_ID_PATTERN, "must be 1-64 characters of A-Z a-z 0-9 _ . -"),
+    z.describe("agent name, 1-64 characters of A-Z a-z 0-9 _ . -"),
+  );
+
+/** An agent name documented for one command's flag: the same rule, its own description. */
+export const agentId = (description: string) => agentIdSchema.check(z.describe(description));
 
 export const CAPABILITY_PATTERN = /^[A-Za-z0-9_.:-]{1,64}$/;
 
-export const capabilitySchema = z.string().regex(CAPABILITY_PATTERN, "each capability: 1-64 of A-Z a-z 0-9 _ . : -");
+export const capabilitySchema = z.string().check(z.regex(CAPABILITY_PATTERN, "each capability: 1-64 of A-Z a-z 0-9 _ . : -"));
