@@ -29,6 +29,8 @@ DO $$ BEGIN
     CREATE ROLE agent_computer LOGIN PASSWORD 'agent_computer' CREATEDB;
   END IF;
 END $$;
+-- Each suite drops its own database WITH (FORCE); an autovacuum worker busy in it can only be ended with this.
+GRANT pg_signal_backend TO agent_computer;
 SQL
   su postgres -c "psql -q -tAc \"SELECT 1 FROM pg_database WHERE datname = 'agent_computer_test'\"" | grep -q 1 ||
     su postgres -c "createdb -O agent_computer agent_computer_test"

@@ -49,6 +49,22 @@ const sqliteTarget = async (): Promise<StoreTarget> => {
   };
 };
 
+/**
+ * DROP … WITH (FORCE) ends the other sessions in the database, but a role without pg_signal_backend may not end
+ * an autovacuum worker that happens to be in it (42501): that worker is done within moments, so try again.
+ */
+const dropDatabase = async (admin: SQL, name: string): Promise<void> => {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      return;
+    } catch (error) {
+      if (String((error as { errno?: unknown }).errno) !== "42501" || attempt === 20) throw error;
+      await Bun.sleep(250);
+    }
+  }
+};
+
 const postgresTarget = async (): Promise<StoreTarget> => {
   const admin = new SQL(pgUrl as string);
   const name = `ac_t_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
@@ -64,7 +80,7 @@ const postgresTarget = async (): Promise<StoreTarget> => {
     sql: async (text, params = []) => [...((await db.unsafe(text, params)) as Record<string, unknown>[])],
     dispose: async () => {
       await db.close();
-      await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await dropDatabase(admin, name);
       await admin.close();
     },
   };
