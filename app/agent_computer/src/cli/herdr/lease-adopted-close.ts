@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { closeAdopted } from "../../domain/herdr/adopt.ts";
-import { leaseView } from "../../domain/herdr/inventory.ts";
+import { closeView } from "../../domain/herdr/inventory.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { CLOSE_OUTPUT, CLOSE_RULES } from "./lease-docs.ts";
@@ -24,10 +24,8 @@ export const adoptedCloseOptionsSchema = z.object({
 });
 export type AdoptedCloseOptions = z.output<typeof adoptedCloseOptionsSchema>;
 
-export const runAdoptedClose = async (options: AdoptedCloseOptions, ctx: CommandContext) => {
-  const result = await closeAdopted(await herdrDeps(ctx), options);
-  return { lease: leaseView(result.lease), capture_sha256: result.capture_sha256, observed_seq: result.observed_seq };
-};
+export const runAdoptedClose = async (options: AdoptedCloseOptions, ctx: CommandContext) =>
+  closeView(await closeAdopted(await herdrDeps(ctx), options));
 
 export default defineCommand({
   name: "herdr-lease-cli adopted close",

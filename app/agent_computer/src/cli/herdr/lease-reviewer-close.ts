@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { leaseView } from "../../domain/herdr/inventory.ts";
+import { closeView } from "../../domain/herdr/inventory.ts";
 import { closeReviewer } from "../../domain/herdr/reviewer.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
@@ -13,10 +13,8 @@ export const reviewerCloseOptionsSchema = z.object({
 });
 export type ReviewerCloseOptions = z.output<typeof reviewerCloseOptionsSchema>;
 
-export const runReviewerClose = async (options: ReviewerCloseOptions, ctx: CommandContext) => {
-  const result = await closeReviewer(await herdrDeps(ctx), options);
-  return { lease: leaseView(result.lease), capture_sha256: result.capture_sha256, observed_seq: result.observed_seq };
-};
+export const runReviewerClose = async (options: ReviewerCloseOptions, ctx: CommandContext) =>
+  closeView(await closeReviewer(await herdrDeps(ctx), options));
 
 export default defineCommand({
   name: "herdr-lease-cli reviewer close",

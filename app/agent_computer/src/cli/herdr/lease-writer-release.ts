@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { leaseView } from "../../domain/herdr/inventory.ts";
+import { closeView } from "../../domain/herdr/inventory.ts";
 import { releaseWriter } from "../../domain/herdr/writer.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
@@ -29,10 +29,8 @@ export const writerReleaseOptionsSchema = z.object({
 });
 export type WriterReleaseOptions = z.output<typeof writerReleaseOptionsSchema>;
 
-export const runWriterRelease = async (options: WriterReleaseOptions, ctx: CommandContext) => {
-  const result = await releaseWriter(await herdrDeps(ctx), options);
-  return { lease: leaseView(result.lease), capture_sha256: result.capture_sha256, observed_seq: result.observed_seq };
-};
+export const runWriterRelease = async (options: WriterReleaseOptions, ctx: CommandContext) =>
+  closeView(await releaseWriter(await herdrDeps(ctx), options));
 
 export default defineCommand({
   name: "herdr-lease-cli writer release",

@@ -5,6 +5,7 @@
 import type { HerdrAgent } from "../../adapters/herdr.ts";
 import { currentBootId } from "../../adapters/process-ancestry.ts";
 import { sameIdentity } from "./agent-identity.ts";
+import type { CloseResult } from "./close-leased.ts";
 import { controllerIdFrom } from "./controller-caller.ts";
 import { readBinding } from "./controller-files.ts";
 import { type HerdrDeps, iso } from "./deps.ts";
@@ -58,6 +59,13 @@ export const leaseView = (lease: LeaseRecord) => ({
       }
     : {}),
   ...(lease.failure ? { failure: lease.failure } : {}),
+});
+
+/** What a command that closed a leased pane reports: the lease, the capture's digest and the seq it observed. */
+export const closeView = (result: CloseResult) => ({
+  lease: leaseView(result.lease),
+  capture_sha256: result.capture_sha256,
+  observed_seq: result.observed_seq,
 });
 
 const liveOf = (lease: LeaseRecord, agents: HerdrAgent[] | undefined) => {

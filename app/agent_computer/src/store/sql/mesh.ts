@@ -84,6 +84,11 @@ const AGENT_SQL = "SELECT * FROM agents WHERE name = $1";
 const OPEN_SESSION_SQL = `SELECT ${SESSION_COLUMNS} FROM sessions WHERE agent_name = $1 AND ended_at IS NULL`;
 const LIVE_SESSION_SQL = "SELECT id FROM sessions WHERE agent_name = $1 AND ended_at IS NULL AND expires_at > $2";
 const NEXT_SEQ_SQL = "UPDATE agents SET last_seq = last_seq + 1 WHERE name = $1";
+const NEXT_SEQ_RETURNING_SQL = `${NEXT_SEQ_SQL} RETURNING last_seq`;
+/** Extends the agent's open session by its own ttl; renewSession also reads the session back. */
+const EXTEND_SESSION_SQL =
+  "UPDATE sessions SET last_activity_at = $2, expires_at = $2 + ttl_seconds * 1000 WHERE agent_name = $1 AND ended_at IS NULL";
+const RENEW_SESSION_SQL = `${EXTEND_SESSION_SQL} RETURNING ${SESSION_COLUMNS}`;
 const LAST_SEQ_SQL = "SELECT last_seq FROM agents WHERE name = $1";
 
 export const meshRepo = (db: Db): MeshRepo => {
@@ -166,18 +171,10 @@ export const meshRepo = (db: Db): MeshRepo => {
       );
     },
     renewSession: async (agentName, now) => {
-      const row = await db.get<Row>(
-        `UPDATE sessions SET last_activity_at = $2, expires_at = $2 + ttl_seconds * 1000
-       WHERE agent_name = $1 AND ended_at IS NULL RETURNING ${SESSION_COLUMNS}`,
-        [agentName, now],
-      );
+      const row = await db.get<Row>(RENEW_SESSION_SQL, [agentName, now]);
       return row ? toSession(row) : undefined;
     },
-    extendSession: async (agentName, now) =>
-      (await db.run(
-        "UPDATE sessions SET last_activity_at = $2, expires_at = $2 + ttl_seconds * 1000 WHERE agent_name = $1 AND ended_at IS NULL",
-        [agentName, now],
-      )) > 0,
+    extendSession: async (agentName, now) => (await db.run(EXTEND_SESSION_SQL, [agentName, now])) > 0,
     liveSessionId: async (agentName, now) => {
       const row = await db.get<Row>(LIVE_SESSION_SQL, [agentName, now]);
       return row ? str(row.id) : undefined;
@@ -189,7 +186,7 @@ export const meshRepo = (db: Db): MeshRepo => {
         if ((await db.run(NEXT_SEQ_SQL, [agentName])) === 0) return undefined;
         return num((await db.get<Row>(LAST_SEQ_SQL, [agentName]))?.last_seq);
       }
-      const row = await db.get<Row>(`${NEXT_SEQ_SQL} RETURNING last_seq`, [agentName]);
+      const row = await db.get<Row>(NEXT_SEQ_RETURNING_SQL, [agentName]);
       return row ? num(row.last_seq) : undefined;
     },
 
