@@ -139,6 +139,41 @@ describe.each(storeNames)("mesh contract [%s]", (storeName) => {
     expect(bounces[0]?.body).toContain(m2.id);
   });
 
+  test("calls that only renew presence write it at most once a second; an inbox read always renews", async () => {
+    await join("erin", { ttlSeconds: 60 });
+    await join("frank");
+    const presence = async () => {
+      const [row] = await target.sql(
+        "SELECT a.last_seen_at, s.expires_at FROM agents a JOIN sessions s ON s.agent_name = a.name AND s.ended_at IS NULL WHERE a.name = $1",
+        ["erin"],
+      );
+      return { lastSeenAt: Number(row?.last_seen_at), expiresAt: Number(row?.expires_at) };
+    };
+    const written = await presence();
+    expect(written).toEqual({ lastSeenAt: clock.now, expiresAt: clock.now + 60_000 });
+    clock.advance(999);
+    await send("erin", ["frank"], "within the second");
+    expect(await presence()).toEqual(written);
+    clock.advance(1);
+    await send("erin", ["frank"], "a second later");
+    expect(await presence()).toEqual({ lastSeenAt: clock.now, expiresAt: clock.now + 60_000 });
+    clock.advance(10);
+    await inbox("erin");
+    expect((await presence()).expiresAt).toBe(clock.now + 60_000);
+  });
+
+  test("a caller whose own session ran out can still send; its session ends and is not renewed", async () => {
+    await join("gina", { ttlSeconds: 60 });
+    await join("frank");
+    clock.advance(61_000);
+    await join("frank");
+    const sent = await send("gina", ["frank"], "my session ran out");
+    expect(sent.recipients[0]?.outcome).toBe("live");
+    const [session] = await target.sql("SELECT ended_at, expires_at FROM sessions WHERE agent_name = $1", ["gina"]);
+    expect(Number(session?.ended_at)).toBe(Number(session?.expires_at));
+    await expect(inbox("gina")).rejects.toMatchObject({ code: "NOT_CHECKED_IN" });
+  });
+
   test("an idempotency key returns the original within 24 h and sends nothing new", async () => {
     await join("alice");
     await join("bob");

@@ -109,9 +109,22 @@ export interface ExpiredDelivery {
   kind: string;
 }
 
+/** What the start of an authenticated mesh call needs, read in one step (see MeshRepo.callerState). */
+export interface CallerState {
+  tokenHash: string;
+  authState: AgentRecord["authState"];
+  lastSeenAt: number;
+  /** last_activity_at of the caller's open session; undefined when it has none. */
+  sessionActivityAt: number | undefined;
+  /** true when some open session (anyone's) has run out its ttl and is waiting to be ended. */
+  expiryDue: boolean;
+}
+
 /** Everything the mesh needs from the store, inside one transaction. */
 export interface MeshRepo {
   getAgent(name: string, lock?: boolean): Promise<AgentRecord | undefined>;
+  /** The caller's credentials and presence, and whether expiry is due at `now`; undefined for an unknown name. */
+  callerState(name: string, now: number): Promise<CallerState | undefined>;
   insertAgent(agent: NewAgent): Promise<void>;
   touchAgent(name: string, now: number): Promise<void>;
   /** Atomically ends open sessions whose ttl ran out; each session is returned to exactly one caller. */
@@ -119,16 +132,17 @@ export interface MeshRepo {
   /** Marks the session's pending deliveries expired_undelivered and returns them. */
   expireDeliveries(sessionId: string, now: number): Promise<ExpiredDelivery[]>;
   openSession(agentName: string): Promise<SessionRecord | undefined>;
-  /** The id of the agent's open session if it is still live at `now` (the delivery rule), else undefined. */
-  liveSessionId(agentName: string, now: number): Promise<string | undefined>;
   insertSession(session: SessionRecord): Promise<void>;
   updateSession(session: SessionRecord): Promise<void>;
   /** Extends the open session of the agent by its own ttl; returns it, or undefined when none is open. */
   renewSession(agentName: string, now: number): Promise<SessionRecord | undefined>;
-  /** renewSession for callers that do not need the session back: true when one was open. */
-  extendSession(agentName: string, now: number): Promise<boolean>;
-  /** Takes the agent's next inbox sequence number; undefined when no agent has that name (nothing changes). */
-  nextSeq(agentName: string): Promise<number | undefined>;
+  /** renewSession for callers that do not need the session back. */
+  extendSession(agentName: string, now: number): Promise<void>;
+  /**
+   * Takes the agent's next inbox sequence number and, in the same step, the id of its open session if that is
+   * still live at `now` (the delivery rule). Undefined when no agent has that name: nothing changes.
+   */
+  takeInboxSlot(agentName: string, now: number): Promise<{ seq: number; sessionId: string | undefined } | undefined>;
   insertMessage(message: NewMessage): Promise<void>;
   insertDelivery(delivery: NewDelivery): Promise<void>;
   findByIdempotencyKey(sender: string, key: string): Promise<SentMessage | undefined>;

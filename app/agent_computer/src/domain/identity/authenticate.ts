@@ -13,6 +13,16 @@ export const authenticate = async (
   options: { lock?: boolean } = {},
 ): Promise<AgentRecord> => {
   const agent = await tx.mesh.getAgent(name, options.lock);
+  verifyCredentials(name, token, agent);
+  return agent;
+};
+
+/** Checks a presented token against what the store holds for the name (undefined: no such agent). */
+export function verifyCredentials<T extends Pick<AgentRecord, "tokenHash" | "authState">>(
+  name: string,
+  token: string | undefined,
+  agent: T | undefined,
+): asserts agent is T {
   if (!agent) {
     throw new CliError("UNKNOWN_AGENT", `no agent named ${name} is registered`, {
       hint: "register it first: agent-checkin-cli --agent-id <name> --confirm (see agent-checkin-cli --help)",
@@ -32,5 +42,4 @@ export const authenticate = async (
   if (!tokenMatches(token, agent.tokenHash)) {
     throw new CliError("AUTH_FAILED", `the token does not match agent ${name}`, { hint: TOKEN_SOURCES_HINT });
   }
-  return agent;
-};
+}

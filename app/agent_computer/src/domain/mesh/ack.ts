@@ -15,7 +15,7 @@ export interface AckResult {
 /** Marks messages read. Idempotent; an id that is not this agent's rejects the whole call. */
 export const ackMessages = (deps: MeshDeps, input: AckInput): Promise<AckResult> =>
   deps.store.write(async (tx) => {
-    const { session } = await enterMesh(deps, tx, input.agentId, input.token, true);
+    const session = await enterMesh(deps, tx, input.agentId, input.token, true);
     if ("upToSeq" in input) {
       return {
         agent_id: input.agentId,

@@ -17,9 +17,9 @@ export const deliverTo = async (
   recipient: string,
   now: number,
 ): Promise<Delivery | undefined> => {
-  const seq = await tx.mesh.nextSeq(recipient);
-  if (seq === undefined) return undefined;
-  const sessionId = await tx.mesh.liveSessionId(recipient, now);
+  const slot = await tx.mesh.takeInboxSlot(recipient, now);
+  if (slot === undefined) return undefined;
+  const { seq, sessionId } = slot;
   await tx.mesh.insertDelivery({
     messageId,
     recipient,

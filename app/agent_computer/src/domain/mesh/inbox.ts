@@ -38,7 +38,7 @@ export interface InboxResult {
  */
 export const readInbox = (deps: MeshDeps, input: InboxInput): Promise<InboxResult> =>
   deps.store.write(async (tx) => {
-    const { session } = await enterMesh(deps, tx, input.agentId, input.token, true);
+    const session = await enterMesh(deps, tx, input.agentId, input.token, true);
     let entries: InboxEntry[];
     let wake: RedeemedWake["wake"] | undefined;
     if (input.wakeToken) {

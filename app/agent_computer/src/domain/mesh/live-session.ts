@@ -1,13 +1,21 @@
 import { CliError } from "../../cli/kernel/errors.ts";
-import type { AgentRecord, SessionRecord, StoreTx } from "../../store/port.ts";
-import { authenticate } from "../identity/authenticate.ts";
+import type { SessionRecord, StoreTx } from "../../store/port.ts";
+import { verifyCredentials } from "../identity/authenticate.ts";
 import type { MeshDeps } from "./deps.ts";
 import { endExpiredSessions } from "./expiry.ts";
 
 /**
- * The common start of an authenticated mesh call: expire what is due, check the token, renew presence.
- * With `require`, a missing live session is an error naming the command that fixes it, and the renewed
- * session is returned; without it, presence is renewed if there is a session and nothing more is read.
+ * Calls that only renew presence write it at most this often per agent: a burst of sends costs one presence
+ * write a second instead of two writes each, and a session's expiry is at most this much earlier than the
+ * ttl counted from the very last call.
+ */
+export const PRESENCE_WRITE_INTERVAL_MS = 1000;
+
+/**
+ * The common start of an authenticated mesh call: check the token, expire what is due, renew presence.
+ * One read answers all three questions; with nothing due and presence fresh, that read is the whole cost.
+ * With `require`, a missing live session is an error naming the command that fixes it, and the session,
+ * renewed whatever its age, is returned; without it, presence is renewed if there is a session.
  */
 export async function enterMesh(
   deps: MeshDeps,
@@ -15,21 +23,29 @@ export async function enterMesh(
   agentId: string,
   token: string | undefined,
   require: true,
-): Promise<{ agent: AgentRecord; session: SessionRecord }>;
+): Promise<SessionRecord>;
 export async function enterMesh(
   deps: MeshDeps,
   tx: StoreTx,
   agentId: string,
   token: string | undefined,
   require: false,
-): Promise<{ agent: AgentRecord }>;
-export async function enterMesh(deps: MeshDeps, tx: StoreTx, agentId: string, token: string | undefined, require: boolean) {
-  await endExpiredSessions(tx, deps.now, deps.newId);
-  const agent = await authenticate(tx, agentId, token);
-  await tx.mesh.touchAgent(agentId, deps.now);
+): Promise<undefined>;
+export async function enterMesh(
+  deps: MeshDeps,
+  tx: StoreTx,
+  agentId: string,
+  token: string | undefined,
+  require: boolean,
+): Promise<SessionRecord | undefined> {
+  const caller = await tx.mesh.callerState(agentId, deps.now);
+  verifyCredentials(agentId, token, caller);
+  if (caller.expiryDue) await endExpiredSessions(tx, deps.now, deps.newId);
+  const stale = (writtenAt: number) => deps.now - writtenAt >= PRESENCE_WRITE_INTERVAL_MS;
+  if (stale(caller.lastSeenAt)) await tx.mesh.touchAgent(agentId, deps.now);
   if (!require) {
-    await tx.mesh.extendSession(agentId, deps.now);
-    return { agent };
+    if (caller.sessionActivityAt !== undefined && stale(caller.sessionActivityAt)) await tx.mesh.extendSession(agentId, deps.now);
+    return undefined;
   }
   const session = await tx.mesh.renewSession(agentId, deps.now);
   if (!session) {
@@ -37,5 +53,5 @@ export async function enterMesh(deps: MeshDeps, tx: StoreTx, agentId: string, to
       hint: "check in first: agent-checkin-cli --agent-id <name> --confirm (see agent-checkin-cli --help)",
     });
   }
-  return { agent, session };
+  return session;
 }

@@ -4,6 +4,7 @@ import identity from "./migrations/002_identity.sql" with { type: "text" };
 import automation from "./migrations/003_automation.sql" with { type: "text" };
 import wake from "./migrations/004_wake.sql" with { type: "text" };
 import herdrLeases from "./migrations/005_herdr_leases.sql" with { type: "text" };
+import sessionExpiry from "./migrations/006_session_expiry.sql" with { type: "text" };
 
 export const postgresMigrations: readonly Migration[] = [
   { version: 1, name: "mesh", sql: mesh },
@@ -11,4 +12,5 @@ export const postgresMigrations: readonly Migration[] = [
   { version: 3, name: "automation", sql: automation },
   { version: 4, name: "wake", sql: wake },
   { version: 5, name: "herdr_leases", sql: herdrLeases },
+  { version: 6, name: "session_expiry", sql: sessionExpiry },
 ];

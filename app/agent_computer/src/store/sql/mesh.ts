@@ -1,5 +1,6 @@
 import type {
   AgentRecord,
+  CallerState,
   DeliveryRecord,
   DeliveryState,
   ExpiredDelivery,
@@ -82,14 +83,30 @@ const withDeliveries = async (db: Db, rows: Row[]): Promise<SentMessage[]> => {
 // hashes that string to find its prepared statement.
 const AGENT_SQL = "SELECT * FROM agents WHERE name = $1";
 const OPEN_SESSION_SQL = `SELECT ${SESSION_COLUMNS} FROM sessions WHERE agent_name = $1 AND ended_at IS NULL`;
-const LIVE_SESSION_SQL = "SELECT id FROM sessions WHERE agent_name = $1 AND ended_at IS NULL AND expires_at > $2";
 const NEXT_SEQ_SQL = "UPDATE agents SET last_seq = last_seq + 1 WHERE name = $1";
-const NEXT_SEQ_RETURNING_SQL = `${NEXT_SEQ_SQL} RETURNING last_seq`;
+/** The open session of the agent named $1 if it is live at $2: the delivery rule. */
+const LIVE_SESSION_ID = "(SELECT id FROM sessions WHERE agent_name = $1 AND ended_at IS NULL AND expires_at > $2)";
+const INBOX_SLOT_SQL = `SELECT last_seq, ${LIVE_SESSION_ID} AS session_id FROM agents WHERE name = $1`;
+const INBOX_SLOT_RETURNING_SQL = `${NEXT_SEQ_SQL} RETURNING last_seq, ${LIVE_SESSION_ID} AS session_id`;
 /** Extends the agent's open session by its own ttl; renewSession also reads the session back. */
 const EXTEND_SESSION_SQL =
   "UPDATE sessions SET last_activity_at = $2, expires_at = $2 + ttl_seconds * 1000 WHERE agent_name = $1 AND ended_at IS NULL";
 const RENEW_SESSION_SQL = `${EXTEND_SESSION_SQL} RETURNING ${SESSION_COLUMNS}`;
-const LAST_SEQ_SQL = "SELECT last_seq FROM agents WHERE name = $1";
+const TOUCH_AGENT_SQL = "UPDATE agents SET last_seen_at = $2 WHERE name = $1 AND last_seen_at < $2";
+const CALLER_STATE_SQL = `SELECT token_hash, auth_state, last_seen_at,
+  (SELECT last_activity_at FROM sessions WHERE agent_name = $1 AND ended_at IS NULL) AS session_activity_at,
+  EXISTS (SELECT 1 FROM sessions WHERE ended_at IS NULL AND expires_at <= $2) AS expiry_due
+  FROM agents WHERE name = $1`;
+const toCallerState = (r: Row): CallerState => ({
+  tokenHash: str(r.token_hash),
+  authState: str(r.auth_state) as CallerState["authState"],
+  lastSeenAt: num(r.last_seen_at),
+  sessionActivityAt: r.session_activity_at == null ? undefined : num(r.session_activity_at),
+  // PostgreSQL answers EXISTS with a boolean, SQLite with 1 or 0.
+  expiryDue: r.expiry_due === true || r.expiry_due === 1,
+});
+const toInboxSlot = (row: Row | undefined) =>
+  row ? { seq: num(row.last_seq), sessionId: row.session_id == null ? undefined : str(row.session_id) } : undefined;
 
 export const meshRepo = (db: Db): MeshRepo => {
   const agentLockedSql = `${AGENT_SQL}${db.forUpdate}`;
@@ -97,6 +114,10 @@ export const meshRepo = (db: Db): MeshRepo => {
     getAgent: async (name, lock = false) => {
       const row = await db.get<Row>(lock ? agentLockedSql : AGENT_SQL, [name]);
       return row ? toAgent(row) : undefined;
+    },
+    callerState: async (name, now) => {
+      const row = await db.get<Row>(CALLER_STATE_SQL, [name, now]);
+      return row ? toCallerState(row) : undefined;
     },
     insertAgent: async (a) => {
       await db.run(
@@ -106,7 +127,7 @@ export const meshRepo = (db: Db): MeshRepo => {
       );
     },
     touchAgent: async (name, now) => {
-      await db.run("UPDATE agents SET last_seen_at = $2 WHERE name = $1 AND last_seen_at < $2", [name, now]);
+      await db.run(TOUCH_AGENT_SQL, [name, now]);
     },
     endExpiredSessions: async (now) => {
       // Nearly every call finds nothing due, and a read that finds nothing costs less than an UPDATE that
@@ -174,20 +195,17 @@ export const meshRepo = (db: Db): MeshRepo => {
       const row = await db.get<Row>(RENEW_SESSION_SQL, [agentName, now]);
       return row ? toSession(row) : undefined;
     },
-    extendSession: async (agentName, now) => (await db.run(EXTEND_SESSION_SQL, [agentName, now])) > 0,
-    liveSessionId: async (agentName, now) => {
-      const row = await db.get<Row>(LIVE_SESSION_SQL, [agentName, now]);
-      return row ? str(row.id) : undefined;
+    extendSession: async (agentName, now) => {
+      await db.run(EXTEND_SESSION_SQL, [agentName, now]);
     },
-    nextSeq: async (agentName) => {
+    takeInboxSlot: async (agentName, now) => {
       // SQLite runs an UPDATE … RETURNING through a temporary table: an UPDATE and a read of the same row in
       // the same transaction cost half as much. PostgreSQL keeps the single round trip.
       if (db.dialect === "sqlite") {
         if ((await db.run(NEXT_SEQ_SQL, [agentName])) === 0) return undefined;
-        return num((await db.get<Row>(LAST_SEQ_SQL, [agentName]))?.last_seq);
+        return toInboxSlot(await db.get<Row>(INBOX_SLOT_SQL, [agentName, now]));
       }
-      const row = await db.get<Row>(NEXT_SEQ_RETURNING_SQL, [agentName]);
-      return row ? num(row.last_seq) : undefined;
+      return toInboxSlot(await db.get<Row>(INBOX_SLOT_RETURNING_SQL, [agentName, now]));
     },
 
     insertMessage: async (m) => {
