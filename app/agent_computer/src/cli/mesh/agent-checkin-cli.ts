@@ -72,7 +72,8 @@ export default defineCommand({
   summary: "announce this agent on the Agent Mesh (presence, role, status) so others can message it",
   description:
     "Creates or renews this agent's presence entry (a session). A session not renewed within its ttl leaves the directory " +
-    "instead of looking alive forever; any authenticated mesh call by the agent renews it, so the ttl is the silence you can " +
+    "instead of looking alive forever; any authenticated mesh call by the agent renews it (calls that only " +
+    "renew write presence at most once a second; an inbox read or ack always renews), so the ttl is the silence you can " +
     "afford, not how often you must check in. A check-in after the session expired starts a new session, and the inbox of a " +
     "session only ever receives messages sent after it began (its watermark): no stale backlog is replayed.\n" +
     "Without --confirm this prints exactly what would be announced and changes nothing. The first --confirm of an unknown " +
