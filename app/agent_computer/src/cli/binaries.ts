@@ -14,5 +14,8 @@ export const binaries: Record<string, BinaryLoader> = {
   ...herdrBinaries,
 };
 
-/** Binaries that run for long (daemons): their launchers keep JavaScriptCore's JIT on (scripts/launcher.sh). */
+/**
+ * Binaries that run for long (daemons): their launchers keep JavaScriptCore's JIT on (scripts/launcher.sh) and
+ * their SQLite store checkpoints on a thread of its own (store/sqlite/checkpoint-thread.ts).
+ */
 export const longRunning: ReadonlySet<string> = new Set(["agent-computer-worker"]);

@@ -2,7 +2,7 @@
 // dispatches on the name it was invoked as. No top-level await: the bytecode build needs CommonJS.
 import { config } from "zod/v4/core";
 import en from "zod/v4/locales/en.js";
-import { binaries } from "./binaries.ts";
+import { binaries, longRunning } from "./binaries.ts";
 import { takeLauncherSettings } from "./kernel/launcher-env.ts";
 import { runBinary } from "./kernel/run.ts";
 
@@ -18,7 +18,7 @@ const main = async (): Promise<void> => {
     process.stderr.write(`agent-computer: unknown binary name "${invokedAs}"; known: ${Object.keys(binaries).join(", ")}\n`);
     process.exit(2);
   }
-  await runBinary(await load(), process.argv.slice(2));
+  await runBinary(await load(), process.argv.slice(2), { longLived: longRunning.has(invokedAs) });
 };
 
 void main();

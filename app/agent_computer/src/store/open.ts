@@ -13,8 +13,14 @@ export const storeOver = (driver: Driver): Store => ({
   close: () => driver.close(),
 });
 
+/** How the process will use the store. longLived: a daemon that stays up and writes all day (the worker). */
+export interface StoreUse {
+  longLived?: boolean;
+}
+
 const openDriver = async (
   env: Record<string, string | undefined>,
+  use: StoreUse,
 ): Promise<{ driver: Driver; migrations: readonly Migration[] }> => {
   const url = env.AGENT_COMPUTER_DATABASE_URL;
   if (url) {
@@ -29,12 +35,12 @@ const openDriver = async (
     import("./sqlite/driver.ts"),
     import("./sqlite/migrations.ts"),
   ]);
-  return { driver: await openSqlite(resolvePaths(env).sqliteFile), migrations: sqliteMigrations };
+  return { driver: await openSqlite(resolvePaths(env).sqliteFile, use), migrations: sqliteMigrations };
 };
 
 /** Opens the store the environment names, creating and migrating it on first use. */
-export const openStore = async (env: Record<string, string | undefined>): Promise<Store> => {
-  const { driver, migrations } = await openDriver(env);
+export const openStore = async (env: Record<string, string | undefined>, use: StoreUse = {}): Promise<Store> => {
+  const { driver, migrations } = await openDriver(env, use);
   try {
     await migrate(driver, migrations);
   } catch (error) {

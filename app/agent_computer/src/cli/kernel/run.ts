@@ -1,4 +1,5 @@
 import { resolvePaths } from "../../paths.ts";
+import type { StoreUse } from "../../store/open.ts";
 import type { Store } from "../../store/port.ts";
 import { wantsHelp, wantsJson } from "./argv.ts";
 import type { BinaryDef, CommandDef } from "./command.ts";
@@ -23,14 +24,17 @@ const readStdin = async (): Promise<string> => {
 };
 
 /** Builds the real context; the store is opened lazily so help and usage errors never load a driver. */
-export const createContext = (env: Record<string, string | undefined>): CommandContext & { closeStore(): Promise<void> } => {
+export const createContext = (
+  env: Record<string, string | undefined>,
+  use: StoreUse = {},
+): CommandContext & { closeStore(): Promise<void> } => {
   let opened: Promise<Store> | undefined;
   return {
     env,
     paths: resolvePaths(env),
     now: () => Date.now(),
     store: () => {
-      opened ??= import("../../store/open.ts").then((m) => m.openStore(env));
+      opened ??= import("../../store/open.ts").then((m) => m.openStore(env, use));
       return opened;
     },
     readStdin,
@@ -66,12 +70,12 @@ const reportError = async (binary: BinaryDef, def: CommandDef | undefined, error
   return cliError.exitCode;
 };
 
-/** The single entry point of every binary: help, parse, run, render, exit. */
-export const runBinary = async (binary: BinaryDef, argv: readonly string[]): Promise<never> => {
+/** The single entry point of every binary: help, parse, run, render, exit. `use` says how it uses the store. */
+export const runBinary = async (binary: BinaryDef, argv: readonly string[], use: StoreUse = {}): Promise<never> => {
   const json = wantsJson(argv);
   let def: CommandDef | undefined = binary.command;
   let rest: readonly string[] = argv;
-  const ctx = createContext(process.env);
+  const ctx = createContext(process.env, use);
   let exitCode: number = EXIT.ok;
   try {
     if (binary.subcommands) {

@@ -124,7 +124,8 @@ export default defineCommand({
     idempotencyKey: { flag: "--idempotency-key <key>" },
     tokenFile: { flag: "--token-file <path>" },
   },
-  writes: "the message, one delivery per recipient (with its sequence number), and the sender's presence renewal (at most once a second).",
+  writes:
+    "the message, one delivery per recipient (with its sequence number), and the sender's presence renewal (at most once a second).",
   output:
     '{"id":"msg_…","from","created_at","thread_id","replayed":false,' +
     '"recipients":[{"agent_id","outcome":"live|not_checked_in|unknown_agent","seq"}]}',

@@ -1,6 +1,7 @@
 import type { Statement } from "bun:sqlite";
 import { CliError } from "../../cli/kernel/errors.ts";
 import { type Db, type Driver, UniqueViolation } from "../sql/db.ts";
+import { type CheckpointThread, LONG_LIVED_AUTOCHECKPOINT_PAGES, startCheckpointThread } from "./checkpoint-thread.ts";
 import { GroupCommitQueue } from "./group-commit.ts";
 
 const BUSY_TIMEOUT_MS = 5000;
@@ -45,8 +46,11 @@ const prepareFile = async (file: string): Promise<void> => {
   chmodSync(file, 0o600);
 };
 
-/** Opens the file; bun:sqlite is imported here, not statically, so commands that never open a store never load it. */
-export const openSqlite = async (file: string): Promise<Driver> => {
+/**
+ * Opens the file; bun:sqlite is imported here, not statically, so commands that never open a store never load it.
+ * `longLived` (a daemon that writes all day) moves WAL checkpoints to a thread of their own (checkpoint-thread.ts).
+ */
+export const openSqlite = async (file: string, options: { longLived?: boolean } = {}): Promise<Driver> => {
   const { Database } = await import("bun:sqlite");
   await prepareFile(file);
   const database = new Database(file, { create: true, strict: true });
@@ -57,6 +61,11 @@ export const openSqlite = async (file: string): Promise<Driver> => {
   // Statement journals of the savepoints group commit opens stay in memory instead of temp files:
   // measured as the largest single cost of a send after the COMMIT itself (bench/mesh.ts).
   database.run("PRAGMA temp_store = MEMORY");
+  let checkpoints: CheckpointThread | undefined;
+  if (options.longLived) {
+    database.run(`PRAGMA wal_autocheckpoint = ${LONG_LIVED_AUTOCHECKPOINT_PAGES}`);
+    checkpoints = startCheckpointThread(file);
+  }
   const statements = new Map<string, Statement>();
   const prepare = (sql: string): Statement => {
     let statement = statements.get(sql);
@@ -82,12 +91,16 @@ export const openSqlite = async (file: string): Promise<Driver> => {
       attempt(() => (prepare(sql).get(...(params as never[])) ?? undefined) as T | undefined),
     run: async (sql: string, params: readonly unknown[] = []) => attempt(() => prepare(sql).run(...(params as never[])).changes),
   };
-  const queue = new GroupCommitQueue((sql) => attempt(() => void prepare(sql).run()), db);
+  const queue = new GroupCommitQueue((sql) => attempt(() => void prepare(sql).run()), db, checkpoints?.committed);
   return {
     ...db,
     exec: async (script) => attempt(() => void database.run(script)),
     transaction: (fn) => queue.run("write", fn),
     snapshot: (fn) => queue.run("read", fn),
-    close: async () => database.close(false),
+    close: async () => {
+      // The thread's connection closes first, so this one is the last and SQLite folds the WAL back in.
+      await checkpoints?.stop();
+      database.close(false);
+    },
   };
 };

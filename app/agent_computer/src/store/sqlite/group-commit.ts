@@ -24,6 +24,7 @@ export class GroupCommitQueue {
   constructor(
     private readonly execute: (sql: string) => void,
     private readonly db: Db,
+    private readonly afterCommit: () => void = () => {},
   ) {}
 
   run<T>(mode: Mode, fn: (db: Db) => Promise<T>): Promise<T> {
@@ -82,6 +83,7 @@ export class GroupCommitQueue {
       for (const item of batch) item.reject(error);
       return;
     }
+    if (mode === "write") this.afterCommit();
     batch.forEach((item, i) => {
       const outcome = outcomes[i];
       if (outcome?.ok) item.resolve(outcome.value);
