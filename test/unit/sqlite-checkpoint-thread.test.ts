@@ -21,7 +21,8 @@ const fileSize = (file: string): number => Bun.file(file).size;
 /** 200 transactions of one 2 KB row each: a few hundred WAL pages, under every automatic threshold. */
 const writeRows = async (db: Driver): Promise<void> => {
   await db.exec("CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT NOT NULL)");
-  for (let i = 0; i < 200; i++) await db.transaction((tx) => tx.run("INSERT INTO t (k, v) VALUES ($1, $2)", [i, "x".repeat(2048)]));
+  for (let i = 0; i < 200; i++)
+    await db.transaction((tx) => tx.run("INSERT INTO t (k, v) VALUES ($1, $2)", [i, "x".repeat(2048)]));
 };
 
 const waitFor = async (condition: () => boolean, deadlineMs: number): Promise<boolean> => {
