@@ -14,8 +14,9 @@ export const PRESENCE_WRITE_INTERVAL_MS = 1000;
 /**
  * The common start of an authenticated mesh call: check the token, expire what is due, renew presence.
  * One read answers all three questions; with nothing due and presence fresh, that read is the whole cost.
- * With `require`, a missing live session is an error naming the command that fixes it, and the session,
- * renewed whatever its age, is returned; without it, presence is renewed if there is a session.
+ * With `require` (inbox, ack), a missing live session is an error naming the command that fixes it, and presence
+ * is written whatever its age and the renewed session returned; without it, presence is renewed if there is a
+ * session, at most once a second.
  */
 export async function enterMesh(
   deps: MeshDeps,
@@ -42,7 +43,9 @@ export async function enterMesh(
   verifyCredentials(agentId, token, caller);
   if (caller.expiryDue) await endExpiredSessions(tx, deps.now, deps.newId);
   const stale = (writtenAt: number) => deps.now - writtenAt >= PRESENCE_WRITE_INTERVAL_MS;
-  if (stale(caller.lastSeenAt)) await tx.mesh.touchAgent(agentId, deps.now);
+  // Reading or acknowledging the inbox is looking: it always counts as being seen (task assignment breaks ties
+  // by who was seen last). Calls that only renew presence write it when it is a second old.
+  if (require || stale(caller.lastSeenAt)) await tx.mesh.touchAgent(agentId, deps.now);
   if (!require) {
     if (caller.sessionActivityAt !== undefined && stale(caller.sessionActivityAt)) await tx.mesh.extendSession(agentId, deps.now);
     return undefined;
