@@ -120,24 +120,32 @@ for (const form of forms) {
 
 // 2. In-process send throughput, as a long-lived process (the worker) runs the store: checkpoints on their own
 // thread. The same figures with inline checkpoints (how a one-shot command's store runs) are kept beside them.
-// Each figure is the median of five timed runs after a warm-up run.
-const medianThroughput = async (store: Store, tokens: Record<string, string>, count: number, inFlight: number) => {
-  await sendThroughput(store, tokens, Math.ceil(count / 4), inFlight);
-  const runs: number[] = [];
-  for (let i = 0; i < 5; i++) runs.push(await sendThroughput(store, tokens, count, inFlight));
-  return percentile(runs, 50);
-};
+// The two stores take turns, nine timed runs each after a warm-up, so a machine whose speed drifts moves both
+// alike; each figure is the median run, with the slowest and fastest run beside it.
 const throughput: Record<string, number | string> = {};
-for (const [label, use] of [
-  ["", { longLived: true }],
-  ["_inline_checkpoints", {}],
+const runSpread: Record<string, { min: number; max: number }> = {};
+const configs = [
+  { label: "", store: await freshSqlite({ longLived: true }) },
+  { label: "_inline_checkpoints", store: await freshSqlite() },
+];
+const configTokens = await Promise.all(configs.map((c) => withAgents(c.store.store, c.store.home)));
+for (const [inFlight, count, name] of [
+  [1, 2000, "one_at_a_time"],
+  [64, 10000, "64_in_flight"],
 ] as const) {
-  const run = await freshSqlite(use);
-  const runTokens = await withAgents(run.store, run.home);
-  throughput[`sqlite_sends_per_s_one_at_a_time${label}`] = await medianThroughput(run.store, runTokens, 2000, 1);
-  throughput[`sqlite_sends_per_s_64_in_flight${label}`] = await medianThroughput(run.store, runTokens, 10000, 64);
-  await run.store.close();
+  const runs = configs.map(() => [] as number[]);
+  for (const [i, c] of configs.entries()) await sendThroughput(c.store.store, configTokens[i] ?? {}, count / 4, inFlight);
+  for (let round = 0; round < 9; round++) {
+    for (const [i, c] of configs.entries())
+      runs[i]?.push(await sendThroughput(c.store.store, configTokens[i] ?? {}, count, inFlight));
+  }
+  for (const [i, c] of configs.entries()) {
+    const key = `sqlite_sends_per_s_${name}${c.label}`;
+    throughput[key] = percentile(runs[i] ?? [], 50);
+    runSpread[key] = { min: Math.min(...(runs[i] ?? [])), max: Math.max(...(runs[i] ?? [])) };
+  }
 }
+for (const c of configs) await c.store.store.close();
 if (pgUrl) {
   const admin = new SQL(pgUrl);
   const name = `ac_bench_${process.pid}`;
@@ -195,6 +203,7 @@ const results = {
     ),
   ),
   in_process_send_throughput: throughput,
+  in_process_send_throughput_run_spread: runSpread,
   inbox_read_sqlite: { ...inboxRead, relative_spread: spread },
   targets: { cli_p50_over_floor_max: 2, sqlite_sends_per_s_min: 20_000, inbox_read_relative_spread_max: 0.2 },
 };
