@@ -16,6 +16,6 @@ export const hashToken = (token: string): string => Bun.SHA256.hash(token, "hex"
 /** Constant-time comparison of a presented token against a stored hash. */
 export const tokenMatches = (token: string, storedHash: string): boolean => {
   const presented = Bun.SHA256.hash(token) as Uint8Array;
-  const stored = Buffer.from(storedHash, "hex");
+  const stored = Uint8Array.fromHex(storedHash);
   return presented.length === stored.length && crypto.timingSafeEqual(presented, stored);
 };

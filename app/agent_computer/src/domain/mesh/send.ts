@@ -45,13 +45,17 @@ const replayResult = (from: string, original: SentMessage): SendResult => ({
   })),
 });
 
-const resolveRecipients = async (deps: MeshDeps, tx: StoreTx, input: SendInput): Promise<string[]> => {
-  if (input.recipients.kind === "to") return [...new Set(input.recipients.agentIds)].sort();
-  const { role, repo } = input.recipients;
+/** Each named recipient once, in name order (one name, the common case, needs neither). */
+const uniqueSorted = (names: string[]): string[] => (names.length === 1 ? names : [...new Set(names)].sort());
+
+const broadcastRecipients = async (
+  deps: MeshDeps,
+  tx: StoreTx,
+  from: string,
+  { role, repo }: { role?: string | undefined; repo?: string | undefined },
+): Promise<string[]> => {
   const live = await tx.mesh.liveSessions(deps.now);
-  return live
-    .filter((s) => s.agentName !== input.from && (!role || s.role === role) && (!repo || s.repo === repo))
-    .map((s) => s.agentName);
+  return live.filter((s) => s.agentName !== from && (!role || s.role === role) && (!repo || s.repo === repo)).map((s) => s.agentName);
 };
 
 const sendOnce = (deps: MeshDeps, input: SendInput): Promise<SendResult> =>
@@ -65,7 +69,10 @@ const sendOnce = (deps: MeshDeps, input: SendInput): Promise<SendResult> =>
     }
     // A replay above sends nothing, so only new messages count against the sender's and the host's limits.
     await takeRateSlots(tx, deps.limits, "send", { name: input.from, host: deps.local?.hostId ?? deps.host }, deps.now);
-    const names = await resolveRecipients(deps, tx, input);
+    const names =
+      input.recipients.kind === "to"
+        ? uniqueSorted(input.recipients.agentIds)
+        : await broadcastRecipients(deps, tx, input.from, input.recipients);
     if (names.length === 0) {
       throw new CliError("NOT_FOUND", "no live agent matches the broadcast filters; nothing was sent", {
         hint: "agents-list-cli shows who is live",
