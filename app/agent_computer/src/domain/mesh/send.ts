@@ -55,7 +55,9 @@ const broadcastRecipients = async (
   { role, repo }: { role?: string | undefined; repo?: string | undefined },
 ): Promise<string[]> => {
   const live = await tx.mesh.liveSessions(deps.now);
-  return live.filter((s) => s.agentName !== from && (!role || s.role === role) && (!repo || s.repo === repo)).map((s) => s.agentName);
+  return live
+    .filter((s) => s.agentName !== from && (!role || s.role === role) && (!repo || s.repo === repo))
+    .map((s) => s.agentName);
 };
 
 const sendOnce = (deps: MeshDeps, input: SendInput): Promise<SendResult> =>
