@@ -48,7 +48,7 @@ export const LONG_LIVED_AUTOCHECKPOINT_PAGES = 4000;
 export interface CheckpointThread {
   /** Called after each COMMIT: wakes the thread if it sleeps. Costs an atomic add and, rarely, a futex wake. */
   committed(): void;
-  /** Stops the thread and waits until its connection is closed (so the main connection can be the last). */
+  /** Stops the thread and waits until its connection is closed (or, if it never answers, two seconds). */
   stop(): Promise<void>;
 }
 

@@ -98,7 +98,7 @@ export const openSqlite = async (file: string, options: { longLived?: boolean } 
     transaction: (fn) => queue.run("write", fn),
     snapshot: (fn) => queue.run("read", fn),
     close: async () => {
-      // The thread's connection closes first, so this one is the last and SQLite folds the WAL back in.
+      // The thread stops first: no checkpoint runs on this file after its owner has closed it.
       await checkpoints?.stop();
       database.close(false);
     },
