@@ -79,13 +79,18 @@ const withDeliveries = async (db: Db, rows: Row[]): Promise<SentMessage[]> => {
   }));
 };
 
+/** An open session whose ttl has run out by the time placeholder `now`: it is due to be ended. */
+const ranOut = (now: string): string => `ended_at IS NULL AND expires_at <= ${now}`;
+/** An open session still live at the time placeholder `now` (the delivery rule); `alias` qualifies the columns. */
+const liveAt = (now: string, alias = ""): string => `${alias}ended_at IS NULL AND ${alias}expires_at > ${now}`;
+
 // The hottest statements are built once: a template literal builds a new string on every call, and the driver
 // hashes that string to find its prepared statement.
 const AGENT_SQL = "SELECT * FROM agents WHERE name = $1";
 const OPEN_SESSION_SQL = `SELECT ${SESSION_COLUMNS} FROM sessions WHERE agent_name = $1 AND ended_at IS NULL`;
 const NEXT_SEQ_SQL = "UPDATE agents SET last_seq = last_seq + 1 WHERE name = $1";
 /** The open session of the agent named $1 if it is live at $2: the delivery rule. */
-const LIVE_SESSION_ID = "(SELECT id FROM sessions WHERE agent_name = $1 AND ended_at IS NULL AND expires_at > $2)";
+const LIVE_SESSION_ID = `(SELECT id FROM sessions WHERE agent_name = $1 AND ${liveAt("$2")})`;
 const INBOX_SLOT_SQL = `SELECT last_seq, ${LIVE_SESSION_ID} AS session_id FROM agents WHERE name = $1`;
 const INBOX_SLOT_RETURNING_SQL = `${NEXT_SEQ_SQL} RETURNING last_seq, ${LIVE_SESSION_ID} AS session_id`;
 /** Extends the agent's open session by its own ttl; renewSession also reads the session back. */
@@ -95,8 +100,10 @@ const RENEW_SESSION_SQL = `${EXTEND_SESSION_SQL} RETURNING ${SESSION_COLUMNS}`;
 const TOUCH_AGENT_SQL = "UPDATE agents SET last_seen_at = $2 WHERE name = $1 AND last_seen_at < $2";
 const CALLER_STATE_SQL = `SELECT token_hash, auth_state, last_seen_at,
   (SELECT last_activity_at FROM sessions WHERE agent_name = $1 AND ended_at IS NULL) AS session_activity_at,
-  EXISTS (SELECT 1 FROM sessions WHERE ended_at IS NULL AND expires_at <= $2) AS expiry_due
+  EXISTS (SELECT 1 FROM sessions WHERE ${ranOut("$2")}) AS expiry_due
   FROM agents WHERE name = $1`;
+const EXPIRY_DUE_SQL = `SELECT 1 AS due FROM sessions WHERE ${ranOut("$1")} LIMIT 1`;
+const END_EXPIRED_SQL = `UPDATE sessions SET ended_at = expires_at WHERE ${ranOut("$1")} RETURNING ${SESSION_COLUMNS}`;
 const toCallerState = (r: Row): CallerState => ({
   tokenHash: str(r.token_hash),
   authState: str(r.auth_state) as CallerState["authState"],
@@ -132,14 +139,9 @@ export const meshRepo = (db: Db): MeshRepo => {
     endExpiredSessions: async (now) => {
       // Nearly every call finds nothing due, and a read that finds nothing costs less than an UPDATE that
       // changes nothing. The UPDATE still decides: a session it ends is returned to exactly one caller.
-      const due = await db.get("SELECT 1 AS due FROM sessions WHERE ended_at IS NULL AND expires_at <= $1 LIMIT 1", [now]);
+      const due = await db.get(EXPIRY_DUE_SQL, [now]);
       if (!due) return [];
-      return (
-        await db.all<Row>(
-          `UPDATE sessions SET ended_at = expires_at WHERE ended_at IS NULL AND expires_at <= $1 RETURNING ${SESSION_COLUMNS}`,
-          [now],
-        )
-      ).map(toSession);
+      return (await db.all<Row>(END_EXPIRED_SQL, [now])).map(toSession);
     },
     expireDeliveries: async (sessionId, now) =>
       (
@@ -291,13 +293,13 @@ export const meshRepo = (db: Db): MeshRepo => {
       ),
     directory: async (now, includeStale) => {
       const live = await db.all<Row>(
-        `SELECT ${SESSION_COLUMNS} FROM sessions WHERE ended_at IS NULL AND expires_at > $1 ORDER BY last_activity_at DESC`,
+        `SELECT ${SESSION_COLUMNS} FROM sessions WHERE ${liveAt("$1")} ORDER BY last_activity_at DESC`,
         [now],
       );
       if (!includeStale) return live.map(toSession);
       const stale = await db.all<Row>(
         `SELECT ${SESSION_COLUMNS} FROM sessions s
-       WHERE NOT EXISTS (SELECT 1 FROM sessions o WHERE o.agent_name = s.agent_name AND o.ended_at IS NULL AND o.expires_at > $1)
+       WHERE NOT EXISTS (SELECT 1 FROM sessions o WHERE o.agent_name = s.agent_name AND ${liveAt("$1", "o.")})
          AND s.started_at = (SELECT MAX(started_at) FROM sessions l WHERE l.agent_name = s.agent_name)
        ORDER BY s.last_activity_at DESC`,
         [now],
@@ -305,11 +307,8 @@ export const meshRepo = (db: Db): MeshRepo => {
       return [...live, ...stale].map(toSession);
     },
     liveSessions: async (now) =>
-      (
-        await db.all<Row>(
-          `SELECT ${SESSION_COLUMNS} FROM sessions WHERE ended_at IS NULL AND expires_at > $1 ORDER BY agent_name`,
-          [now],
-        )
-      ).map(toSession),
+      (await db.all<Row>(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE ${liveAt("$1")} ORDER BY agent_name`, [now])).map(
+        toSession,
+      ),
   };
 };
