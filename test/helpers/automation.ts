@@ -9,6 +9,7 @@ import { checkInAgent, type TestAgent } from "./agents.ts";
 import { binPath, repoRoot, runBin } from "./bin.ts";
 import { identityEnv } from "./identity.ts";
 import type { StoreTarget } from "./stores.ts";
+import { pollUntil } from "./wait.ts";
 
 export const fixtureSkills = join(repoRoot, "test", "fixtures", "skills");
 
@@ -116,15 +117,8 @@ export const startDaemon = async (env: Record<string, string>, args: string[] = 
 };
 
 /** Polls until `check` returns a value (not undefined) or the time is up. */
-export const waitFor = async <T>(check: () => Promise<T | undefined>, timeoutMs = 20_000, what = "condition"): Promise<T> => {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(50);
-  }
-};
+export const waitFor = <T>(check: () => Promise<T | undefined>, timeoutMs = 20_000, what = "condition"): Promise<T> =>
+  pollUntil(check, { timeoutMs, stepMs: 50, what });
 
 /** A directory inside the job dir's parent, for files a script leaves for the test to read. */
 export const scratchDir = (): string => {

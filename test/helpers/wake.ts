@@ -2,20 +2,17 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { probePid } from "../../app/agent_computer/src/adapters/local-host.ts";
+import { pollUntil } from "./wait.ts";
 
-export const waitFor = async <T>(
-  probe: () => Promise<T | undefined> | T | undefined,
-  timeoutMs = 10_000,
-  stepMs = 20,
-): Promise<T> => {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await Bun.sleep(stepMs);
-  }
-};
+/** Polls until `probe` returns a value other than undefined or false, or the time is up. */
+export const waitFor = <T>(probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 10_000, stepMs = 20): Promise<T> =>
+  pollUntil(
+    async () => {
+      const value = await probe();
+      return value === false ? undefined : value;
+    },
+    { timeoutMs, stepMs, what: "the condition" },
+  );
 
 /** The pid of every watcher lock under a state dir (one per store). */
 export const watcherPids = (stateDir: string): number[] => {

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { afterEach, expect, test } from "vitest";
 import type { Driver } from "../../app/agent_computer/src/store/sql/db.ts";
 import { openSqlite } from "../../app/agent_computer/src/store/sqlite/driver.ts";
+import { pollUntil } from "../helpers/wait.ts";
 
 const bun = join(import.meta.dirname, "../../node_modules/bun/bin/bun.exe");
 const driverModule = join(import.meta.dirname, "../../app/agent_computer/src/store/sqlite/driver.ts");
@@ -25,15 +26,6 @@ const writeRows = async (db: Driver): Promise<void> => {
     await db.transaction((tx) => tx.run("INSERT INTO t (k, v) VALUES ($1, $2)", [i, "x".repeat(2048)]));
 };
 
-const waitFor = async (condition: () => boolean, deadlineMs: number): Promise<boolean> => {
-  const end = Date.now() + deadlineMs;
-  while (!condition()) {
-    if (Date.now() > end) return false;
-    await Bun.sleep(20);
-  }
-  return true;
-};
-
 test("without the thread, committed pages stay in the WAL (the control)", async () => {
   const file = join(mkdtempSync(join(tmpdir(), "ac-ckpt-")), "db.sqlite");
   driver = await openSqlite(file);
@@ -49,7 +41,8 @@ test("a long-lived store's thread copies committed pages into the database file"
   driver = await openSqlite(file, { longLived: true });
   const before = fileSize(file);
   await writeRows(driver);
-  expect(await waitFor(() => fileSize(file) > before + 200 * 2048, 10_000)).toBe(true);
+  const copied = () => fileSize(file) > before + 200 * 2048 || undefined;
+  expect(await pollUntil(copied, { timeoutMs: 10_000, stepMs: 20, what: "the pages to reach the database file" })).toBe(true);
   expect(await driver.get<{ n: number }>("SELECT COUNT(*) AS n FROM t")).toEqual({ n: 200 });
 });
 
