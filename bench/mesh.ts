@@ -124,28 +124,33 @@ for (const form of forms) {
 // alike; each figure is the median run, with the slowest and fastest run beside it.
 const throughput: Record<string, number | string> = {};
 const runSpread: Record<string, { min: number; max: number }> = {};
-const configs = [
-  { label: "", store: await freshSqlite({ longLived: true }) },
-  { label: "_inline_checkpoints", store: await freshSqlite() },
-];
-const configTokens = await Promise.all(configs.map((c) => withAgents(c.store.store, c.store.home)));
+const configs = await Promise.all(
+  [
+    { label: "", use: { longLived: true } },
+    { label: "_inline_checkpoints", use: {} },
+  ].map(async ({ label, use }) => {
+    const { store, home } = await freshSqlite(use);
+    return { label, store, tokens: await withAgents(store, home), runs: [] as number[] };
+  }),
+);
 for (const [inFlight, count, name] of [
   [1, 2000, "one_at_a_time"],
   [64, 10000, "64_in_flight"],
 ] as const) {
-  const runs = configs.map(() => [] as number[]);
-  for (const [i, c] of configs.entries()) await sendThroughput(c.store.store, configTokens[i] ?? {}, count / 4, inFlight);
-  for (let round = 0; round < 9; round++) {
-    for (const [i, c] of configs.entries())
-      runs[i]?.push(await sendThroughput(c.store.store, configTokens[i] ?? {}, count, inFlight));
+  for (const c of configs) {
+    c.runs = [];
+    await sendThroughput(c.store, c.tokens, count / 4, inFlight);
   }
-  for (const [i, c] of configs.entries()) {
+  for (let round = 0; round < 9; round++) {
+    for (const c of configs) c.runs.push(await sendThroughput(c.store, c.tokens, count, inFlight));
+  }
+  for (const c of configs) {
     const key = `sqlite_sends_per_s_${name}${c.label}`;
-    throughput[key] = percentile(runs[i] ?? [], 50);
-    runSpread[key] = { min: Math.min(...(runs[i] ?? [])), max: Math.max(...(runs[i] ?? [])) };
+    throughput[key] = percentile(c.runs, 50);
+    runSpread[key] = { min: Math.min(...c.runs), max: Math.max(...c.runs) };
   }
 }
-for (const c of configs) await c.store.store.close();
+for (const c of configs) await c.store.close();
 if (pgUrl) {
   const admin = new SQL(pgUrl);
   const name = `ac_bench_${process.pid}`;
