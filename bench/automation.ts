@@ -15,6 +15,7 @@ import { createCheckback } from "../app/agent_computer/src/domain/automation/tri
 import { checkIn } from "../app/agent_computer/src/domain/mesh/checkin.ts";
 import { openStore } from "../app/agent_computer/src/store/open.ts";
 import type { Store } from "../app/agent_computer/src/store/port.ts";
+import { dropDatabase } from "../test/helpers/pg-admin.ts";
 import { round, summarize, writeResults } from "./lib.ts";
 
 const root = join(import.meta.dir, "..");
@@ -66,7 +67,7 @@ const sqliteTarget = async (): Promise<Target> => {
 const postgresTarget = async (): Promise<Target> => {
   const admin = new SQL(pgUrl as string);
   const db = `ac_bench_auto_${process.pid}`;
-  await admin.unsafe(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`);
+  await dropDatabase(admin, db);
   await admin.unsafe(`CREATE DATABASE ${db}`);
   const url = new URL(pgUrl as string);
   url.pathname = `/${db}`;
@@ -81,7 +82,7 @@ const postgresTarget = async (): Promise<Target> => {
     store,
     close: async () => {
       await store.close();
-      await admin.unsafe(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`);
+      await dropDatabase(admin, db);
       await admin.close();
     },
   };

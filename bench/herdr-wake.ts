@@ -18,6 +18,7 @@ import { defaultWakeTuning } from "../app/agent_computer/src/domain/wake/tuning.
 import { openStore } from "../app/agent_computer/src/store/open.ts";
 import type { Store } from "../app/agent_computer/src/store/port.ts";
 import { startFakeHerdr } from "../test/fixtures/fake-herdr/control.ts";
+import { dropDatabase } from "../test/helpers/pg-admin.ts";
 import { round, summarize, writeResults } from "./lib.ts";
 
 const root = join(import.meta.dir, "..");
@@ -133,7 +134,7 @@ if (pgUrl) {
       AGENT_COMPUTER_DATABASE_URL: url.toString(),
     });
   } finally {
-    await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await dropDatabase(admin, name);
     await admin.close();
   }
 } else results.postgres = "skipped: set AGENT_COMPUTER_BENCH_PG_URL";

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { SQL } from "bun";
 import { openStore } from "../../app/agent_computer/src/store/open.ts";
 import type { Store } from "../../app/agent_computer/src/store/port.ts";
+import { dropDatabase } from "./pg-admin.ts";
 
 export interface StoreTarget {
   name: "sqlite" | "postgres";
@@ -47,22 +48,6 @@ const sqliteTarget = async (): Promise<StoreTarget> => {
     },
     dispose: async () => {},
   };
-};
-
-/**
- * DROP … WITH (FORCE) ends the other sessions in the database, but a role without pg_signal_backend may not end
- * an autovacuum worker that happens to be in it (42501): that worker is done within moments, so try again.
- */
-const dropDatabase = async (admin: SQL, name: string): Promise<void> => {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      return;
-    } catch (error) {
-      if (String((error as { errno?: unknown }).errno) !== "42501" || attempt === 20) throw error;
-      await Bun.sleep(250);
-    }
-  }
 };
 
 const postgresTarget = async (): Promise<StoreTarget> => {
