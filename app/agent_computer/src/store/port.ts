@@ -169,8 +169,15 @@ export interface StoreTx {
 
 export interface Store {
   readonly dialect: "sqlite" | "postgres";
-  /** One write transaction: everything done through tx commits together or not at all. */
+  /**
+   * One write transaction: everything done through tx commits together or not at all. fn may run more than
+   * once (PostgreSQL retries a deadlock; SQLite replays a batch in which another caller's fn threw), and only
+   * its last run counts: it must not touch anything outside tx (files, processes, output, outer variables);
+   * do such things after write returns. It must not carry on past a failed statement either: on PostgreSQL
+   * that aborts the transaction.
+   */
   write<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T>;
+  /** One read-only transaction over a consistent snapshot; fn follows write's rules. */
   read<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T>;
   /** PostgreSQL only: calls onHint on each NOTIFY on the channel (and on every re-subscribe); returns the unsubscriber. */
   listen?(channel: string, onHint: () => void): Promise<() => Promise<void>>;

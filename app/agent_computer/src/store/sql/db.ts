@@ -12,7 +12,10 @@ export interface Db {
 export interface Driver extends Db {
   /** Runs a multi-statement script without parameters (migrations). */
   exec(script: string): Promise<void>;
-  /** A write transaction: BEGIN IMMEDIATE on SQLite; retried on deadlock/serialisation failure on PostgreSQL. */
+  /**
+   * A write transaction: BEGIN IMMEDIATE on SQLite, where a failing batchmate can replay fn (group-commit.ts);
+   * retried on deadlock/serialisation failure on PostgreSQL. fn follows Store.write's rules.
+   */
   transaction<T>(fn: (db: Db) => Promise<T>): Promise<T>;
   /** A read-only snapshot. */
   snapshot<T>(fn: (db: Db) => Promise<T>): Promise<T>;

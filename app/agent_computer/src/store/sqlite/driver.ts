@@ -58,8 +58,8 @@ export const openSqlite = async (file: string, options: { longLived?: boolean } 
   database.run("PRAGMA journal_mode = WAL");
   database.run("PRAGMA synchronous = NORMAL");
   database.run("PRAGMA foreign_keys = ON");
-  // Statement journals of the savepoints group commit opens stay in memory instead of temp files:
-  // measured as the largest single cost of a send after the COMMIT itself (bench/mesh.ts).
+  // Statement and savepoint journals (group commit's guarded batches) stay in memory instead of temp files:
+  // in temp files they were measured as the largest single cost of a send after the COMMIT itself.
   database.run("PRAGMA temp_store = MEMORY");
   let checkpoints: CheckpointThread | undefined;
   if (options.longLived) {
