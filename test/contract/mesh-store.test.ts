@@ -198,6 +198,46 @@ describe.each(storeNames)("mesh contract [%s]", (storeName) => {
     expect(await target.sql("SELECT COUNT(*) AS n FROM messages")).toEqual(before);
   });
 
+  test("concurrent sends of one process, some refused, each land once with gapless sequence numbers", async () => {
+    await join("alice");
+    await join("tally");
+    // On SQLite these share group-commit batches: a refused send rolls back its batch, which is replayed.
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 60 }, (_, i) => {
+        if (i % 6 === 1) return send("alice", ["nobody-here"], `unknown ${i}`);
+        if (i % 6 === 2) {
+          return sendMessage(clock.deps(), {
+            from: "alice",
+            token: "act_wrong",
+            recipients: { kind: "to", agentIds: ["tally"] },
+            body: `forged ${i}`,
+          });
+        }
+        if (i % 6 === 3) return send("alice", ["tally"], "once only", "tally-dup");
+        return send("alice", ["tally"], `body ${i}`);
+      }),
+    );
+    const refused = outcomes.flatMap((o) => (o.status === "rejected" ? [(o.reason as { code: string }).code] : []));
+    expect(refused.sort()).toEqual([...Array(10).fill("AUTH_FAILED"), ...Array(10).fill("UNKNOWN_AGENT")]);
+    const sent = outcomes.flatMap((o) => (o.status === "fulfilled" ? [o.value] : []));
+    expect(sent).toHaveLength(40);
+    const keyed = outcomes.flatMap((o, i) => (i % 6 === 3 && o.status === "fulfilled" ? [o.value] : []));
+    expect(keyed).toHaveLength(10);
+    expect(new Set(keyed.map((r) => r.id)).size).toBe(1);
+    expect(keyed.filter((r) => !r.replayed)).toHaveLength(1);
+    // A refused send leaves nothing behind, not even the message row written before its recipient was found unknown.
+    expect(await target.sql("SELECT id FROM messages WHERE body LIKE 'unknown %' OR body LIKE 'forged %'")).toEqual([]);
+    const rows = await target.sql(
+      "SELECT d.seq, m.body FROM deliveries d JOIN messages m ON m.id = d.message_id WHERE d.recipient = $1 ORDER BY d.seq",
+      ["tally"],
+    );
+    expect(rows.map((r) => Number(r.seq))).toEqual(Array.from({ length: 31 }, (_, i) => i + 1));
+    expect(rows.filter((r) => r.body === "once only")).toHaveLength(1);
+    expect(new Set(rows.map((r) => r.body)).size).toBe(31);
+    const seqOf = new Map(sent.map((r) => [r.id, r.recipients[0]?.seq]));
+    expect([...seqOf.values()].sort((a, b) => Number(a) - Number(b))).toEqual(rows.map((r) => Number(r.seq)));
+  });
+
   test("broadcast reaches live agents except the sender, filtered by role", async () => {
     await join("rev-1", { role: "reviewer" });
     const all = await sendMessage(clock.deps(), {
