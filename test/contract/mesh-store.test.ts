@@ -238,7 +238,7 @@ describe.each(storeNames)("mesh contract [%s]", (storeName) => {
     expect([...seqOf.values()].sort((a, b) => Number(a) - Number(b))).toEqual(rows.map((r) => Number(r.seq)));
   });
 
-  test("broadcast reaches live agents except the sender, filtered by role", async () => {
+  test("broadcast reaches live agents except the sender, filtered by role and repo", async () => {
     await join("rev-1", { role: "reviewer" });
     const all = await sendMessage(clock.deps(), {
       from: "alice",
@@ -247,6 +247,17 @@ describe.each(storeNames)("mesh contract [%s]", (storeName) => {
       body: "review please",
     });
     expect(all.recipients.map((r) => r.agent_id)).toEqual(["rev-1"]);
+    await join("rev-2", { role: "reviewer", repo: "web" });
+    const broadcast = (filters: { role?: string; repo?: string }) =>
+      sendMessage(clock.deps(), {
+        from: "alice",
+        token: tokens.get("alice"),
+        recipients: { kind: "broadcast", ...filters },
+        body: "filtered",
+      });
+    expect((await broadcast({ repo: "web" })).recipients.map((r) => r.agent_id)).toEqual(["rev-2"]);
+    expect((await broadcast({ role: "reviewer" })).recipients.map((r) => r.agent_id)).toEqual(["rev-1", "rev-2"]);
+    await expect(broadcast({ role: "builder", repo: "web" })).rejects.toMatchObject({ code: "NOT_FOUND" });
     await expect(
       sendMessage(clock.deps(), {
         from: "alice",
