@@ -67,7 +67,7 @@ test("a unique violation surfaces as UniqueViolation and leaves the batch usable
 });
 
 /** A queue over a real connection that records the transaction-control statements it issues. */
-const recordingQueue = () => {
+const recordingQueue = (failing: Set<string> = new Set()) => {
   const database = new Database(":memory:", { strict: true });
   database.run("CREATE TABLE t (k TEXT PRIMARY KEY, v INTEGER NOT NULL)");
   const control: string[] = [];
@@ -81,6 +81,7 @@ const recordingQueue = () => {
   };
   const queue = new GroupCommitQueue((sql) => {
     control.push(sql);
+    if (failing.delete(sql)) throw new Error(`${sql} failed`);
     database.run(sql);
   }, db);
   const keys = () =>
@@ -167,4 +168,20 @@ test("a lone failing caller is rolled back without a replay or a COMMIT", async 
   expect(runs).toBe(1);
   expect(control).toEqual(["BEGIN IMMEDIATE", "ROLLBACK"]);
   expect(keys()).toEqual([]);
+});
+
+test("a failing control statement rejects the whole batch, commits none of it, and the queue goes on", async () => {
+  const { queue, keys } = recordingQueue(new Set(["ROLLBACK TO member"]));
+  const failing = async (db: Db) => {
+    await insert("b")(db);
+    throw new Error("b fails");
+  };
+  const results = await Promise.allSettled([queue.run("write", insert("a")), queue.run("write", failing)]);
+  expect(results.map((r) => (r.status === "rejected" ? (r.reason as Error).message : r.status))).toEqual([
+    "ROLLBACK TO member failed",
+    "ROLLBACK TO member failed",
+  ]);
+  expect(keys()).toEqual([]);
+  await queue.run("write", insert("c"));
+  expect(keys()).toEqual(["c"]);
 });

@@ -66,6 +66,18 @@ export class GroupCommitQueue {
   }
 
   private async runBatch(mode: Mode, batch: Pending[]): Promise<void> {
+    try {
+      await this.runTransaction(mode, batch);
+    } catch (error) {
+      // A control statement failed (SAVEPOINT, ROLLBACK TO: SQLite ended the transaction itself, say on a full
+      // disk). Nothing of the batch is committed, and every caller hears so rather than waiting forever.
+      this.rollbackQuietly();
+      this.guardNext = true;
+      for (const item of batch) item.reject(error);
+    }
+  }
+
+  private async runTransaction(mode: Mode, batch: Pending[]): Promise<void> {
     // A batch of one needs no savepoint: rolling back the transaction rolls back exactly its writes.
     const guarded = this.guardNext && batch.length > 1;
     if (!this.begin(mode, batch)) return;
@@ -73,7 +85,7 @@ export class GroupCommitQueue {
     if (outcomes === undefined) {
       this.rollbackQuietly();
       // Replayed from the start: the failure may depend on what a batchmate before it wrote.
-      await this.runBatch(mode, batch);
+      await this.runTransaction(mode, batch);
       return;
     }
     this.guardNext = outcomes.some((o) => !o.ok);
