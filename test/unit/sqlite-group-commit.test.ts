@@ -185,3 +185,27 @@ test("a failing control statement rejects the whole batch, commits none of it, a
   await queue.run("write", insert("c"));
   expect(keys()).toEqual(["c"]);
 });
+
+test("two connections of one process to one file take turns instead of stalling each other until busy_timeout", async () => {
+  const file = join(mkdtempSync(join(tmpdir(), "ac-gc-")), "db.sqlite");
+  const first = await openSqlite(file);
+  const second = await openSqlite(file);
+  try {
+    await first.exec("CREATE TABLE t (k TEXT PRIMARY KEY, v INTEGER NOT NULL)");
+    // Each transaction awaits between its statements, holding the write lock across turns of the event loop.
+    const writes = (db: Driver, prefix: string) =>
+      Array.from({ length: 20 }, (_, i) =>
+        db.transaction(async (tx) => {
+          await tx.run("INSERT INTO t (k, v) VALUES ($1, $2)", [`${prefix}${i}`, i]);
+          await new Promise((resolve) => setImmediate(resolve));
+          return tx.run("UPDATE t SET v = v + 1 WHERE k = $1", [`${prefix}${i}`]);
+        }),
+      );
+    const results = await Promise.allSettled([...writes(first, "a"), ...writes(second, "b")]);
+    expect(results.filter((r) => r.status === "rejected")).toEqual([]);
+    expect((await second.get<{ n: number }>("SELECT COUNT(*) AS n FROM t WHERE v >= 1"))?.n).toBe(40);
+  } finally {
+    await first.close();
+    await second.close();
+  }
+});

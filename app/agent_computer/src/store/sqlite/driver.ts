@@ -2,7 +2,7 @@ import type { Statement } from "bun:sqlite";
 import { CliError } from "../../cli/kernel/errors.ts";
 import { type Db, type Driver, UniqueViolation } from "../sql/db.ts";
 import { type CheckpointThread, LONG_LIVED_AUTOCHECKPOINT_PAGES, startCheckpointThread } from "./checkpoint-thread.ts";
-import { GroupCommitQueue } from "./group-commit.ts";
+import { GroupCommitQueue, WriteLane } from "./group-commit.ts";
 
 const BUSY_TIMEOUT_MS = 5000;
 
@@ -91,7 +91,12 @@ export const openSqlite = async (file: string, options: { longLived?: boolean } 
       attempt(() => (prepare(sql).get(...(params as never[])) ?? undefined) as T | undefined),
     run: async (sql: string, params: readonly unknown[] = []) => attempt(() => prepare(sql).run(...(params as never[])).changes),
   };
-  const queue = new GroupCommitQueue((sql) => attempt(() => void prepare(sql).run()), db, checkpoints?.committed);
+  const queue = new GroupCommitQueue(
+    (sql) => attempt(() => void prepare(sql).run()),
+    db,
+    checkpoints?.committed,
+    WriteLane.of(file),
+  );
   return {
     ...db,
     exec: async (script) => attempt(() => void database.run(script)),

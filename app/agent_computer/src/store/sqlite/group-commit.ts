@@ -14,6 +14,44 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 const MAX_BATCH = 256;
 
 /**
+ * The connections of one process to one file take turns at writing. A connection holds SQLite's write lock
+ * across the awaits of its batch, and another connection's BEGIN IMMEDIATE waits for that lock synchronously,
+ * on the very thread that would finish the first batch: both would stall until busy_timeout. Waiting here,
+ * asynchronously, lets the first batch finish. Uncontended (one store per process, the usual case) it costs
+ * nothing; processes still wait for each other through SQLite's busy_timeout.
+ */
+export class WriteLane {
+  private held = false;
+  private readonly waiting: (() => void)[] = [];
+
+  private static readonly byFile = new Map<string, WriteLane>();
+
+  static of(file: string): WriteLane {
+    let lane = WriteLane.byFile.get(file);
+    if (!lane) {
+      lane = new WriteLane();
+      WriteLane.byFile.set(file, lane);
+    }
+    return lane;
+  }
+
+  /** Undefined when the lane was free and is now held; otherwise resolves once it is handed over. */
+  enter(): Promise<void> | undefined {
+    if (!this.held) {
+      this.held = true;
+      return undefined;
+    }
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  leave(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.held = false;
+  }
+}
+
+/**
  * Serialises this process's transactions on its single SQLite connection and commits the ones that queued
  * up while the previous batch ran together, under one BEGIN/COMMIT. A caller's promise settles only after
  * the COMMIT that made its writes durable. A lone caller gets a batch of one, exactly like a plain transaction.
@@ -34,6 +72,7 @@ export class GroupCommitQueue {
     private readonly execute: (sql: string) => void,
     private readonly db: Db,
     private readonly afterCommit: () => void = () => {},
+    private readonly lane: WriteLane = new WriteLane(),
   ) {}
 
   run<T>(mode: Mode, fn: (db: Db) => Promise<T>): Promise<T> {
@@ -66,6 +105,9 @@ export class GroupCommitQueue {
   }
 
   private async runBatch(mode: Mode, batch: Pending[]): Promise<void> {
+    // Readers never wait for a writer in WAL mode: only write batches take the lane.
+    const turn = mode === "write" ? this.lane.enter() : undefined;
+    if (turn) await turn;
     try {
       await this.runTransaction(mode, batch);
     } catch (error) {
@@ -74,6 +116,8 @@ export class GroupCommitQueue {
       this.rollbackQuietly();
       this.guardNext = true;
       for (const item of batch) item.reject(error);
+    } finally {
+      if (mode === "write") this.lane.leave();
     }
   }
 
