@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { SQL } from "bun";
 import { openStore } from "../../app/agent_computer/src/store/open.ts";
 import type { Store } from "../../app/agent_computer/src/store/port.ts";
+import { WriteLane } from "../../app/agent_computer/src/store/sqlite/group-commit.ts";
 import { dropDatabase } from "./pg-admin.ts";
 
 export interface StoreTarget {
@@ -38,12 +39,18 @@ const sqliteTarget = async (): Promise<StoreTarget> => {
     env,
     open: () => openStore(env),
     sql: async (text, params = []) => {
-      const db = new Database(join(home, "agent-computer.sqlite"));
+      const file = join(home, "agent-computer.sqlite");
+      // Its own connection, so it takes the store's write lane: a store of this process may be mid-batch.
+      const lane = WriteLane.of(file);
+      const turn = lane.enter();
+      if (turn) await turn;
+      const db = new Database(file);
       db.run("PRAGMA busy_timeout = 5000");
       try {
         return db.prepare(text.replace(/\$(\d+)/g, "?$1")).all(...(params as never[])) as Record<string, unknown>[];
       } finally {
         db.close();
+        lane.leave();
       }
     },
     dispose: async () => {},
