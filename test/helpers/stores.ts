@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { SQL } from "bun";
 import { openStore } from "../../app/agent_computer/src/store/open.ts";
 import type { Store } from "../../app/agent_computer/src/store/port.ts";
-import { WriteLane } from "../../app/agent_computer/src/store/sqlite/group-commit.ts";
+import { WriteLane } from "../../app/agent_computer/src/store/sqlite/write-lane.ts";
 import { dropDatabase } from "./pg-admin.ts";
 
 export interface StoreTarget {

@@ -2,7 +2,8 @@ import type { Statement } from "bun:sqlite";
 import { CliError } from "../../cli/kernel/errors.ts";
 import { type Db, type Driver, UniqueViolation } from "../sql/db.ts";
 import { type CheckpointThread, LONG_LIVED_AUTOCHECKPOINT_PAGES, startCheckpointThread } from "./checkpoint-thread.ts";
-import { GroupCommitQueue, WriteLane } from "./group-commit.ts";
+import { GroupCommitQueue } from "./group-commit.ts";
+import { WriteLane } from "./write-lane.ts";
 
 const BUSY_TIMEOUT_MS = 5000;
 

@@ -1,4 +1,5 @@
 import type { Db } from "../sql/db.ts";
+import { WriteLane } from "./write-lane.ts";
 
 type Mode = "write" | "read";
 
@@ -12,44 +13,6 @@ interface Pending {
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 const MAX_BATCH = 256;
-
-/**
- * The connections of one process to one file take turns at writing. A connection holds SQLite's write lock
- * across the awaits of its batch, and another connection's BEGIN IMMEDIATE waits for that lock synchronously,
- * on the very thread that would finish the first batch: both would stall until busy_timeout. Waiting here,
- * asynchronously, lets the first batch finish. Uncontended (one store per process, the usual case) it costs
- * nothing; processes still wait for each other through SQLite's busy_timeout.
- */
-export class WriteLane {
-  private held = false;
-  private readonly waiting: (() => void)[] = [];
-
-  private static readonly byFile = new Map<string, WriteLane>();
-
-  static of(file: string): WriteLane {
-    let lane = WriteLane.byFile.get(file);
-    if (!lane) {
-      lane = new WriteLane();
-      WriteLane.byFile.set(file, lane);
-    }
-    return lane;
-  }
-
-  /** Undefined when the lane was free and is now held; otherwise resolves once it is handed over. */
-  enter(): Promise<void> | undefined {
-    if (!this.held) {
-      this.held = true;
-      return undefined;
-    }
-    return new Promise((resolve) => this.waiting.push(resolve));
-  }
-
-  leave(): void {
-    const next = this.waiting.shift();
-    if (next) next();
-    else this.held = false;
-  }
-}
 
 /**
  * Serialises this process's transactions on its single SQLite connection and commits the ones that queued
