@@ -41,17 +41,15 @@ const sqliteTarget = async (): Promise<StoreTarget> => {
     sql: async (text, params = []) => {
       const file = join(home, "agent-computer.sqlite");
       // Its own connection, so it takes the store's write lane: a store of this process may be mid-batch.
-      const lane = WriteLane.of(file);
-      const turn = lane.enter();
-      if (turn) await turn;
-      const db = new Database(file);
-      db.run("PRAGMA busy_timeout = 5000");
-      try {
-        return db.prepare(text.replace(/\$(\d+)/g, "?$1")).all(...(params as never[])) as Record<string, unknown>[];
-      } finally {
-        db.close();
-        lane.leave();
-      }
+      return WriteLane.of(file).hold(() => {
+        const db = new Database(file);
+        db.run("PRAGMA busy_timeout = 5000");
+        try {
+          return db.prepare(text.replace(/\$(\d+)/g, "?$1")).all(...(params as never[])) as Record<string, unknown>[];
+        } finally {
+          db.close();
+        }
+      });
     },
     dispose: async () => {},
   };

@@ -69,37 +69,39 @@ export class GroupCommitQueue {
 
   private async runBatch(mode: Mode, batch: Pending[]): Promise<void> {
     // Readers never wait for a writer in WAL mode: only write batches take the lane.
-    const turn = mode === "write" ? this.lane.enter() : undefined;
-    if (turn) await turn;
+    if (mode === "write") await this.lane.hold(() => this.settleBatch(mode, batch));
+    else await this.settleBatch(mode, batch);
+  }
+
+  /** Runs the batch; every caller hears an outcome, even when BEGIN, COMMIT or a savepoint statement fails. */
+  private async settleBatch(mode: Mode, batch: Pending[]): Promise<void> {
     try {
-      await this.runTransaction(mode, batch);
+      // A batch of one needs no savepoint: rolling back the transaction rolls back exactly its writes.
+      await this.runTransaction(mode, batch, this.guardNext && batch.length > 1);
     } catch (error) {
-      // A control statement failed (SAVEPOINT, ROLLBACK TO: SQLite ended the transaction itself, say on a full
-      // disk). Nothing of the batch is committed, and every caller hears so rather than waiting forever.
+      // The transaction itself failed (SQLite busy, or it ended the transaction on its own, say on a full disk):
+      // nothing of the batch is committed.
       this.rollbackQuietly();
-      this.guardNext = true;
       for (const item of batch) item.reject(error);
-    } finally {
-      if (mode === "write") this.lane.leave();
     }
   }
 
-  private async runTransaction(mode: Mode, batch: Pending[]): Promise<void> {
-    // A batch of one needs no savepoint: rolling back the transaction rolls back exactly its writes.
-    const guarded = this.guardNext && batch.length > 1;
-    if (!this.begin(mode, batch)) return;
+  private async runTransaction(mode: Mode, batch: Pending[], guarded: boolean): Promise<void> {
+    this.execute(mode === "write" ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED");
     const outcomes = guarded ? await this.runGuarded(batch) : await this.runBare(batch);
     if (outcomes === undefined) {
       this.rollbackQuietly();
       // Replayed from the start: the failure may depend on what a batchmate before it wrote.
-      await this.runTransaction(mode, batch);
-      return;
+      return this.runTransaction(mode, batch, true);
     }
     this.guardNext = outcomes.some((o) => !o.ok);
     if (outcomes.every((o) => !o.ok)) {
       // Nothing to keep: ending the transaction without a COMMIT spares the batch its only write.
       this.rollbackQuietly();
-    } else if (!this.commit(mode, batch)) return;
+    } else {
+      this.execute("COMMIT");
+      if (mode === "write") this.afterCommit();
+    }
     batch.forEach((item, i) => {
       const outcome = outcomes[i] as Outcome;
       if (outcome.ok) item.resolve(outcome.value);
@@ -107,17 +109,14 @@ export class GroupCommitQueue {
     });
   }
 
-  /** Every callback in one go; undefined (and the next batch guarded) when one of several throws. */
+  /** Every callback in one go; undefined when one of several throws (the batch is then replayed guarded). */
   private async runBare(batch: Pending[]): Promise<Outcome[] | undefined> {
     const outcomes: Outcome[] = [];
     for (const item of batch) {
       try {
         outcomes.push({ ok: true, value: await item.fn(this.db) });
       } catch (error) {
-        if (batch.length > 1) {
-          this.guardNext = true;
-          return undefined;
-        }
+        if (batch.length > 1) return undefined;
         outcomes.push({ ok: false, error });
       }
     }
@@ -142,33 +141,11 @@ export class GroupCommitQueue {
     return outcomes;
   }
 
-  private begin(mode: Mode, batch: Pending[]): boolean {
-    try {
-      this.execute(mode === "write" ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED");
-      return true;
-    } catch (error) {
-      for (const item of batch) item.reject(error);
-      return false;
-    }
-  }
-
-  private commit(mode: Mode, batch: Pending[]): boolean {
-    try {
-      this.execute("COMMIT");
-    } catch (error) {
-      this.rollbackQuietly();
-      for (const item of batch) item.reject(error);
-      return false;
-    }
-    if (mode === "write") this.afterCommit();
-    return true;
-  }
-
   private rollbackQuietly(): void {
     try {
       this.execute("ROLLBACK");
     } catch {
-      // Nothing to roll back: SQLite already ended the transaction (a failed COMMIT, or an error that aborts it).
+      // Nothing to roll back: no BEGIN happened, or SQLite already ended the transaction (a failed COMMIT, or an error that aborts it).
     }
   }
 }

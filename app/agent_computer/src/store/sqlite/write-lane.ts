@@ -20,18 +20,16 @@ export class WriteLane {
     return lane;
   }
 
-  /** Undefined when the lane was free and is now held; otherwise resolves once it is handed over. */
-  enter(): Promise<void> | undefined {
-    if (!this.held) {
-      this.held = true;
-      return undefined;
+  /** Runs fn once the lane is this caller's, and hands the lane on when fn settles. */
+  async hold<T>(fn: () => T | Promise<T>): Promise<T> {
+    if (this.held) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    else this.held = true;
+    try {
+      return await fn();
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.held = false;
     }
-    return new Promise((resolve) => this.waiting.push(resolve));
-  }
-
-  leave(): void {
-    const next = this.waiting.shift();
-    if (next) next();
-    else this.held = false;
   }
 }
