@@ -3,8 +3,8 @@ import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
-import { EXIT_CODE_TABLE } from "../../app/agent_computer/src/cli/kernel/errors.ts";
 import { schemaProperties } from "../../app/agent_computer/src/cli/kernel/help.ts";
+import { EXIT_CODE_TABLE } from "../../app/agent_computer/src/errors.ts";
 import { runBin } from "../helpers/bin.ts";
 import { allCommands, binaryNames } from "../helpers/registry.ts";
 

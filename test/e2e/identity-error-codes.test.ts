@@ -3,7 +3,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { ERROR_CODES, type ErrorCode } from "../../app/agent_computer/src/cli/kernel/errors.ts";
+import { ERROR_CODES, type ErrorCode } from "../../app/agent_computer/src/errors.ts";
 import { runBin } from "../helpers/bin.ts";
 import { errorOf, identityEnv, registered } from "../helpers/identity.ts";
 import { allCommands } from "../helpers/registry.ts";

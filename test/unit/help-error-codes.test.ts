@@ -1,5 +1,5 @@
 // The error codes each --help prints must equal the codes its code can throw. The codes thrown are found by a
-// static scan of the command module's import graph for `new CliError("CODE"`, so neither side can drift alone.
+// static scan of the command module's import graph for `new AppError("CODE"`, so neither side can drift alone.
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { describe, expect, test } from "vitest";
@@ -39,7 +39,7 @@ const CONDITIONAL = [
 
 const VALUE_IMPORT = /^\s*(?:import|export)\s+(?!type\b)[^;]*?\bfrom\s+["'](\.{1,2}\/[^"']+)["']/gm;
 const DYNAMIC_IMPORT = /import\(\s*["'](\.{1,2}\/[^"']+)["']\s*\)/g;
-const THROWN = /new CliError\(\s*"([A-Z_]+)"/g;
+const THROWN = /new AppError\(\s*"([A-Z_]+)"/g;
 
 /** Every module a file loads at run time (type-only imports erase), following relative imports only. */
 const moduleGraph = (entry: string): string[] => {
@@ -61,10 +61,10 @@ const thrownCodes = (files: string[]): Set<string> => {
   const texts = files.map((file) => readFileSync(file, "utf8"));
   for (const [i, file] of files.entries()) {
     const text = texts[i] as string;
-    // A computed code would hide from the scan; every CliError in the graph must name its code literally.
-    const all = text.match(/new CliError\(/g)?.length ?? 0;
+    // A computed code would hide from the scan; every AppError in the graph must name its code literally.
+    const all = text.match(/new AppError\(/g)?.length ?? 0;
     const literal = [...text.matchAll(THROWN)];
-    expect(literal.length, `${file}: every new CliError( names its code as a string literal`).toBe(all);
+    expect(literal.length, `${file}: every new AppError( names its code as a string literal`).toBe(all);
     const conditional = CONDITIONAL.filter((c) => file === join(SRC, c.module));
     for (const match of literal) {
       const rule = conditional.find((c) => c.code === match[1]);

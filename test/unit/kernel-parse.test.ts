@@ -3,20 +3,20 @@ import { describe, expect, test } from "vitest";
 import { z } from "zod";
 import { argvToRaw } from "../../app/agent_computer/src/cli/kernel/argv-tokens.ts";
 import { defineCommand } from "../../app/agent_computer/src/cli/kernel/command.ts";
-import { CliError } from "../../app/agent_computer/src/cli/kernel/errors.ts";
 import { parseOptions } from "../../app/agent_computer/src/cli/kernel/parse.ts";
 import ack from "../../app/agent_computer/src/cli/mesh/agent-ack-cli.ts";
 import checkin from "../../app/agent_computer/src/cli/mesh/agent-checkin-cli.ts";
 import inbox from "../../app/agent_computer/src/cli/mesh/agent-inbox-cli.ts";
 import send from "../../app/agent_computer/src/cli/mesh/agent-send-cli.ts";
+import { AppError } from "../../app/agent_computer/src/errors.ts";
 
 const fails = (run: () => unknown): string => {
   try {
     run();
   } catch (error) {
-    expect(error).toBeInstanceOf(CliError);
-    expect((error as CliError).code).toBe("INVALID_INPUT");
-    return (error as CliError).message;
+    expect(error).toBeInstanceOf(AppError);
+    expect((error as AppError).code).toBe("INVALID_INPUT");
+    return (error as AppError).message;
   }
   throw new Error("expected a usage error");
 };

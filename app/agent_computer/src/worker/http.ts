@@ -1,8 +1,8 @@
 // One HTTP server for every service (webhooks, the SDK's emit calls, the console). Loopback by
 // default: binding another address is an explicit choice (--host).
 import type { Server } from "bun";
-import { CliError } from "../cli/kernel/errors.ts";
 import { MAX_WEBHOOK_BODY_BYTES } from "../domain/automation/webhook-accept.ts";
+import { AppError } from "../errors.ts";
 import type { WorkerContext } from "./context.ts";
 import { json, type Routes, type WorkerService } from "./service.ts";
 
@@ -41,7 +41,7 @@ export const listen = (ctx: WorkerContext, services: readonly WorkerService[]): 
     });
   } catch (error) {
     if (/EADDRINUSE|in use/i.test(String((error as Error).message ?? error) + String((error as { code?: string }).code))) {
-      throw new CliError(
+      throw new AppError(
         "ADDRESS_IN_USE",
         `${ctx.options.host}:${ctx.options.port} is already in use (another worker on this host?)`,
         {

@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { createCheckback } from "../../domain/automation/triggers.ts";
 import type { TriggerView } from "../../domain/automation/views.ts";
+import { AppError } from "../../errors.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
-import { CliError } from "../kernel/errors.ts";
 import { durationSchema } from "./duration.ts";
 import {
   automationDeps,
@@ -43,8 +43,8 @@ export type CheckbackOptions = z.output<typeof checkbackOptionsSchema>;
 export const runCheckback = async (options: CheckbackOptions, ctx: CommandContext): Promise<TriggerView> => {
   const now = ctx.now();
   const dueAt = options.at !== undefined ? Date.parse(options.at) : now + (options.in as number) * 1000;
-  if (Number.isNaN(dueAt)) throw new CliError("INVALID_INPUT", `--at: not a valid time (got ${JSON.stringify(options.at)})`);
-  if (dueAt < now - PAST_TOLERANCE_MS) throw new CliError("INVALID_INPUT", `--at: ${options.at} is in the past`);
+  if (Number.isNaN(dueAt)) throw new AppError("INVALID_INPUT", `--at: not a valid time (got ${JSON.stringify(options.at)})`);
+  if (dueAt < now - PAST_TOLERANCE_MS) throw new AppError("INVALID_INPUT", `--at: ${options.at} is in the past`);
   return createCheckback(await automationDeps(ctx), {
     ...(await owner(options, ctx)),
     dueAt,

@@ -3,9 +3,9 @@ import { z } from "zod";
 import { type ManualRunResult, startManualRun } from "../../domain/automation/manual-run.ts";
 import type { RunView } from "../../domain/automation/views.ts";
 import { runView } from "../../domain/automation/views.ts";
+import { AppError } from "../../errors.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
-import { CliError } from "../kernel/errors.ts";
 import { automationDeps, jobIdSchema, OWNER_ENV, OWNER_ERRORS, owner, ownerFields, ownerFlags } from "./shared.ts";
 
 const MAX_DATA_BYTES = 262_144;
@@ -33,14 +33,14 @@ const readData = async (options: RunJobOptions, ctx: CommandContext): Promise<un
   try {
     text = options.dataFile === "-" ? await ctx.readStdin() : readFileSync(options.dataFile, "utf8");
   } catch {
-    throw new CliError("INVALID_INPUT", `--data-file: cannot read ${options.dataFile}`);
+    throw new AppError("INVALID_INPUT", `--data-file: cannot read ${options.dataFile}`);
   }
   if (Buffer.byteLength(text, "utf8") > MAX_DATA_BYTES)
-    throw new CliError("INVALID_INPUT", `--data-file: at most ${MAX_DATA_BYTES} bytes`);
+    throw new AppError("INVALID_INPUT", `--data-file: at most ${MAX_DATA_BYTES} bytes`);
   try {
     return JSON.parse(text);
   } catch {
-    throw new CliError("INVALID_INPUT", "--data-file: not valid JSON");
+    throw new AppError("INVALID_INPUT", "--data-file: not valid JSON");
   }
 };
 
@@ -58,7 +58,7 @@ export const runRunJob = async (options: RunJobOptions, ctx: CommandContext): Pr
     const run = await deps.store.read((tx) => tx.automation.getRun(started.run_id));
     if (run && TERMINAL.has(run.state)) return { ...started, run: runView(run) };
     if (Date.now() >= deadline) {
-      throw new CliError("TIMEOUT", `run ${started.run_id} did not end within ${options.waitSeconds} s (state ${run?.state})`, {
+      throw new AppError("TIMEOUT", `run ${started.run_id} did not end within ${options.waitSeconds} s (state ${run?.state})`, {
         hint: note ?? `inspect it later: show-automation-job-cli --id ${options.id} --run-id ${started.run_id}`,
         details: { run_id: started.run_id },
       });

@@ -2,10 +2,10 @@
 import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { ENV_KEY, listWorkerEnv, parseEnvLines, setWorkerEnv, unsetWorkerEnv } from "../../domain/automation/worker-env.ts";
+import { AppError } from "../../errors.ts";
 import type { BinaryDef } from "../kernel/command.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
-import { CliError } from "../kernel/errors.ts";
 import { automationDeps, OWNER_ENV, OWNER_ERRORS, owner, ownerFields, ownerFlags } from "./shared.ts";
 
 const TRUST =
@@ -24,7 +24,7 @@ const readLines = async (file: string, ctx: CommandContext): Promise<string> => 
   try {
     return file === "-" ? await ctx.readStdin() : readFileSync(file, "utf8");
   } catch {
-    throw new CliError("INVALID_INPUT", `--file: cannot read ${file}`);
+    throw new AppError("INVALID_INPUT", `--file: cannot read ${file}`);
   }
 };
 

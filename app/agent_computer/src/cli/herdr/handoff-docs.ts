@@ -1,5 +1,5 @@
 // Contract text shared by ask, ask-many and collect, so the three helps cannot drift apart.
-import type { ErrorCode } from "../kernel/errors.ts";
+import type { ErrorCode } from "../../errors.ts";
 import { AUTHORITY_ERRORS } from "./shared.ts";
 
 export const HANDOFF_OUTPUT =

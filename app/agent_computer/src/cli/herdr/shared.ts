@@ -6,8 +6,8 @@ import { localHostId } from "../../adapters/local-host.ts";
 import { defaultGit, type HerdrDeps, newHexId } from "../../domain/herdr/deps.ts";
 import type { HandoffOutput } from "../../domain/herdr/handoff-results.ts";
 import { herdrStateDirs } from "../../domain/herdr/state-files.ts";
+import type { ErrorCode } from "../../errors.ts";
 import type { CommandContext } from "../kernel/context.ts";
-import type { ErrorCode } from "../kernel/errors.ts";
 import { neutralize, neutralizeLine } from "../kernel/output.ts";
 
 export const herdrDeps = async (ctx: CommandContext): Promise<HerdrDeps> => ({

@@ -2,8 +2,8 @@ import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { agentId } from "../../domain/identity/names.ts";
 import type { AgentView } from "../../domain/identity/view.ts";
+import { AppError } from "../../errors.ts";
 import type { CommandContext } from "../kernel/context.ts";
-import { CliError } from "../kernel/errors.ts";
 import { neutralizeLine } from "../kernel/output.ts";
 
 /** The agent an identity command acts on; it authenticates with that agent's token. */
@@ -27,7 +27,7 @@ export const readSecret = async (ctx: CommandContext, flag: string, path: string
     // reported below without the content
   }
   const secret = text.trim();
-  if (!secret) throw new CliError("INVALID_INPUT", `${flag}: cannot read a token from ${path === "-" ? "stdin" : path}`);
+  if (!secret) throw new AppError("INVALID_INPUT", `${flag}: cannot read a token from ${path === "-" ? "stdin" : path}`);
   return secret;
 };
 

@@ -2,9 +2,10 @@
 // `--name value`, `--name=value`, boolean `--name`; positionals in order; everything after "--" is free text.
 // Written here rather than with commander: this runs on every call of every binary, and commander's module
 // alone (it loads node:child_process and node:events) cost more start-up than the rest of argv handling.
+
+import { AppError } from "../../errors.ts";
 import { splitRest } from "./argv.ts";
 import type { CommandDef, FlagSpec } from "./command.ts";
-import { CliError } from "./errors.ts";
 
 interface Option {
   key: string;
@@ -37,7 +38,7 @@ const distance = (a: string, b: string): number => {
   return previous[b.length] ?? 0;
 };
 
-const unknownOption = (given: string, options: Map<string, Option>): CliError => {
+const unknownOption = (given: string, options: Map<string, Option>): AppError => {
   const typed = given.slice(2);
   const close = [...options.keys()]
     .map((name) => ({ name, d: distance(typed, name.slice(2)) }))
@@ -45,7 +46,7 @@ const unknownOption = (given: string, options: Map<string, Option>): CliError =>
     .sort((x, y) => x.d - y.d || x.name.localeCompare(y.name));
   const best = close.filter(({ d }) => d === close[0]?.d).map(({ name }) => name);
   const hint = best.length > 0 ? `\n(Did you mean ${best.join(", ")}?)` : "";
-  return new CliError("INVALID_INPUT", `unknown option '${given}'${hint}`);
+  return new AppError("INVALID_INPUT", `unknown option '${given}'${hint}`);
 };
 
 const commaItems = (value: string): string[] =>
@@ -78,13 +79,13 @@ export const argvToRaw = (def: CommandDef, argv: readonly string[]): Record<stri
     const option = options.get(name);
     if (!option) throw unknownOption(name, options);
     if (!option.takesValue) {
-      if (eq !== -1) throw new CliError("INVALID_INPUT", `option '${name}' takes no value (got ${token})`);
+      if (eq !== -1) throw new AppError("INVALID_INPUT", `option '${name}' takes no value (got ${token})`);
       assign(raw, option, true);
     } else if (eq !== -1) {
       assign(raw, option, token.slice(eq + 1));
     } else {
       const value = head[i + 1];
-      if (value === undefined) throw new CliError("INVALID_INPUT", `option '${option.spec.flag}' argument missing`);
+      if (value === undefined) throw new AppError("INVALID_INPUT", `option '${option.spec.flag}' argument missing`);
       assign(raw, option, value);
       i++;
     }
@@ -92,14 +93,14 @@ export const argvToRaw = (def: CommandDef, argv: readonly string[]): Record<stri
   delete raw.json;
   const args = def.args ?? [];
   if (positionals.length > args.length) {
-    throw new CliError("INVALID_INPUT", `unexpected argument: ${positionals.slice(args.length).join(" ")}`);
+    throw new AppError("INVALID_INPUT", `unexpected argument: ${positionals.slice(args.length).join(" ")}`);
   }
   args.forEach((arg, i) => {
     if (positionals[i] !== undefined) raw[arg.key] = positionals[i];
   });
   if (def.rest && rest !== undefined) raw[def.rest.key] = rest.join(" ");
   else if (rest !== undefined && rest.length > 0) {
-    throw new CliError("INVALID_INPUT", `unexpected arguments after --: ${rest.join(" ")}`);
+    throw new AppError("INVALID_INPUT", `unexpected arguments after --: ${rest.join(" ")}`);
   }
   return raw;
 };

@@ -1,6 +1,6 @@
 import type * as core from "zod/v4/core";
+import type { ErrorCode } from "../../errors.ts";
 import type { CommandContext } from "./context.ts";
-import type { ErrorCode } from "./errors.ts";
 
 /** How one schema key appears on the command line. */
 export interface FlagSpec {

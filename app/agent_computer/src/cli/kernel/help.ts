@@ -1,7 +1,7 @@
 import { toJSONSchema } from "zod/v4/core";
+import { ERROR_CODES, EXIT_CODE_TABLE } from "../../errors.ts";
 import type { BinaryDef, CommandDef } from "./command.ts";
 import { ENV_DOCS, type EnvName } from "./env-docs.ts";
-import { ERROR_CODES, EXIT_CODE_TABLE } from "./errors.ts";
 
 interface PropertyDoc {
   type?: string;

@@ -1,7 +1,7 @@
 import { type $ZodError, safeParse } from "zod/v4/core";
+import { AppError } from "../../errors.ts";
 import { argvToRaw } from "./argv-tokens.ts";
 import type { CommandDef } from "./command.ts";
-import { CliError } from "./errors.ts";
 
 const flagName = (spec: string): string => spec.split(/[ ,]/)[0] ?? spec;
 
@@ -32,6 +32,6 @@ export const zodIssuesToMessage = (def: CommandDef, error: $ZodError, raw: Recor
 export const parseOptions = (def: CommandDef, argv: readonly string[]): unknown => {
   const raw = argvToRaw(def, argv);
   const parsed = safeParse(def.schema, raw);
-  if (!parsed.success) throw new CliError("INVALID_INPUT", zodIssuesToMessage(def, parsed.error, raw));
+  if (!parsed.success) throw new AppError("INVALID_INPUT", zodIssuesToMessage(def, parsed.error, raw));
   return parsed.data;
 };

@@ -1,10 +1,10 @@
+import { AppError, EXIT, isAppError } from "../../errors.ts";
 import { resolvePaths } from "../../paths.ts";
 import type { StoreUse } from "../../store/open.ts";
 import type { Store } from "../../store/port.ts";
 import { wantsHelp, wantsJson } from "./argv.ts";
 import type { BinaryDef, CommandDef } from "./command.ts";
 import type { CommandContext } from "./context.ts";
-import { CliError, EXIT, isCliError } from "./errors.ts";
 import { toJson, writeStderr, writeStdout } from "./output.ts";
 
 /** Picks the subcommand whose words start argv; for help, stray leading words are tolerated. */
@@ -51,12 +51,12 @@ const usageHint = async (binary: BinaryDef, def: CommandDef | undefined): Promis
 };
 
 const reportError = async (binary: BinaryDef, def: CommandDef | undefined, error: unknown, json: boolean): Promise<number> => {
-  const cliError = isCliError(error)
+  const cliError = isAppError(error)
     ? error
-    : new CliError("INTERNAL", error instanceof Error ? error.message : String(error), {
+    : new AppError("INTERNAL", error instanceof Error ? error.message : String(error), {
         hint: "this is a bug; set AGENT_COMPUTER_DEBUG=1 for a stack trace",
       });
-  if (!isCliError(error) && process.env.AGENT_COMPUTER_DEBUG === "1" && error instanceof Error) {
+  if (!isAppError(error) && process.env.AGENT_COMPUTER_DEBUG === "1" && error instanceof Error) {
     await writeStderr(`${error.stack}\n`);
   }
   if (json) {
@@ -85,7 +85,7 @@ export const runBinary = async (binary: BinaryDef, argv: readonly string[], use:
         rest = match.rest;
       } else if (!wantsHelp(argv)) {
         const given = argv.find((a) => !a.startsWith("-"));
-        throw new CliError("INVALID_INPUT", given ? `unknown subcommand: ${given}` : "a subcommand is required");
+        throw new AppError("INVALID_INPUT", given ? `unknown subcommand: ${given}` : "a subcommand is required");
       }
     }
     if (wantsHelp(argv)) {

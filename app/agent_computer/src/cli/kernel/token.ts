@@ -1,7 +1,7 @@
 import * as z from "zod/mini";
+import { AppError } from "../../errors.ts";
 import { readVaultToken } from "../../store/vault.ts";
 import type { CommandContext } from "./context.ts";
-import { CliError } from "./errors.ts";
 
 export const tokenFileSchema = z
   .optional(z.string().check(z.minLength(1)))
@@ -24,7 +24,7 @@ export const resolveToken = async (
     } catch {
       // The path is reported, never the content.
     }
-    throw new CliError("INVALID_INPUT", `--token-file: cannot read a token from ${tokenFile}`);
+    throw new AppError("INVALID_INPUT", `--token-file: cannot read a token from ${tokenFile}`);
   }
   return ctx.env.RELAY_AGENT_TOKEN?.trim() || readVaultToken(ctx.paths, agentId);
 };

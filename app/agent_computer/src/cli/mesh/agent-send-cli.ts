@@ -1,9 +1,9 @@
 import * as z from "zod/mini";
 import { agentIdSchema } from "../../domain/identity/names.ts";
 import { type SendResult, sendMessage } from "../../domain/mesh/send.ts";
+import { AppError } from "../../errors.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
-import { CliError } from "../kernel/errors.ts";
 import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
 import { meshDeps } from "./deps.ts";
 
@@ -57,12 +57,12 @@ const readBody = async (options: SendOptions, ctx: CommandContext): Promise<stri
   try {
     text = options.bodyFile === "-" ? await ctx.readStdin() : await Bun.file(options.bodyFile as string).text();
   } catch {
-    throw new CliError("INVALID_INPUT", `--body-file: cannot read ${options.bodyFile}`);
+    throw new AppError("INVALID_INPUT", `--body-file: cannot read ${options.bodyFile}`);
   }
-  if (text.length === 0) throw new CliError("INVALID_INPUT", "--body-file: the body is empty");
+  if (text.length === 0) throw new AppError("INVALID_INPUT", "--body-file: the body is empty");
   const bytes = Buffer.byteLength(text, "utf8");
   if (bytes > MAX_BODY_BYTES)
-    throw new CliError("INVALID_INPUT", `--body-file: the body is ${bytes} bytes; at most ${MAX_BODY_BYTES}`);
+    throw new AppError("INVALID_INPUT", `--body-file: the body is ${bytes} bytes; at most ${MAX_BODY_BYTES}`);
   return text;
 };
 
@@ -70,7 +70,7 @@ export const runSend = async (options: SendOptions, ctx: CommandContext): Promis
   const from = (options.from ?? options.agentId) as string;
   const body = await readBody(options, ctx);
   if (Buffer.byteLength(body, "utf8") > MAX_BODY_BYTES)
-    throw new CliError("INVALID_INPUT", `--body: at most ${MAX_BODY_BYTES} bytes`);
+    throw new AppError("INVALID_INPUT", `--body: at most ${MAX_BODY_BYTES} bytes`);
   const token = await resolveToken(ctx, from, options.tokenFile);
   return sendMessage(await meshDeps(ctx), {
     from,

@@ -1,4 +1,4 @@
-import { CliError } from "../../cli/kernel/errors.ts";
+import { AppError } from "../../errors.ts";
 import type { JobRecord, StoreTx } from "../../store/port.ts";
 import { authenticate } from "../identity/authenticate.ts";
 import type { AutomationDeps } from "./deps.ts";
@@ -14,7 +14,7 @@ export interface OwnerCall {
 export const ownedJob = async (tx: StoreTx, owner: string, jobId: string): Promise<JobRecord> => {
   const job = await tx.automation.getJob(jobId);
   if (!job || job.owner !== owner) {
-    throw new CliError("NOT_FOUND", `no automation job ${jobId} owned by ${owner}`, {
+    throw new AppError("NOT_FOUND", `no automation job ${jobId} owned by ${owner}`, {
       hint: "list-automation-jobs-cli --agent-id <you> lists yours",
     });
   }
@@ -26,7 +26,7 @@ export const createJob = async (
   input: OwnerCall & { dir: string; label: string; wakeOnFailure: boolean; timeoutSeconds: number; cwd?: string },
 ): Promise<JobView & { entry: string }> => {
   const resolved = resolveJobDir(input.dir, input.cwd);
-  if (!resolved.ok) throw new CliError("INVALID_INPUT", `--dir: ${resolved.problem}`);
+  if (!resolved.ok) throw new AppError("INVALID_INPUT", `--dir: ${resolved.problem}`);
   const job: JobRecord = {
     id: deps.newId("job"),
     owner: input.agentId,
@@ -68,7 +68,7 @@ export const showJob = (
     let runs = await tx.automation.runsOfJob(job.id, input.runs);
     if (input.runId !== undefined) {
       const run = await tx.automation.getRun(input.runId);
-      if (!run || run.jobId !== job.id) throw new CliError("NOT_FOUND", `no run ${input.runId} of job ${job.id}`);
+      if (!run || run.jobId !== job.id) throw new AppError("NOT_FOUND", `no run ${input.runId} of job ${job.id}`);
       runs = [run];
     }
     const views: RunView[] = [];
@@ -88,7 +88,7 @@ export const cancelJob = (deps: AutomationDeps, input: OwnerCall & { jobId: stri
     await authenticate(tx, input.agentId, input.token);
     const job = await ownedJob(tx, input.agentId, input.jobId);
     if (!(await tx.automation.cancelJob(job.id, deps.now))) {
-      throw new CliError("CONFLICT", `automation job ${job.id} is already cancelled`);
+      throw new AppError("CONFLICT", `automation job ${job.id} is already cancelled`);
     }
     const cancelledTriggers = await tx.automation.cancelTriggers({ jobId: job.id }, deps.now);
     const cancelledRuns = await tx.automation.cancelQueuedRuns(job.id, deps.now);

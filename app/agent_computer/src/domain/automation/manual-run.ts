@@ -1,6 +1,6 @@
 // A test trigger: one manual event with the caller's data and exactly one run, so every SDK branch can be
 // exercised after registration and the durable run inspected.
-import { CliError } from "../../cli/kernel/errors.ts";
+import { AppError } from "../../errors.ts";
 import { authenticate } from "../identity/authenticate.ts";
 import { EVENT_TYPES, jobSource, jsonEvent } from "./cloudevent.ts";
 import type { AutomationDeps } from "./deps.ts";
@@ -23,7 +23,7 @@ export const startManualRun = (
   deps.store.write(async (tx) => {
     await authenticate(tx, input.agentId, input.token);
     const job = await ownedJob(tx, input.agentId, input.jobId);
-    if (job.state !== "active") throw new CliError("CONFLICT", `automation job ${job.id} is cancelled`);
+    if (job.state !== "active") throw new AppError("CONFLICT", `automation job ${job.id} is cancelled`);
     const runId = deps.newId("run");
     const event = jsonEvent({
       id: runId,

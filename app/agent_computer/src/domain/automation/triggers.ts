@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { CliError } from "../../cli/kernel/errors.ts";
+import { AppError } from "../../errors.ts";
 import type { StoreTx, TriggerRecord, WebhookProvider } from "../../store/port.ts";
 import { authenticate } from "../identity/authenticate.ts";
 import { cronProblem, nextTick } from "./cron.ts";
@@ -38,7 +38,7 @@ const insertOwned = (deps: AutomationDeps, call: OwnerCall, jobId: string | unde
     if (jobId !== undefined) {
       const job = await ownedJob(tx, call.agentId, jobId);
       if (job.state !== "active")
-        throw new CliError("CONFLICT", `automation job ${jobId} is cancelled; its triggers cannot fire`);
+        throw new AppError("CONFLICT", `automation job ${jobId} is cancelled; its triggers cannot fire`);
     }
     await tx.automation.insertTrigger({ ...trigger, jobId: jobId ?? null });
     if (trigger.dueAt !== null) await tx.automation.hintWorkers();
@@ -65,9 +65,9 @@ export const createCronSchedule = async (
   },
 ): Promise<TriggerView & { upcoming: string[] }> => {
   const problem = cronProblem(input.cron, input.tz);
-  if (problem) throw new CliError("INVALID_INPUT", `--cron/--tz: ${problem}`);
+  if (problem) throw new AppError("INVALID_INPUT", `--cron/--tz: ${problem}`);
   const first = nextTick(input.cron, input.tz, deps.now);
-  if (first === null) throw new CliError("INVALID_INPUT", "--cron: the expression never fires");
+  if (first === null) throw new AppError("INVALID_INPUT", "--cron: the expression never fires");
   const trigger = {
     ...blankTrigger(deps, input.agentId, "cron", "cron"),
     cronExpr: input.cron.trim().split(/\s+/).join(" "),
@@ -125,12 +125,12 @@ export const cancelTrigger = (deps: AutomationDeps, input: OwnerCall & { id: str
     await authenticate(tx, input.agentId, input.token);
     const trigger = await tx.automation.getTrigger(input.id, true);
     if (!trigger || trigger.owner !== input.agentId) {
-      throw new CliError("NOT_FOUND", `no trigger ${input.id} owned by ${input.agentId}`, {
+      throw new AppError("NOT_FOUND", `no trigger ${input.id} owned by ${input.agentId}`, {
         hint: "list-triggers-cli lists yours",
       });
     }
     if ((await tx.automation.cancelTriggers({ id: trigger.id }, deps.now)).length === 0) {
-      throw new CliError("CONFLICT", `trigger ${trigger.id} is already ${trigger.state}`);
+      throw new AppError("CONFLICT", `trigger ${trigger.id} is already ${trigger.state}`);
     }
     return triggerView({ ...trigger, state: "cancelled", dueAt: null, endedAt: deps.now }, input.baseUrl);
   });

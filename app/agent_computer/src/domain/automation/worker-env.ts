@@ -1,6 +1,6 @@
 // The owner's WorkerEnv: variables every attempt of the owner's jobs receives, read fresh at each attempt.
 // Values are secrets as far as output goes: listings show the key, the length and when it was set.
-import { CliError } from "../../cli/kernel/errors.ts";
+import { AppError } from "../../errors.ts";
 import { authenticate } from "../identity/authenticate.ts";
 import { type AutomationDeps, iso } from "./deps.ts";
 import type { OwnerCall } from "./jobs.ts";
@@ -25,16 +25,16 @@ export const parseEnvLines = (text: string): { key: string; value: string }[] =>
     if (line.trim() === "" || line.trimStart().startsWith("#")) return;
     const at = line.indexOf("=");
     const where = `line ${index + 1}`;
-    if (at <= 0) throw new CliError("INVALID_INPUT", `--file: ${where} is not KEY=VALUE`);
+    if (at <= 0) throw new AppError("INVALID_INPUT", `--file: ${where} is not KEY=VALUE`);
     const key = line.slice(0, at).trim();
     const problem = envKeyProblem(key);
-    if (problem) throw new CliError("INVALID_INPUT", `--file: ${where}: ${problem}`);
+    if (problem) throw new AppError("INVALID_INPUT", `--file: ${where}: ${problem}`);
     const value = line.slice(at + 1);
     if (Buffer.byteLength(value, "utf8") > MAX_VALUE_BYTES)
-      throw new CliError("INVALID_INPUT", `--file: ${where}: the value of ${key} is over ${MAX_VALUE_BYTES} bytes`);
+      throw new AppError("INVALID_INPUT", `--file: ${where}: the value of ${key} is over ${MAX_VALUE_BYTES} bytes`);
     entries.set(key, value);
   });
-  if (entries.size === 0) throw new CliError("INVALID_INPUT", "--file: no KEY=VALUE line found");
+  if (entries.size === 0) throw new AppError("INVALID_INPUT", "--file: no KEY=VALUE line found");
   return [...entries].map(([key, value]) => ({ key, value }));
 };
 
@@ -55,7 +55,7 @@ export const setWorkerEnv = (
     await authenticate(tx, input.agentId, input.token);
     const existing = new Set((await tx.automation.listEnv(input.agentId)).map((e) => e.key));
     const after = new Set([...existing, ...input.entries.map((e) => e.key)]);
-    if (after.size > MAX_ENTRIES) throw new CliError("INVALID_INPUT", `--file: at most ${MAX_ENTRIES} variables per agent`);
+    if (after.size > MAX_ENTRIES) throw new AppError("INVALID_INPUT", `--file: at most ${MAX_ENTRIES} variables per agent`);
     await tx.automation.setEnv(input.agentId, input.entries, deps.now);
     return { agent_id: input.agentId, set: input.entries.map((e) => e.key), count: after.size };
   });

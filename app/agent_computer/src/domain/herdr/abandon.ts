@@ -1,6 +1,6 @@
 // abandon: releases the admission barrier of a reserved or pending receipt, never the agent. It needs controller
 // authority and a fresh observation that the exact leased agent is settled; it stops nothing.
-import { CliError } from "../../cli/kernel/errors.ts";
+import { AppError } from "../../errors.ts";
 import { isSettled, observeAgent, sameIdentity } from "./agent-identity.ts";
 import { loadAuthority } from "./controller-authority.ts";
 import type { HerdrDeps } from "./deps.ts";
@@ -18,15 +18,15 @@ export interface AbandonResult {
 export const abandonReceipt = async (deps: HerdrDeps, token: string): Promise<AbandonResult> => {
   const authority = await loadAuthority(deps);
   const receipt = findReceipt(deps.dirs, token, authority.controllerId);
-  if (!isOutstanding(receipt)) throw new CliError("CONFLICT", `receipt ${token} is already ${receipt.state}`);
+  if (!isOutstanding(receipt)) throw new AppError("CONFLICT", `receipt ${token} is already ${receipt.state}`);
   const agent = await observeAgent(deps.herdr, receipt.identity.pane_id);
   if (!agent || !sameIdentity(agent, receipt.identity)) {
-    throw new CliError("IDENTITY_CHANGED", `${receipt.target}: the leased agent is no longer in its pane`, {
+    throw new AppError("IDENTITY_CHANGED", `${receipt.target}: the leased agent is no longer in its pane`, {
       hint: "collect marks this receipt failed (identity_changed)",
     });
   }
   if (!isSettled(agent.status)) {
-    throw new CliError("AGENT_NOT_SETTLED", `${receipt.target} is ${agent.status}; abandon needs it idle, done or blocked`, {
+    throw new AppError("AGENT_NOT_SETTLED", `${receipt.target} is ${agent.status}; abandon needs it idle, done or blocked`, {
       hint: "wait for its turn to end (herdr-lease-cli wait-any), then abandon",
     });
   }
@@ -35,7 +35,7 @@ export const abandonReceipt = async (deps: HerdrDeps, token: string): Promise<Ab
     state: "failed",
     failure: "abandoned",
   });
-  if (next.failure !== "abandoned") throw new CliError("CONFLICT", `receipt ${token} was decided meanwhile (${next.state})`);
+  if (next.failure !== "abandoned") throw new AppError("CONFLICT", `receipt ${token} was decided meanwhile (${next.state})`);
   return {
     receipt: tokenOf(next),
     target: next.target,

@@ -1,7 +1,7 @@
 // Adopted leases: a pre-existing agent (started outside these tools) taken over for cleanup only. Adoption
 // checks the exact agent (pane, name, kind, cwd, settled cursor) and never adopts the controller's own pane or a
 // protected one. It grants no Git ownership and no request authority: the only thing it allows is a close.
-import { CliError } from "../../cli/kernel/errors.ts";
+import { AppError } from "../../errors.ts";
 import { isReadyForRequest } from "./agent-identity.ts";
 import { type CloseResult, closeLeasedPane } from "./close-leased.ts";
 import { loadAuthority } from "./controller-authority.ts";
@@ -25,7 +25,7 @@ export interface AdoptInput {
 export const adoptAgent = async (deps: HerdrDeps, input: AdoptInput): Promise<LeaseRecord> => {
   const authority = await loadAuthority(deps);
   if (input.expectedPaneId === authority.binding.pane_id || input.protectedPanes.includes(input.expectedPaneId)) {
-    throw new CliError(
+    throw new AppError(
       "CONFLICT",
       `pane ${input.expectedPaneId} is protected (the controller's own or listed with --protected-pane)`,
     );
@@ -38,11 +38,11 @@ export const adoptAgent = async (deps: HerdrDeps, input: AdoptInput): Promise<Le
       agent.kind === input.expectedKind &&
       agent.cwd === input.expectedCwd;
     if (!exact)
-      throw new CliError("IDENTITY_CHANGED", `${input.target} is not the agent expected (pane, name, kind or cwd differ)`);
+      throw new AppError("IDENTITY_CHANGED", `${input.target} is not the agent expected (pane, name, kind or cwd differ)`);
     if (!isReadyForRequest(agent.status))
-      throw new CliError("AGENT_NOT_SETTLED", `${input.target} is ${agent.status}, not idle or done`);
+      throw new AppError("AGENT_NOT_SETTLED", `${input.target} is ${agent.status}, not idle or done`);
     if (agent.stateChangeSeq !== input.expectedSeq) {
-      throw new CliError(
+      throw new AppError(
         "CURSOR_MOVED",
         `${input.target} is at state_change_seq ${agent.stateChangeSeq}, not ${input.expectedSeq}`,
       );
@@ -50,7 +50,7 @@ export const adoptAgent = async (deps: HerdrDeps, input: AdoptInput): Promise<Le
     const taken = listLeases(deps.dirs).find(
       (lease) => isHeld(lease.state) && (lease.pane_id === agent.paneId || lease.agent_name === input.expectedName),
     );
-    if (taken) throw new CliError("CONFLICT", `${input.target} is already held by ${taken.type} lease ${taken.lease_id}`);
+    if (taken) throw new AppError("CONFLICT", `${input.target} is already held by ${taken.type} lease ${taken.lease_id}`);
     await authority.verify();
     const now = deps.now();
     return saveLease(

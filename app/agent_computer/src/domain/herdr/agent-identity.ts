@@ -2,7 +2,7 @@
 // the terminal in it, the agent's name and kind, and its working directory: a restart or a replacement in the
 // same pane is a different identity.
 import { type Herdr, type HerdrAgent, type HerdrAgentStatus, isHerdrError } from "../../adapters/herdr.ts";
-import { CliError } from "../../cli/kernel/errors.ts";
+import { AppError } from "../../errors.ts";
 import { herdrFailure } from "./herdr-failure.ts";
 
 export interface AgentIdentity {
@@ -40,7 +40,7 @@ export const sameIdentity = (agent: HerdrAgent, expected: AgentIdentity): boolea
 
 /** The agent in a pane now, or undefined when the pane or its agent is gone. */
 export const observeAgent = async (herdr: Herdr, paneId: string, signal?: AbortSignal): Promise<HerdrAgent | undefined> => {
-  if (signal?.aborted) throw new CliError("TIMEOUT", "cancelled");
+  if (signal?.aborted) throw new AppError("TIMEOUT", "cancelled");
   try {
     return await herdr.getAgent(paneId);
   } catch (error) {
@@ -53,7 +53,7 @@ export const observeAgent = async (herdr: Herdr, paneId: string, signal?: AbortS
 export const observeLeased = async (herdr: Herdr, identity: AgentIdentity, what: string): Promise<HerdrAgent> => {
   const agent = await observeAgent(herdr, identity.pane_id);
   if (!agent || !sameIdentity(agent, identity)) {
-    throw new CliError("IDENTITY_CHANGED", `${what}: the agent in pane ${identity.pane_id} is no longer ${identity.agent_name}`, {
+    throw new AppError("IDENTITY_CHANGED", `${what}: the agent in pane ${identity.pane_id} is no longer ${identity.agent_name}`, {
       hint: agent ? "a different agent now runs in the leased pane; it is left alone" : "the leased agent or its pane is gone",
     });
   }

@@ -3,7 +3,7 @@
 // unchanged while its output is captured. Herdr's `pane close` takes no expected cursor, so the last checks and
 // the close are not atomic; the lease is marked closing first, which refuses every new request.
 import { isHerdrError } from "../../adapters/herdr.ts";
-import { CliError } from "../../cli/kernel/errors.ts";
+import { AppError } from "../../errors.ts";
 import { isReadyForRequest, observeLeased } from "./agent-identity.ts";
 import type { ControllerAuthority } from "./controller-authority.ts";
 import { type HerdrDeps, reserve } from "./deps.ts";
@@ -38,14 +38,14 @@ export const closeLeasedPane = (
     const lease = load();
     requireActive(lease);
     const blocking = outstandingFor(deps.dirs, leaseId)[0];
-    if (blocking) throw new CliError("RECEIPT_OUTSTANDING", `receipt ${tokenOf(blocking)} is still ${blocking.state}`);
+    if (blocking) throw new AppError("RECEIPT_OUTSTANDING", `receipt ${tokenOf(blocking)} is still ${blocking.state}`);
     const identity = leaseIdentity(lease);
     const agent = await observeLeased(deps.herdr, identity, lease.agent_name);
     if (!isReadyForRequest(agent.status)) {
-      throw new CliError("AGENT_NOT_SETTLED", `${lease.agent_name} is ${agent.status}; it is closed only when idle or done`);
+      throw new AppError("AGENT_NOT_SETTLED", `${lease.agent_name} is ${agent.status}; it is closed only when idle or done`);
     }
     if (agent.stateChangeSeq !== input.expectedSeq) {
-      throw new CliError(
+      throw new AppError(
         "CURSOR_MOVED",
         `${lease.agent_name} is at state_change_seq ${agent.stateChangeSeq}, not ${input.expectedSeq}`,
         {
@@ -55,7 +55,7 @@ export const closeLeasedPane = (
     }
     await hooks.prepare?.(lease);
     const capture = await captureSettled(deps.herdr, identity, agent, input.readLines);
-    if (!capture.stable) throw new CliError("CURSOR_MOVED", `${lease.agent_name} changed state while its output was captured`);
+    if (!capture.stable) throw new AppError("CURSOR_MOVED", `${lease.agent_name} changed state while its output was captured`);
     await authority.verify();
     const closing = saveLease(deps.dirs, { ...load(), state: states.closing, capture_sha256: capture.sha256 }, deps.now());
     await hooks.transition?.(closing);

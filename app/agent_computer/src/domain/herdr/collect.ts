@@ -1,7 +1,7 @@
 // Collecting results of delivered receipts. Collect never prompts: it waits strictly after the accepted working
 // cursor, captures the output, and re-reads identity and cursor; a completed receipt is replayed only while its
 // exact settled identity and cursor are still current, so output of a later task is refused, never mislabelled.
-import { CliError } from "../../cli/kernel/errors.ts";
+import { AppError } from "../../errors.ts";
 import { isSettled, observeAgent, sameIdentity } from "./agent-identity.ts";
 import { loadAuthority } from "./controller-authority.ts";
 import type { HerdrDeps } from "./deps.ts";
@@ -109,7 +109,7 @@ export const collectReceipts = async (
   timeoutMs: number,
   readLines: number,
 ): Promise<HandoffOutput> => {
-  if (new Set(tokens).size !== tokens.length) throw new CliError("INVALID_INPUT", "--receipt: each receipt may be given once");
+  if (new Set(tokens).size !== tokens.length) throw new AppError("INVALID_INPUT", "--receipt: each receipt may be given once");
   const authority = await loadAuthority(deps);
   const receipts = tokens.map((token) => findReceipt(deps.dirs, token, authority.controllerId));
   return collectMany(deps, receipts, mode, { deadline: Date.now() + timeoutMs, readLines });

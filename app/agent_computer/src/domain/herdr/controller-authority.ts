@@ -3,7 +3,7 @@
 // before each Herdr request that changes something (verify()).
 import { timingSafeEqual } from "node:crypto";
 import { ancestry } from "../../adapters/process-ancestry.ts";
-import { CliError } from "../../cli/kernel/errors.ts";
+import { AppError } from "../../errors.ts";
 import type { ControllerLeaseRecord } from "../../store/herdr-port.ts";
 import { callerContext, descendsFrom, observeCaller } from "./controller-caller.ts";
 import {
@@ -22,7 +22,7 @@ export interface ControllerAuthority {
   verify(): Promise<ControllerLeaseRecord>;
 }
 
-const notController = (message: string, hint: string): CliError => new CliError("CONTROLLER_AUTH_FAILED", message, { hint });
+const notController = (message: string, hint: string): AppError => new AppError("CONTROLLER_AUTH_FAILED", message, { hint });
 
 const equalSecret = (a: string, b: string): boolean => {
   const left = Buffer.from(a);
@@ -38,7 +38,7 @@ const verifyInStore = async (deps: HerdrDeps, credential: ControllerCredential):
     equalSecret(lease.leaseId, credential.lease_id) &&
     equalSecret(lease.fenceHash, fenceHashOf(credential.fence_token));
   if (!lease || !matches || lease.state !== "active") {
-    throw new CliError(
+    throw new AppError(
       "CONTROLLER_FENCED",
       `the controller lease of ${credential.controller_id} held here is no longer current`,
       {
@@ -47,7 +47,7 @@ const verifyInStore = async (deps: HerdrDeps, credential: ControllerCredential):
     );
   }
   if (lease.expiresAt <= deps.now()) {
-    throw new CliError("CONTROLLER_EXPIRED", `the controller lease expired at ${iso(lease.expiresAt)}`, {
+    throw new AppError("CONTROLLER_EXPIRED", `the controller lease expired at ${iso(lease.expiresAt)}`, {
       hint: "herdr-lease-cli controller resume",
     });
   }

@@ -2,7 +2,7 @@
 // process to bind. The pane is taken only from Herdr's own HERDR_PANE_ID, never from a flag.
 import type { HerdrAgent } from "../../adapters/herdr.ts";
 import { ancestry, type ProcessIdentity, sameProcess, terminalForegroundGroup } from "../../adapters/process-ancestry.ts";
-import { CliError } from "../../cli/kernel/errors.ts";
+import { AppError } from "../../errors.ts";
 import type { HerdrDeps } from "./deps.ts";
 import { viaHerdr } from "./herdr-failure.ts";
 
@@ -13,8 +13,8 @@ export interface CallerContext {
   paneId: string;
 }
 
-const missing = (message: string): CliError =>
-  new CliError("CONTROLLER_CONTEXT_MISSING", message, {
+const missing = (message: string): AppError =>
+  new AppError("CONTROLLER_CONTEXT_MISSING", message, {
     hint: "run inside the coordinator's Herdr pane with AGENT_CONTROL_CONTROLLER_ID set by its launcher",
   });
 
@@ -37,13 +37,13 @@ export const callerContext = (env: Record<string, string | undefined>): CallerCo
 export const observeCaller = async (deps: HerdrDeps, paneId: string): Promise<HerdrAgent> => {
   const agent = await viaHerdr(deps.herdr.getAgent(paneId));
   if (!agent.name || !agent.kind || !agent.cwd) {
-    throw new CliError(
+    throw new AppError(
       "CONTROLLER_AUTH_FAILED",
       `pane ${paneId} does not host a named agent with a kind and a working directory`,
     );
   }
   if (agent.status === "blocked" || agent.status === "unknown") {
-    throw new CliError("CONTROLLER_AUTH_FAILED", `the agent in pane ${paneId} is ${agent.status}, not idle or working`);
+    throw new AppError("CONTROLLER_AUTH_FAILED", `the agent in pane ${paneId} is ${agent.status}, not idle or working`);
   }
   return agent;
 };

@@ -2,7 +2,7 @@
 // exclusive across hosts and holds only the fence's SHA-256; the raw lease id + fence token go to this host's
 // 0600 credential file, and the pane/agent/process binding to its binding file.
 import { randomBytes, randomUUID } from "node:crypto";
-import { CliError } from "../../cli/kernel/errors.ts";
+import { AppError } from "../../errors.ts";
 import type { ControllerLeaseRecord } from "../../store/herdr-port.ts";
 import { UniqueViolation } from "../../store/sql/db.ts";
 import { loadAuthority } from "./controller-authority.ts";
@@ -66,7 +66,7 @@ const bindNewLease = async (deps: HerdrDeps, input: AuthorityInput, mode: "acqui
         previous.agent_kind === caller.kind &&
         previous.cwd === caller.cwd;
       if (!same) {
-        throw new CliError(
+        throw new AppError(
           "CONTROLLER_AUTH_FAILED",
           "resume needs the same pane, agent name, kind and cwd as the lease being resumed",
           {
@@ -83,12 +83,12 @@ const bindNewLease = async (deps: HerdrDeps, input: AuthorityInput, mode: "acqui
     const lease = await store.write(async (tx) => {
       const existing = await tx.herdr.controllerLease(ctx.controllerId, true);
       if (mode === "acquire" && existing?.state === "active" && existing.expiresAt > now) {
-        throw new CliError("CONTROLLER_HELD", `controller ${ctx.controllerId} is held until ${iso(existing.expiresAt)}`, {
+        throw new AppError("CONTROLLER_HELD", `controller ${ctx.controllerId} is held until ${iso(existing.expiresAt)}`, {
           hint: "the holding agent renews or releases it; the same agent after a restart uses controller resume",
         });
       }
       if (mode === "resume" && (existing?.state !== "active" || existing.generation !== previous?.generation)) {
-        throw new CliError("CONTROLLER_FENCED", "the lease to resume was released or replaced by a newer acquire", {
+        throw new AppError("CONTROLLER_FENCED", "the lease to resume was released or replaced by a newer acquire", {
           hint: "acquire a new lease",
         });
       }
@@ -110,10 +110,10 @@ const bindNewLease = async (deps: HerdrDeps, input: AuthorityInput, mode: "acqui
       };
       if (!existing) {
         await tx.herdr.insertControllerLease(next).catch((error: unknown) => {
-          throw error instanceof UniqueViolation ? new CliError("CONTROLLER_HELD", "another acquire won the race") : error;
+          throw error instanceof UniqueViolation ? new AppError("CONTROLLER_HELD", "another acquire won the race") : error;
         });
       } else if (!(await tx.herdr.replaceControllerLease(existing.leaseId, next))) {
-        throw new CliError("CONTROLLER_HELD", "another acquire or resume won the race");
+        throw new AppError("CONTROLLER_HELD", "another acquire or resume won the race");
       }
       return next;
     });
@@ -155,7 +155,7 @@ const changeLease = async (
     const next = change(current, deps.now());
     const store = await deps.store();
     const swapped = await store.write((tx) => tx.herdr.replaceControllerLease(current.leaseId, next));
-    if (!swapped) throw new CliError("CONTROLLER_FENCED", "the controller lease changed while it was being updated");
+    if (!swapped) throw new AppError("CONTROLLER_FENCED", "the controller lease changed while it was being updated");
     return { lease: next, binding: authority.binding };
   });
 };

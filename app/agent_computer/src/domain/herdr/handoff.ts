@@ -4,7 +4,7 @@
 // `pending` only when Herdr reports that same identity `working` at a later cursor; anything less stays a
 // blocking `reserved` receipt, because the request may or may not have reached the agent.
 import { isHerdrError } from "../../adapters/herdr.ts";
-import { CliError, isCliError } from "../../cli/kernel/errors.ts";
+import { AppError, isAppError } from "../../errors.ts";
 import { isReadyForRequest, observeAgent, sameIdentity } from "./agent-identity.ts";
 import { collectMany } from "./collect.ts";
 import { type ControllerAuthority, loadAuthority } from "./controller-authority.ts";
@@ -38,10 +38,10 @@ const targetLease = (leases: readonly LeaseRecord[], controllerId: string, targe
     (lease) => lease.controller_id === controllerId && lease.agent_name === target && isHeld(lease.state),
   );
   const lease = held[0];
-  if (!lease) throw new CliError("TARGET_NOT_LEASED", `${target}: no lease of this controller holds that agent`);
-  if (held.length > 1) throw new CliError("CONFLICT", `${target}: more than one held lease names that agent; inspect them`);
-  if (lease.type === "adopted") throw new CliError("TARGET_NOT_LEASED", `${target}: an adopted lease is cleanup-only`);
-  if (lease.state !== "active") throw new CliError("TARGET_NOT_LEASED", `${target}: its lease is ${lease.state}, not active`);
+  if (!lease) throw new AppError("TARGET_NOT_LEASED", `${target}: no lease of this controller holds that agent`);
+  if (held.length > 1) throw new AppError("CONFLICT", `${target}: more than one held lease names that agent; inspect them`);
+  if (lease.type === "adopted") throw new AppError("TARGET_NOT_LEASED", `${target}: an adopted lease is cleanup-only`);
+  if (lease.state !== "active") throw new AppError("TARGET_NOT_LEASED", `${target}: its lease is ${lease.state}, not active`);
   return lease;
 };
 
@@ -54,7 +54,7 @@ const admit = (deps: HerdrDeps, authority: ControllerAuthority, requests: readon
       const lease = targetLease(leases, authority.controllerId, request.target);
       const blocking = outstandingFor(deps.dirs, lease.lease_id)[0];
       if (blocking) {
-        throw new CliError("RECEIPT_OUTSTANDING", `${request.target}: receipt ${tokenOf(blocking)} is still ${blocking.state}`, {
+        throw new AppError("RECEIPT_OUTSTANDING", `${request.target}: receipt ${tokenOf(blocking)} is still ${blocking.state}`, {
           hint: blocking.state === "pending" ? "collect it first" : "inspect the agent, then abandon it once it is settled",
         });
       }
@@ -64,10 +64,10 @@ const admit = (deps: HerdrDeps, authority: ControllerAuthority, requests: readon
     for (const entry of admitted) {
       const agent = await observeAgent(deps.herdr, entry.identity.pane_id);
       if (!agent || !sameIdentity(agent, entry.identity)) {
-        throw new CliError("IDENTITY_CHANGED", `${entry.request.target}: the leased agent is no longer in its pane`);
+        throw new AppError("IDENTITY_CHANGED", `${entry.request.target}: the leased agent is no longer in its pane`);
       }
       if (!isReadyForRequest(agent.status)) {
-        throw new CliError("AGENT_NOT_SETTLED", `${entry.request.target}: the agent is ${agent.status}, not idle or done`, {
+        throw new AppError("AGENT_NOT_SETTLED", `${entry.request.target}: the agent is ${agent.status}, not idle or done`, {
           hint: agent.status === "blocked" ? "a blocked agent waits for a human decision" : "wait for its turn to end",
         });
       }
@@ -127,14 +127,14 @@ export const handoff = async (
   readLines: number,
 ): Promise<HandoffOutput> => {
   const targets = requests.map((request) => request.target);
-  if (new Set(targets).size !== targets.length) throw new CliError("INVALID_INPUT", "each target may appear once per batch");
+  if (new Set(targets).size !== targets.length) throw new AppError("INVALID_INPUT", "each target may appear once per batch");
   const deadline = Date.now() + timeoutMs;
   const authority = await loadAuthority(deps);
   const receipts = await admit(deps, authority, requests);
   const delivered = await Promise.all(
     receipts.map((receipt, index) =>
       deliver(deps, authority, receipt, requests[index]?.message ?? "", deadline).catch(async (error: unknown) => {
-        if (!isCliError(error)) throw error;
+        if (!isAppError(error)) throw error;
         return { ...receipt, state: "failed" as const, failure: "delivery_failed" as const, fenced: true };
       }),
     ),

@@ -1,7 +1,7 @@
 // A failed herdr call as the stable error a caller of our CLIs sees. Herdr's own code travels in the message;
 // its raw stderr never does (the adapter already dropped it).
 import { type HerdrError, isHerdrError } from "../../adapters/herdr.ts";
-import { CliError } from "../../cli/kernel/errors.ts";
+import { AppError } from "../../errors.ts";
 
 export const herdrFailure = (error: unknown): unknown => {
   if (!isHerdrError(error)) return error;
@@ -11,22 +11,22 @@ export const herdrFailure = (error: unknown): unknown => {
     case "not_installed":
     case "server_unavailable":
     case "version_mismatch":
-      return new CliError("UNAVAILABLE", `Herdr is not usable here (${detail})`, {
+      return new AppError("UNAVAILABLE", `Herdr is not usable here (${detail})`, {
         hint: "run inside Herdr with its server running (herdr status)",
       });
     case "timeout":
-      return new CliError("TIMEOUT", detail);
+      return new AppError("TIMEOUT", detail);
     case "not_found":
-      return new CliError("NOT_FOUND", detail);
+      return new AppError("NOT_FOUND", detail);
     case "protocol":
     case "unknown":
-      return new CliError("INTERNAL", `unexpected answer from Herdr (${detail})`);
+      return new AppError("INTERNAL", `unexpected answer from Herdr (${detail})`);
     default:
-      return new CliError("HERDR_REFUSED", detail);
+      return new AppError("HERDR_REFUSED", detail);
   }
 };
 
-/** Awaits a herdr call, turning its failure into a CliError. */
+/** Awaits a herdr call, turning its failure into a AppError. */
 export const viaHerdr = async <T>(call: Promise<T>): Promise<T> => {
   try {
     return await call;

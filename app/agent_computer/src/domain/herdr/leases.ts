@@ -1,6 +1,6 @@
 // Reviewer, writer and adopted-pane leases as this host's records: they name panes, so they never leave the
 // host. A writer's claim on branch, worktree and scopes is mirrored in the shared store (writer-claims).
-import { CliError } from "../../cli/kernel/errors.ts";
+import { AppError } from "../../errors.ts";
 import type { AgentIdentity } from "./agent-identity.ts";
 import { type HerdrStateDirs, listJson, readJson, writeJsonAtomic } from "./state-files.ts";
 
@@ -78,14 +78,14 @@ export const listLeases = (dirs: HerdrStateDirs): LeaseRecord[] =>
 export const ownedLease = (dirs: HerdrStateDirs, leaseId: string, controllerId: string, type: LeaseType): LeaseRecord => {
   const lease = readLease(dirs, leaseId);
   if (!lease || lease.controller_id !== controllerId || lease.type !== type) {
-    throw new CliError("NOT_FOUND", `no ${type} lease ${leaseId} of this controller on this host`);
+    throw new AppError("NOT_FOUND", `no ${type} lease ${leaseId} of this controller on this host`);
   }
   return lease;
 };
 
 export const leaseIdentity = (lease: LeaseRecord): AgentIdentity => {
   if (!lease.pane_id || !lease.terminal_id) {
-    throw new CliError("CONFLICT", `lease ${lease.lease_id} never reached an agent (state ${lease.state})`);
+    throw new AppError("CONFLICT", `lease ${lease.lease_id} never reached an agent (state ${lease.state})`);
   }
   return {
     pane_id: lease.pane_id,
@@ -98,7 +98,7 @@ export const leaseIdentity = (lease: LeaseRecord): AgentIdentity => {
 
 export const requireActive = (lease: LeaseRecord): void => {
   if (lease.state !== "active") {
-    throw new CliError("CONFLICT", `lease ${lease.lease_id} is ${lease.state}, not active`);
+    throw new AppError("CONFLICT", `lease ${lease.lease_id} is ${lease.state}, not active`);
   }
 };
 

@@ -2,7 +2,7 @@
 // holds the target's identity and cursors, never the fence, the request or the output. Records are written
 // durably (fsync) because a crash must never forget that a request may have reached an agent.
 import { randomUUID } from "node:crypto";
-import { CliError } from "../../cli/kernel/errors.ts";
+import { AppError } from "../../errors.ts";
 import type { AgentIdentity } from "./agent-identity.ts";
 import { type HerdrDeps, reserve } from "./deps.ts";
 import type { LeaseType } from "./leases.ts";
@@ -73,7 +73,7 @@ export const findReceipt = (dirs: HerdrStateDirs, token: string, controllerId: s
     ? readJson<ReceiptRecord>(dirs.receipts, `${token.slice(PREFIX.length)}.json`)
     : undefined;
   if (!record || record.controller_id !== controllerId) {
-    throw new CliError("NOT_FOUND", `no receipt ${token} of this controller on this host`);
+    throw new AppError("NOT_FOUND", `no receipt ${token} of this controller on this host`);
   }
   return record;
 };
@@ -90,7 +90,7 @@ export const transitionReceipt = (
 ): Promise<ReceiptRecord> =>
   reserve(deps, ["receipts"], async () => {
     const current = readJson<ReceiptRecord>(deps.dirs.receipts, `${receiptId}.json`);
-    if (!current) throw new CliError("INTERNAL", "a receipt record disappeared");
+    if (!current) throw new AppError("INTERNAL", "a receipt record disappeared");
     if (!from.includes(current.state)) return current;
     const next = { ...current, ...patch, updated_at: deps.now() };
     saveReceipt(deps.dirs, next);

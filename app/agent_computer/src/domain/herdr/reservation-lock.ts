@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { currentBootId, processIdentity } from "../../adapters/process-ancestry.ts";
-import { CliError } from "../../cli/kernel/errors.ts";
+import { AppError } from "../../errors.ts";
 import { ensurePrivateDir } from "./state-files.ts";
 
 /** Every lock, in the one order locks are taken (so two commands can never wait on each other). */
@@ -111,7 +111,7 @@ const take = async (locksDir: string, name: ReservationLock, hostId: string): Pr
       continue;
     }
     if (seen.state === "indeterminate" || Date.now() >= deadline) {
-      throw new CliError("RESERVATION_BUSY", `the ${name} reservation is busy (${seen.state}: ${seen.reason}); retry`, {
+      throw new AppError("RESERVATION_BUSY", `the ${name} reservation is busy (${seen.state}: ${seen.reason}); retry`, {
         hint: "herdr-lease-cli bridge-status shows every reservation lock",
       });
     }

@@ -4,7 +4,7 @@
 import { statSync } from "node:fs";
 import { isAbsolute } from "node:path";
 import type { HerdrAgentKind } from "../../adapters/herdr.ts";
-import { CliError } from "../../cli/kernel/errors.ts";
+import { AppError } from "../../errors.ts";
 import { type CloseResult, closeLeasedPane } from "./close-leased.ts";
 import { loadAuthority } from "./controller-authority.ts";
 import { type HerdrDeps, newHexId, reserve } from "./deps.ts";
@@ -27,7 +27,7 @@ export interface LaunchInput {
 export const nativeModelArgs = (kind: HerdrAgentKind, words: readonly string[]): string[] => {
   if (words.length === 0) return [];
   if (kind !== "claude") {
-    throw new CliError("INVALID_INPUT", `-- NATIVE_ARGS: only claude reviewers take --model/--effort; ${kind} takes none`);
+    throw new AppError("INVALID_INPUT", `-- NATIVE_ARGS: only claude reviewers take --model/--effort; ${kind} takes none`);
   }
   const pairs = new Map<string, string>();
   for (let i = 0; i < words.length; i += 1) {
@@ -40,7 +40,7 @@ export const nativeModelArgs = (kind: HerdrAgentKind, words: readonly string[]):
       (flag === "--model" && value !== undefined && MODEL_PATTERN.test(value)) ||
       (flag === "--effort" && value !== undefined && (EFFORTS as readonly string[]).includes(value));
     if (!valid || pairs.has(flag)) {
-      throw new CliError(
+      throw new AppError(
         "INVALID_INPUT",
         `-- NATIVE_ARGS: expected --model <model> and/or --effort <${EFFORTS.join("|")}> (got ${word})`,
       );
@@ -58,14 +58,14 @@ export const requireDirectory = (path: string, flag: string): void => {
     isDir = false;
   }
   if (!isAbsolute(path) || !isDir)
-    throw new CliError("INVALID_INPUT", `${flag}: must be an absolute path to a directory (got ${path})`);
+    throw new AppError("INVALID_INPUT", `${flag}: must be an absolute path to a directory (got ${path})`);
 };
 
 /** Records a provisioning lease under its lock; the agent name must not be held by any lease on this host. */
 export const provisionLease = (deps: HerdrDeps, lease: Omit<LeaseRecord, "version" | "lease_id" | "created_at" | "updated_at">) =>
   reserve(deps, [lease.type], async () => {
     if (heldLeasesNamed(deps.dirs, lease.agent_name).length > 0) {
-      throw new CliError("CONFLICT", `a held lease already names an agent ${lease.agent_name}`);
+      throw new AppError("CONFLICT", `a held lease already names an agent ${lease.agent_name}`);
     }
     const now = deps.now();
     return saveLease(deps.dirs, { version: 1, lease_id: `lease_${newHexId()}`, created_at: now, updated_at: now, ...lease }, now);

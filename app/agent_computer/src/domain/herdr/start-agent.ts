@@ -3,7 +3,7 @@
 // agent_pane_busy on that same pane is retried (a new tab's shell may not be ready yet), within a bounded
 // window; any other failure closes exactly the pane this start created.
 import { type HerdrAgentKind, isHerdrError } from "../../adapters/herdr.ts";
-import { CliError } from "../../cli/kernel/errors.ts";
+import { AppError } from "../../errors.ts";
 import type { ControllerAuthority } from "./controller-authority.ts";
 import type { HerdrDeps } from "./deps.ts";
 import { herdrFailure, viaHerdr } from "./herdr-failure.ts";
@@ -79,12 +79,12 @@ export const startInDedicatedTab = async (
       agent.kind === plan.kind &&
       agent.cwd === lease.cwd;
     if (!exact)
-      throw new CliError("IDENTITY_CHANGED", "the started agent is not the one asked for (name, kind, pane or cwd differ)");
+      throw new AppError("IDENTITY_CHANGED", "the started agent is not the one asked for (name, kind, pane or cwd differ)");
     lease = saveLease(deps.dirs, { ...lease, state: "active", terminal_id: agent.terminalId }, deps.now());
     await onEnd(lease);
     return lease;
   } catch (error) {
-    const code = error instanceof CliError ? error.code : "INTERNAL";
+    const code = error instanceof AppError ? error.code : "INTERNAL";
     await onEnd(await cleanUp(deps, lease, code));
     throw error;
   }

@@ -1,7 +1,7 @@
 // wait-any: the first of several workers to end a turn (idle, done or blocked) with state_change_seq greater
 // than that worker's --after-seq, and its output, in one result. Read-only; the losing waits are ended, the
 // workers are not touched.
-import { CliError } from "../../cli/kernel/errors.ts";
+import { AppError } from "../../errors.ts";
 import { type AgentIdentity, identityOf } from "./agent-identity.ts";
 import type { HerdrDeps } from "./deps.ts";
 import { viaHerdr } from "./herdr-failure.ts";
@@ -67,7 +67,7 @@ const watch = async (
 
 export const waitAny = async (deps: HerdrDeps, input: WaitAnyInput): Promise<WaitAnyResult> => {
   const unknown = [...input.afterSeq.keys()].filter((key) => !input.workers.includes(key));
-  if (unknown.length > 0) throw new CliError("INVALID_INPUT", `--after-seq names no --worker: ${unknown.join(", ")}`);
+  if (unknown.length > 0) throw new AppError("INVALID_INPUT", `--after-seq names no --worker: ${unknown.join(", ")}`);
   const agents = await Promise.all(input.workers.map((worker) => viaHerdr(deps.herdr.getAgent(worker))));
   const deadline = Date.now() + input.timeoutMs;
   const controllers = input.workers.map(() => new AbortController());
@@ -86,7 +86,7 @@ export const waitAny = async (deps: HerdrDeps, input: WaitAnyInput): Promise<Wai
   );
   if (winner) return winner;
   if (outcomes.every((outcome) => outcome.kind === "gone")) {
-    throw new CliError("IDENTITY_CHANGED", "every worker left its pane before ending a turn");
+    throw new AppError("IDENTITY_CHANGED", "every worker left its pane before ending a turn");
   }
-  throw new CliError("TIMEOUT", `no worker ended a turn after its cursor within ${input.timeoutMs} ms`);
+  throw new AppError("TIMEOUT", `no worker ended a turn after its cursor within ${input.timeoutMs} ms`);
 };

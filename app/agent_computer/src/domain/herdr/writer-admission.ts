@@ -5,7 +5,7 @@ import { createHash } from "node:crypto";
 import { realpathSync } from "node:fs";
 import { isAbsolute } from "node:path";
 import { GitError } from "../../adapters/git.ts";
-import { CliError } from "../../cli/kernel/errors.ts";
+import { AppError } from "../../errors.ts";
 import type { HerdrDeps } from "./deps.ts";
 import { viaHerdr } from "./herdr-failure.ts";
 import { normalizeScope, scopeProblem, scopesOverlap } from "./scopes.ts";
@@ -19,8 +19,8 @@ export interface GitExpectations {
   protectedBranches: readonly string[];
 }
 
-export const refuse = (check: string, message: string): CliError =>
-  new CliError("WRITER_ADMISSION_REFUSED", message, { details: { check } });
+export const refuse = (check: string, message: string): AppError =>
+  new AppError("WRITER_ADMISSION_REFUSED", message, { details: { check } });
 
 /** Validated, normalised scopes; owned and blocked scopes of one writer must not overlap. */
 export const literalScopes = (owned: readonly string[], blocked: readonly string[]): { owned: string[]; blocked: string[] } => {
@@ -30,13 +30,13 @@ export const literalScopes = (owned: readonly string[], blocked: readonly string
   ] as const) {
     for (const scope of list) {
       const problem = scopeProblem(scope);
-      if (problem) throw new CliError("INVALID_INPUT", `${flag}: ${problem} (got ${JSON.stringify(scope)})`);
+      if (problem) throw new AppError("INVALID_INPUT", `${flag}: ${problem} (got ${JSON.stringify(scope)})`);
     }
   }
   const result = { owned: [...new Set(owned.map(normalizeScope))], blocked: [...new Set(blocked.map(normalizeScope))] };
   for (const scope of result.owned) {
     const clash = result.blocked.find((other) => scopesOverlap(scope, other));
-    if (clash) throw new CliError("INVALID_INPUT", `--owned-scope ${scope} overlaps --blocked-scope ${clash}`);
+    if (clash) throw new AppError("INVALID_INPUT", `--owned-scope ${scope} overlaps --blocked-scope ${clash}`);
   }
   return result;
 };

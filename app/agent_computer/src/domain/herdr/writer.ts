@@ -2,7 +2,7 @@
 // shared store, then the agent in a dedicated tab. Release needs a content-free checkpoint (a reference and its
 // SHA-256) and the Git state the coordinator just observed; it closes only the leased pane and never touches
 // Git: branch, worktree and every byte in it stay as they are.
-import { CliError } from "../../cli/kernel/errors.ts";
+import { AppError } from "../../errors.ts";
 import type { WriterClaimState } from "../../store/herdr-port.ts";
 import { type CloseResult, closeLeasedPane } from "./close-leased.ts";
 import { loadAuthority } from "./controller-authority.ts";
@@ -46,19 +46,19 @@ const mirrorClaim = async (
 
 const claimScopes = async (deps: HerdrDeps, lease: LeaseRecord, input: WriterInput, repoKey: string): Promise<void> => {
   const writer = lease.writer;
-  if (!writer) throw new CliError("INTERNAL", "writer facts missing");
+  if (!writer) throw new AppError("INTERNAL", "writer facts missing");
   const store = await deps.store();
   await store.write(async (tx) => {
     await tx.herdr.lockWriterRepo(repoKey);
     for (const held of await tx.herdr.heldWriterClaims(repoKey)) {
       const details = { lease_id: held.leaseId, held_state: held.state };
       if (held.branch === writer.branch) {
-        throw new CliError("SCOPE_CONFLICT", `branch ${held.branch} is held by writer lease ${held.leaseId}`, {
+        throw new AppError("SCOPE_CONFLICT", `branch ${held.branch} is held by writer lease ${held.leaseId}`, {
           details: { conflict: "branch", ...details },
         });
       }
       if (held.hostId === deps.hostId && held.worktree === writer.worktree) {
-        throw new CliError("SCOPE_CONFLICT", `worktree ${held.worktree} is held by writer lease ${held.leaseId}`, {
+        throw new AppError("SCOPE_CONFLICT", `worktree ${held.worktree} is held by writer lease ${held.leaseId}`, {
           details: { conflict: "worktree", ...details },
         });
       }
@@ -67,7 +67,7 @@ const claimScopes = async (deps: HerdrDeps, lease: LeaseRecord, input: WriterInp
         { owned: held.ownedScopes, blocked: held.blockedScopes },
       );
       if (clash) {
-        throw new CliError("SCOPE_CONFLICT", `scope ${clash.scope} overlaps ${clash.held} of writer lease ${held.leaseId}`, {
+        throw new AppError("SCOPE_CONFLICT", `scope ${clash.scope} overlaps ${clash.held} of writer lease ${held.leaseId}`, {
           details: { conflict: "scope", scope: clash.scope, held_scope: clash.held, ...details },
         });
       }
@@ -130,7 +130,7 @@ export const startWriter = async (deps: HerdrDeps, input: WriterInput): Promise<
   } catch (error) {
     saveLease(
       deps.dirs,
-      { ...lease, state: "failed_closed", failure: error instanceof CliError ? error.code : "INTERNAL" },
+      { ...lease, state: "failed_closed", failure: error instanceof AppError ? error.code : "INTERNAL" },
       deps.now(),
     );
     throw error;
@@ -170,7 +170,7 @@ export const releaseWriter = async (deps: HerdrDeps, input: ReleaseInput): Promi
     {
       prepare: async (lease) => {
         const writer = lease.writer;
-        if (!writer) throw new CliError("INTERNAL", "writer facts missing");
+        if (!writer) throw new AppError("INTERNAL", "writer facts missing");
         const git = deps.git(writer.worktree);
         const branch = await git.branch();
         if (branch !== writer.branch)

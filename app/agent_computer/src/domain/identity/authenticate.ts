@@ -1,4 +1,4 @@
-import { CliError } from "../../cli/kernel/errors.ts";
+import { AppError } from "../../errors.ts";
 import type { AgentRecord, StoreTx } from "../../store/port.ts";
 import { tokenMatches } from "./token.ts";
 
@@ -24,22 +24,22 @@ export function verifyCredentials<T extends Pick<AgentRecord, "tokenHash" | "aut
   agent: T | undefined,
 ): asserts agent is T {
   if (!agent) {
-    throw new CliError("UNKNOWN_AGENT", `no agent named ${name} is registered`, {
+    throw new AppError("UNKNOWN_AGENT", `no agent named ${name} is registered`, {
       hint: "register it first: agent-checkin-cli --agent-id <name> --confirm (see agent-checkin-cli --help)",
     });
   }
   if (agent.authState === "recovery_pending") {
-    throw new CliError("RECOVERY_REQUIRED", `the token of ${name} was revoked`, {
+    throw new AppError("RECOVERY_REQUIRED", `the token of ${name} was revoked`, {
       hint: "re-register with the recovery token (see register-agent-cli --help)",
     });
   }
   if (agent.authState === "revoked") {
-    throw new CliError("AUTH_FAILED", `the token of ${name} was revoked`, {
+    throw new AppError("AUTH_FAILED", `the token of ${name} was revoked`, {
       hint: "register the name again to get a new token (see register-agent-cli --help)",
     });
   }
-  if (token === undefined) throw new CliError("AUTH_FAILED", `no token for ${name}`, { hint: TOKEN_SOURCES_HINT });
+  if (token === undefined) throw new AppError("AUTH_FAILED", `no token for ${name}`, { hint: TOKEN_SOURCES_HINT });
   if (!tokenMatches(token, agent.tokenHash)) {
-    throw new CliError("AUTH_FAILED", `the token does not match agent ${name}`, { hint: TOKEN_SOURCES_HINT });
+    throw new AppError("AUTH_FAILED", `the token does not match agent ${name}`, { hint: TOKEN_SOURCES_HINT });
   }
 }

@@ -1,4 +1,4 @@
-import { CliError } from "../../cli/kernel/errors.ts";
+import { AppError } from "../../errors.ts";
 import type { MeshDeps } from "../mesh/deps.ts";
 import { assignQueued } from "../tasks/route.ts";
 import type { TaskSummary } from "../tasks/view.ts";
@@ -25,7 +25,7 @@ export interface ExpandResult {
  */
 export const expandCapabilities = async (deps: MeshDeps, input: ExpandInput): Promise<ExpandResult> => {
   if (input.remove.length > 0) {
-    throw new CliError("REDUCTION_NOT_ALLOWED", `capabilities cannot be removed (asked to remove ${input.remove.join(", ")})`, {
+    throw new AppError("REDUCTION_NOT_ALLOWED", `capabilities cannot be removed (asked to remove ${input.remove.join(", ")})`, {
       hint: `to drop capabilities: agent-identity-cli unregister --name ${input.name}, then register-agent-cli with the new set`,
     });
   }
@@ -33,7 +33,7 @@ export const expandCapabilities = async (deps: MeshDeps, input: ExpandInput): Pr
     const agent = await authenticate(tx, input.name, input.token, { lock: true });
     const added = [...new Set(input.add)].filter((cap) => !agent.capabilities.includes(cap));
     if (added.length === 0) {
-      throw new CliError("NO_OP_EXPANSION", `${input.name} already has ${input.add.join(", ")}; nothing was added`, {
+      throw new AppError("NO_OP_EXPANSION", `${input.name} already has ${input.add.join(", ")}; nothing was added`, {
         hint: "name at least one capability it does not have yet (agent-identity-cli show lists them)",
       });
     }

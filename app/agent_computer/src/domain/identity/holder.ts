@@ -1,4 +1,4 @@
-import { CliError } from "../../cli/kernel/errors.ts";
+import { AppError } from "../../errors.ts";
 import type { HolderFacts, IdentityRecord } from "../../store/port.ts";
 import type { MeshDeps } from "../mesh/deps.ts";
 import type { SessionFields } from "../mesh/session.ts";
@@ -36,16 +36,16 @@ export const holderFacts = (
   let agentPidStart: string | null = null;
   if (request.agentPid !== undefined) {
     if (!deps.local || hostId !== deps.local.hostId) {
-      throw new CliError(
+      throw new AppError(
         "INVALID_INPUT",
         `--agent-pid: this agent's host is ${hostId ?? "unknown"} but this command runs on ${deps.local?.hostId ?? "an unknown host"}; a pid only means something on its own host`,
       );
     }
     const status = deps.local.probe(request.agentPid);
     if (!status.exists)
-      throw new CliError("INVALID_INPUT", `--agent-pid: no process ${request.agentPid} is running on this host`);
+      throw new AppError("INVALID_INPUT", `--agent-pid: no process ${request.agentPid} is running on this host`);
     if (request.agentPidStart !== undefined && status.startTime !== null && status.startTime !== request.agentPidStart) {
-      throw new CliError(
+      throw new AppError(
         "INVALID_INPUT",
         `--agent-pid-start: process ${request.agentPid} started at ${status.startTime} (field 22 of /proc/${request.agentPid}/stat), not ${request.agentPidStart}`,
       );
@@ -72,7 +72,7 @@ export const checkImmutables = (existing: IdentityRecord, request: RegistrationR
     clashes.push(`--host-id: is ${existing.hostId ?? "unset"}`);
   if (request.managed !== undefined && request.managed !== existing.managed) clashes.push(`--managed: is ${existing.managed}`);
   if (clashes.length > 0) {
-    throw new CliError("INVALID_INPUT", `${clashes.join("; ")}; these are immutable after the first registration`, {
+    throw new AppError("INVALID_INPUT", `${clashes.join("; ")}; these are immutable after the first registration`, {
       hint: `to change them: agent-identity-cli unregister --name ${existing.name}, then register again`,
     });
   }

@@ -1,4 +1,4 @@
-import { CliError } from "../../cli/kernel/errors.ts";
+import { AppError } from "../../errors.ts";
 
 export type RateKind = "register" | "send";
 export type RateScope = "name" | "host";
@@ -32,7 +32,7 @@ export const parseRateRule = (variable: string, text: string): RateRule | null =
   const max = Number(match?.[1]);
   const windowS = Number(match?.[2]);
   if (!match || max < 1 || windowS < 1) {
-    throw new CliError("INVALID_INPUT", `${variable}: must be N/S (N calls per S seconds, both >= 1) or off (got "${value}")`);
+    throw new AppError("INVALID_INPUT", `${variable}: must be N/S (N calls per S seconds, both >= 1) or off (got "${value}")`);
   }
   return { max, windowS };
 };

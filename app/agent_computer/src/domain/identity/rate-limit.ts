@@ -1,4 +1,4 @@
-import { CliError } from "../../cli/kernel/errors.ts";
+import { AppError } from "../../errors.ts";
 import type { StoreTx } from "../../store/port.ts";
 import { RATE_SETTINGS, type RateKind, type RateLimits } from "./rate-config.ts";
 
@@ -25,7 +25,7 @@ export const takeRateSlots = async (
     const hits = await tx.identity.takeRateSlot(`${kind}:${scope}:${keys[scope]}`, windowStart);
     if (hits > rule.max) {
       const retryAfterS = Math.max(1, Math.ceil((windowStart + windowMs - now) / 1000));
-      throw new CliError("RATE_LIMITED", `more than ${rule.max} ${NOUN[kind]} per ${rule.windowS}s for this ${scope}`, {
+      throw new AppError("RATE_LIMITED", `more than ${rule.max} ${NOUN[kind]} per ${rule.windowS}s for this ${scope}`, {
         hint: `retry after ${retryAfterS}s (the limit is ${RATE_SETTINGS[kind][scope].env}=${rule.max}/${rule.windowS})`,
         details: { retry_after_s: retryAfterS, scope, limit: rule.max, window_s: rule.windowS },
       });

@@ -1,4 +1,4 @@
-import { CliError } from "../../cli/kernel/errors.ts";
+import { AppError } from "../../errors.ts";
 import type { IdentityRecord, SessionRecord, StoreTx } from "../../store/port.ts";
 import type { MeshDeps } from "../mesh/deps.ts";
 import { buildSession, type SessionFields } from "../mesh/session.ts";
@@ -54,7 +54,7 @@ export const claimSession = async (
  */
 export const registerFirst = async (deps: MeshDeps, tx: StoreTx, request: RegistrationRequest): Promise<Registered> => {
   if (request.name === SYSTEM_SENDER) {
-    throw new CliError("INVALID_INPUT", `the name ${SYSTEM_SENDER} is reserved for notices from the mesh itself`);
+    throw new AppError("INVALID_INPUT", `the name ${SYSTEM_SENDER} is reserved for notices from the mesh itself`);
   }
   const hostId = request.hostId ?? deps.local?.hostId ?? null;
   const facts = holderFacts(deps, request, hostId, undefined);

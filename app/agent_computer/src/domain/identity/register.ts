@@ -1,4 +1,4 @@
-import { CliError } from "../../cli/kernel/errors.ts";
+import { AppError } from "../../errors.ts";
 import type { IdentityRecord, SessionRecord, StoreTx } from "../../store/port.ts";
 import { UniqueViolation } from "../../store/sql/db.ts";
 import type { MeshDeps } from "../mesh/deps.ts";
@@ -44,28 +44,28 @@ const checkCredentials = (existing: IdentityRecord, input: RegisterInput): "keep
   const name = existing.name;
   if (existing.authState === "recovery_pending") {
     if (input.recoveryToken === undefined) {
-      throw new CliError("AUTH_FAILED", `${name} is awaiting recovery: its token was revoked`, {
+      throw new AppError("AUTH_FAILED", `${name} is awaiting recovery: its token was revoked`, {
         hint: "pass the recovery token that agent-identity-cli revoke-token --issue-recovery printed: --recovery-token-file <path|->",
       });
     }
     if (!tokenMatches(input.recoveryToken, existing.recoveryHash ?? "")) {
-      throw new CliError("RECOVERY_REQUIRED", `the recovery token for ${name} was rejected; recovery is still required`, {
+      throw new AppError("RECOVERY_REQUIRED", `the recovery token for ${name} was rejected; recovery is still required`, {
         hint: "present the recovery token printed by the latest revoke-token --issue-recovery",
       });
     }
     return "mint";
   }
   if (input.recoveryToken !== undefined) {
-    throw new CliError("AUTH_FAILED", `no recovery is pending for ${name}`, { hint: "re-register with its agent token" });
+    throw new AppError("AUTH_FAILED", `no recovery is pending for ${name}`, { hint: "re-register with its agent token" });
   }
   if (existing.authState === "revoked") return "mint";
   if (input.token === undefined) {
-    throw new CliError("AUTH_FAILED", `${name} is already registered; re-registering needs its token`, {
+    throw new AppError("AUTH_FAILED", `${name} is already registered; re-registering needs its token`, {
       hint: TOKEN_SOURCES_HINT,
     });
   }
   if (!tokenMatches(input.token, existing.tokenHash)) {
-    throw new CliError("AUTH_FAILED", `the token does not match agent ${name}`, { hint: TOKEN_SOURCES_HINT });
+    throw new AppError("AUTH_FAILED", `the token does not match agent ${name}`, { hint: TOKEN_SOURCES_HINT });
   }
   return "keep";
 };
@@ -73,15 +73,15 @@ const checkCredentials = (existing: IdentityRecord, input: RegisterInput): "keep
 const REREAD_HINT =
   "re-read the current session (agents-list-cli --include-stale, or agent-identity-cli show) and decide again; never retry --force with the same id";
 
-const preconditionFailed = (expected: string | null, actual: string | null): CliError =>
-  new CliError(
+const preconditionFailed = (expected: string | null, actual: string | null): AppError =>
+  new AppError(
     "FORCE_PRECONDITION_FAILED",
     `--expected-session-id is ${expected ?? "null"} but the current session is ${actual ?? "null (none open)"}`,
     { hint: REREAD_HINT, details: { expected_session_id: expected, actual_session_id: actual } },
   );
 
-const collision = (name: string, open: SessionRecord | undefined, holder: Liveness): CliError =>
-  new CliError("NAME_COLLISION_ACTIVE", `${name} is held by a live session (evidence: ${holder.evidence})`, {
+const collision = (name: string, open: SessionRecord | undefined, holder: Liveness): AppError =>
+  new AppError("NAME_COLLISION_ACTIVE", `${name} is held by a live session (evidence: ${holder.evidence})`, {
     hint:
       "two terminals under one name race for its mail: pick another name, or, only if that holder is really gone, take " +
       `the name over with --force --expected-session-id ${open?.id ?? "null"} (a compare-and-swap; if it fails, re-read)`,
@@ -151,7 +151,7 @@ const registerOnce = (deps: MeshDeps, input: RegisterInput): Promise<RegisterRes
     await endExpiredSessions(tx, deps.now, deps.newId);
     const existing = await tx.identity.getAgent(input.name, true);
     if (!existing && input.recoveryToken !== undefined) {
-      throw new CliError("AUTH_FAILED", `no recovery is pending for ${input.name}: it is not registered`);
+      throw new AppError("AUTH_FAILED", `no recovery is pending for ${input.name}: it is not registered`);
     }
     if (!existing && input.takeover && input.takeover.expectedSessionId !== null) {
       throw preconditionFailed(input.takeover.expectedSessionId, null);

@@ -1,4 +1,4 @@
-import { CliError } from "../../cli/kernel/errors.ts";
+import { AppError } from "../../errors.ts";
 import { iso, type MeshDeps } from "../mesh/deps.ts";
 import { bounceUndelivered } from "../mesh/expiry.ts";
 import { authenticate } from "./authenticate.ts";
@@ -37,7 +37,7 @@ export const revokeToken = (
       recoveryHash: recovery ? hashToken(recovery) : null,
     };
     if (!(await tx.identity.swapCredentials(input.name, agent.tokenHash, next, deps.now))) {
-      throw new CliError("AUTH_FAILED", `the token of ${input.name} changed while revoking it`);
+      throw new AppError("AUTH_FAILED", `the token of ${input.name} changed while revoking it`);
     }
     const open = await tx.mesh.openSession(input.name);
     if (open && (await tx.identity.endOpenSession(input.name, open.id, deps.now))) {

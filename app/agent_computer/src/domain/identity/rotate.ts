@@ -1,4 +1,4 @@
-import { CliError } from "../../cli/kernel/errors.ts";
+import { AppError } from "../../errors.ts";
 import { iso, type MeshDeps } from "../mesh/deps.ts";
 import { authenticate } from "./authenticate.ts";
 import { hashToken, mintToken } from "./token.ts";
@@ -22,7 +22,7 @@ export const rotateToken = (deps: MeshDeps, input: { name: string; token: string
     const token = mintToken();
     const next = { tokenHash: hashToken(token), authState: "active" as const, recoveryHash: null };
     if (!(await tx.identity.swapCredentials(input.name, agent.tokenHash, next, deps.now))) {
-      throw new CliError("AUTH_FAILED", `the token of ${input.name} changed while rotating it`);
+      throw new AppError("AUTH_FAILED", `the token of ${input.name} changed while rotating it`);
     }
     return { success: true as const, name: input.name, agent_token: token, auth_note: ROTATE_NOTE, rotated_at: iso(deps.now) };
   });

@@ -1,4 +1,4 @@
-import { CliError } from "../../cli/kernel/errors.ts";
+import { AppError } from "../../errors.ts";
 import type { MeshDeps } from "./deps.ts";
 import { enterMesh } from "./live-session.ts";
 
@@ -27,7 +27,7 @@ export const ackMessages = (deps: MeshDeps, input: AckInput): Promise<AckResult>
     const known = new Set((await tx.mesh.deliveriesOf(input.agentId, ids)).map((d) => d.messageId));
     const foreign = ids.filter((id) => !known.has(id));
     if (foreign.length > 0) {
-      throw new CliError(
+      throw new AppError(
         "MESSAGE_NOT_FOUND",
         `not messages of ${input.agentId}: ${foreign.join(", ")}; nothing was acknowledged`,
       );

@@ -1,4 +1,4 @@
-import { CliError } from "../../cli/kernel/errors.ts";
+import { AppError } from "../../errors.ts";
 import type { SessionRecord, StoreTx } from "../../store/port.ts";
 import { verifyCredentials } from "../identity/authenticate.ts";
 import type { MeshDeps } from "./deps.ts";
@@ -52,7 +52,7 @@ export async function enterMesh(
   }
   const session = await tx.mesh.renewSession(agentId, deps.now);
   if (!session) {
-    throw new CliError("NOT_CHECKED_IN", `${agentId} has no live check-in, so it has no inbox to read`, {
+    throw new AppError("NOT_CHECKED_IN", `${agentId} has no live check-in, so it has no inbox to read`, {
       hint: "check in first: agent-checkin-cli --agent-id <name> --confirm (see agent-checkin-cli --help)",
     });
   }

@@ -1,4 +1,4 @@
-import { CliError } from "../../cli/kernel/errors.ts";
+import { AppError } from "../../errors.ts";
 import type { SentMessage, StoreTx } from "../../store/port.ts";
 import { UniqueViolation } from "../../store/sql/db.ts";
 import { takeRateSlots } from "../identity/rate-limit.ts";
@@ -76,7 +76,7 @@ const sendOnce = (deps: MeshDeps, input: SendInput): Promise<SendResult> =>
         ? uniqueSorted(input.recipients.agentIds)
         : await broadcastRecipients(deps, tx, input.from, input.recipients);
     if (names.length === 0) {
-      throw new CliError("NOT_FOUND", "no live agent matches the broadcast filters; nothing was sent", {
+      throw new AppError("NOT_FOUND", "no live agent matches the broadcast filters; nothing was sent", {
         hint: "agents-list-cli shows who is live",
       });
     }
@@ -100,7 +100,7 @@ const sendOnce = (deps: MeshDeps, input: SendInput): Promise<SendResult> =>
       );
     }
     if (recipients.every((r) => r.outcome === "unknown_agent")) {
-      throw new CliError("UNKNOWN_AGENT", `no registered agent named ${names.join(", ")}; nothing was sent`, {
+      throw new AppError("UNKNOWN_AGENT", `no registered agent named ${names.join(", ")}; nothing was sent`, {
         hint: "agents-list-cli --include-stale lists the registered names",
       });
     }

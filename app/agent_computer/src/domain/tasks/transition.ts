@@ -1,4 +1,4 @@
-import { CliError } from "../../cli/kernel/errors.ts";
+import { AppError } from "../../errors.ts";
 import type { StoreTx, TaskRecord, TaskState } from "../../store/port.ts";
 import type { MeshDeps } from "../mesh/deps.ts";
 import { enterMesh } from "../mesh/live-session.ts";
@@ -52,16 +52,16 @@ export const transitionTask = (deps: MeshDeps, input: TransitionInput): Promise<
   deps.store.write(async (tx) => {
     await enterMesh(deps, tx, input.agentId, input.token, false);
     const task = await tx.tasks.get(input.taskId);
-    if (!task) throw new CliError("NOT_FOUND", `no task ${input.taskId}`, { hint: "agent-task-cli list shows your tasks" });
+    if (!task) throw new AppError("NOT_FOUND", `no task ${input.taskId}`, { hint: "agent-task-cli list shows your tasks" });
     const rule = TASK_RULES[input.action];
     const party = rule.by === "assignee" ? task.assignee : task.poster;
     if (party !== input.agentId) {
-      throw new CliError("CONFLICT", `only the ${rule.by} of ${task.id} (${party ?? "nobody yet"}) can ${input.action} it`, {
+      throw new AppError("CONFLICT", `only the ${rule.by} of ${task.id} (${party ?? "nobody yet"}) can ${input.action} it`, {
         details: { state: task.state, [rule.by]: party },
       });
     }
     if (!rule.from.includes(task.state)) {
-      throw new CliError("CONFLICT", `${task.id} is ${task.state}; ${input.action} needs it ${rule.from.join(" or ")}`, {
+      throw new AppError("CONFLICT", `${task.id} is ${task.state}; ${input.action} needs it ${rule.from.join(" or ")}`, {
         details: { state: task.state },
       });
     }
@@ -73,7 +73,7 @@ export const transitionTask = (deps: MeshDeps, input: TransitionInput): Promise<
       now: deps.now,
     });
     if (!changed) {
-      throw new CliError("CONFLICT", `${task.id} changed while you acted on it; nothing was written`, {
+      throw new AppError("CONFLICT", `${task.id} changed while you acted on it; nothing was written`, {
         hint: "re-read it with agent-task-cli list and decide again",
       });
     }

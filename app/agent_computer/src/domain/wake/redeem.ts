@@ -1,5 +1,5 @@
 // agent-inbox-cli --wake-token: uses up the token an auto-wake prompt carried and returns that wake's messages.
-import { CliError } from "../../cli/kernel/errors.ts";
+import { AppError } from "../../errors.ts";
 import type { StoreTx, WakeInboxEntry, WakeTokenRecord } from "../../store/port.ts";
 import { hashWakeToken } from "./prompt.ts";
 
@@ -9,8 +9,8 @@ export interface RedeemedWake {
   wake: { message_count: number; first_seq: number; last_seq: number };
 }
 
-const invalid = (why: string): CliError =>
-  new CliError("WAKE_TOKEN_INVALID", `the wake token is ${why}; nothing was read`, {
+const invalid = (why: string): AppError =>
+  new AppError("WAKE_TOKEN_INVALID", `the wake token is ${why}; nothing was read`, {
     hint: "read your inbox without --wake-token (agent-inbox-cli --agent-id <id>); a wake token works once, for its own session",
   });
 

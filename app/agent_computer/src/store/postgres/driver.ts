@@ -1,4 +1,4 @@
-import { CliError } from "../../cli/kernel/errors.ts";
+import { AppError } from "../../errors.ts";
 import { type Db, type Driver, UniqueViolation } from "../sql/db.ts";
 
 const RETRYABLE = new Set(["40P01", "40001"]); // deadlock detected, serialization failure
@@ -10,7 +10,7 @@ const sqlState = (error: unknown): string => {
 };
 
 const classify = (error: unknown): unknown => {
-  if (error instanceof CliError || error instanceof UniqueViolation) return error;
+  if (error instanceof AppError || error instanceof UniqueViolation) return error;
   const state = sqlState(error);
   if (state === "23505") {
     const constraint = (error as { constraint?: string }).constraint ?? (error as Error).message;
@@ -18,7 +18,7 @@ const classify = (error: unknown): unknown => {
   }
   const code = (error as { code?: string }).code ?? "";
   if (code.startsWith("ERR_POSTGRES_CONNECTION") || /ECONNREFUSED|ENOTFOUND|connection/i.test(code + (error as Error).message)) {
-    return new CliError("STORE_UNAVAILABLE", "cannot reach the PostgreSQL store named by AGENT_COMPUTER_DATABASE_URL", {
+    return new AppError("STORE_UNAVAILABLE", "cannot reach the PostgreSQL store named by AGENT_COMPUTER_DATABASE_URL", {
       hint: "check that the server is up and the URL is right; retry",
       cause: error,
     });

@@ -1,5 +1,5 @@
 import type { Statement } from "bun:sqlite";
-import { CliError } from "../../cli/kernel/errors.ts";
+import { AppError } from "../../errors.ts";
 import { type Db, type Driver, UniqueViolation } from "../sql/db.ts";
 import { type CheckpointThread, LONG_LIVED_AUTOCHECKPOINT_PAGES, startCheckpointThread } from "./checkpoint-thread.ts";
 import { GroupCommitQueue } from "./group-commit.ts";
@@ -16,7 +16,7 @@ const classify = (error: unknown): unknown => {
     return new UniqueViolation((error as Error).message, { cause: error });
   }
   if (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED")) {
-    return new CliError("STORE_UNAVAILABLE", "the SQLite store stayed locked by another process", {
+    return new AppError("STORE_UNAVAILABLE", "the SQLite store stayed locked by another process", {
       hint: "retry; if it persists, look for a stuck process holding the store",
       cause: error,
     });

@@ -71,8 +71,8 @@ export const ERROR_CODES = {
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 
-/** The one error type commands and domain services throw; only the entry point turns it into an exit. */
-export class CliError extends Error {
+/** The one error type every layer throws (domain, store, worker, cli); only an entry point turns it into an exit. */
+export class AppError extends Error {
   readonly code: ErrorCode;
   readonly hint: string | undefined;
   readonly details: Record<string, unknown> | undefined;
@@ -83,7 +83,7 @@ export class CliError extends Error {
     options: { hint?: string; details?: Record<string, unknown>; cause?: unknown } = {},
   ) {
     super(message, { cause: options.cause });
-    this.name = "CliError";
+    this.name = "AppError";
     this.code = code;
     this.hint = options.hint;
     this.details = options.details;
@@ -105,4 +105,4 @@ export class CliError extends Error {
   }
 }
 
-export const isCliError = (error: unknown): error is CliError => error instanceof CliError;
+export const isAppError = (error: unknown): error is AppError => error instanceof AppError;
