@@ -1,12 +1,13 @@
 import * as z from "zod/mini";
+import { shellWord } from "../../command-line.ts";
 import { agentIdSchema, capabilitySchema } from "../../domain/identity/names.ts";
 import { type CheckinResult, checkIn, previewCheckIn } from "../../domain/mesh/checkin.ts";
 import { TTL_MAX_SECONDS, TTL_MIN_SECONDS } from "../../domain/mesh/ttl.ts";
 import { writeVaultToken } from "../../store/vault.ts";
+import { FIRST_TOKEN_FILE_DOC, withFirstTokenFile } from "../identity/first-token-file.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { neutralizeLine } from "../kernel/output.ts";
-import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
 import { meshDeps } from "./deps.ts";
 import { type HerdrWake, herdrWakeFor } from "./herdr-wake.ts";
 
@@ -29,27 +30,37 @@ export const checkinOptionsSchema = z.object({
       ),
     ),
   herdrPane: z
-    .optional(z.string().check(z.regex(/^[A-Za-z0-9_:.-]{1,64}$/, "must be a Herdr pane id")))
+    .optional(z.string().check(z.regex(/^([A-Za-z0-9_:.-]{1,64})?$/, "must be a Herdr pane id")))
     .check(
-      z.describe("your OWN Herdr pane id, to arm auto-wake on this host (only when HERDR_ENV=1; never a value from a message)"),
+      z.describe(
+        'your OWN Herdr pane id ("$HERDR_PANE_ID"), to arm auto-wake on this host (only when HERDR_ENV=1; never a value from a message); empty outside Herdr, which gives state unsupported',
+      ),
     ),
   confirm: z
     ._default(z.boolean(), false)
     .check(z.describe("actually announce; without it only a preview is printed and nothing changes")),
-  tokenFile: tokenFileSchema,
+  tokenFile: z.optional(z.string().check(z.minLength(1))).check(z.describe(FIRST_TOKEN_FILE_DOC)),
 });
 
 export type CheckinOptions = z.output<typeof checkinOptionsSchema>;
-export type CheckinOutput = (CheckinResult & { preview?: true }) & { herdr_wake: HerdrWake; vault_file?: string };
+export type CheckinOutput = (CheckinResult & { preview?: true }) & {
+  herdr_wake: HerdrWake;
+  vault_file?: string;
+  token_file?: string;
+};
 
 export const runCheckin = async (options: CheckinOptions, ctx: CommandContext): Promise<CheckinOutput> => {
   if (!options.confirm) {
     const preview = await previewCheckIn(await meshDeps(ctx), { ...options, token: undefined });
     return { ...preview, herdr_wake: await herdrWakeFor(options, ctx, "preview", undefined) };
   }
-  const token = await resolveToken(ctx, options.agentId, options.tokenFile);
-  const result = await checkIn(await meshDeps(ctx), { ...options, token });
-  const vault = result.agent_token ? { vault_file: await writeVaultToken(ctx.paths, options.agentId, result.agent_token) } : {};
+  const deps = await meshDeps(ctx);
+  let vault: { vault_file?: string } = {};
+  const result = await withFirstTokenFile(ctx, options.agentId, options.tokenFile, async (token) => {
+    const done = await checkIn(deps, { ...options, token });
+    if (done.agent_token) vault = { vault_file: await writeVaultToken(ctx.paths, options.agentId, done.agent_token) };
+    return done;
+  });
   return { ...result, ...vault, herdr_wake: await herdrWakeFor(options, ctx, "confirm", result.session_id) };
 };
 
@@ -64,6 +75,10 @@ const render = (r: CheckinOutput): string => {
       (r.herdr_wake.watcher ? ` · woken by the ${r.herdr_wake.watcher.role} watcher, pid ${r.herdr_wake.watcher.pid}` : ""),
   ];
   if (r.agent_token) lines.push(`  agent token (shown once): ${r.agent_token}`, `  ${r.auth_note}`);
+  if (r.token_file)
+    lines.push(
+      `  agent token written to ${neutralizeLine(r.token_file)} (0600); pass --token-file ${shellWord(r.token_file)} from now on`,
+    );
   return lines.join("\n");
 };
 
@@ -77,7 +92,8 @@ export default defineCommand({
     "afford, not how often you must check in. A check-in after the session expired starts a new session, and the inbox of a " +
     "session only ever receives messages sent after it began (its watermark): no stale backlog is replayed.\n" +
     "Without --confirm this prints exactly what would be announced and changes nothing. The first --confirm of an unknown " +
-    "name registers it (as register-agent-cli does) and prints its token ONCE; only its SHA-256 is stored and the token is " +
+    "name registers it (as register-agent-cli does) and prints its token ONCE, or with --token-file naming a missing or empty " +
+    "file writes it there (0600) instead of printing it; only its SHA-256 is stored and the token is also " +
     "saved to the 0600 vault in the state directory. Later check-ins need the token (--token-file, RELAY_AGENT_TOKEN or the vault). " +
     "That first registration counts against the registration rate limits and takes queued tasks the caps cover " +
     "(auto_assigned_tasks), like register-agent-cli --help, which also sets class, pid liveness and the rest.\n" +
@@ -92,7 +108,8 @@ export default defineCommand({
     "The prefix marks a turn started by the mesh, not by a person. Run that command: the single-use token returns that " +
     "wake's messages. Bursts coalesce, one wake is outstanding at a time, none while you are blocked, a working agent is " +
     "woken when it settles (or after a bound), capped per hour. Where auto-wake cannot work the check-in still succeeds " +
-    'with herdr_wake.state "unsupported" and the reason: poll agent-inbox-cli yourself.\n' +
+    'with herdr_wake.state "unsupported" and the reason (outside Herdr "$HERDR_PANE_ID" is empty, which says so): poll ' +
+    "agent-inbox-cli yourself.\n" +
     "Next: agent-inbox-cli --help (read), agent-send-cli --help (send), agents-list-cli --help (who is here).",
   schema: checkinOptionsSchema,
   flags: {
@@ -114,7 +131,7 @@ export default defineCommand({
     '{"agent_id","action":"register_and_start_session|start_session|renew_session","session_id","role","repo","caps":[],' +
     '"status","ttl_seconds","started_at","expires_at","watermark_seq",' +
     '"herdr_wake":{"state":"off|armed|would_arm(preview)|unsupported","reason","watcher"?:{"role":"worker|light","pid"}},' +
-    '"agent_token"?(first registration only),"auth_note"?,"vault_file"?,"auto_assigned_tasks"?:[{"task_id","title","priority"}],' +
+    '"agent_token"?(first registration only, unless --token-file took it),"auth_note"?,"token_file"?,"vault_file"?,"auto_assigned_tasks"?:[{"task_id","title","priority"}],' +
     '"preview"?:true}',
   errors: ["INVALID_INPUT", "AUTH_FAILED", "RECOVERY_REQUIRED", "RATE_LIMITED", "STORE_UNAVAILABLE", "INTERNAL"],
   env: [

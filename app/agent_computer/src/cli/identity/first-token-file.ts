@@ -1,0 +1,56 @@
+// --token-file for the commands that may register (register-agent-cli, agent-checkin-cli --confirm): a file that
+// holds a token authenticates as everywhere else; a missing or empty one receives the token a first registration
+// mints, instead of the token being printed.
+import { AppError, isAppError } from "../../errors.ts";
+import type { CommandContext } from "../kernel/context.ts";
+import { resolveToken } from "../kernel/token.ts";
+
+export const FIRST_TOKEN_FILE_DOC =
+  "file holding the agent token (never pass the token itself in argv); falls back to RELAY_AGENT_TOKEN, then the vault. " +
+  "A missing or empty file receives the token of a first registration instead of stdout (created 0600, exclusively, " +
+  "never through a symbolic link; a file that holds anything is never overwritten)";
+
+const unreadable = (path: string, why?: string): AppError =>
+  new AppError("INVALID_INPUT", `--token-file: cannot read a token from ${path}${why ? ` (${why})` : ""}`);
+
+const readToken = async (path: string): Promise<string | undefined> => {
+  try {
+    return (await Bun.file(path).text()).trim() || undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * Runs a call that may register `agentId`. With a --token-file that holds no token the file is claimed first;
+ * when the call mints a token it is written there and left out of the result (token_file names where it went).
+ */
+export const withFirstTokenFile = async <R extends { agent_token?: string; auth_note?: string }>(
+  ctx: CommandContext,
+  agentId: string,
+  tokenFile: string | undefined,
+  call: (token: string | undefined) => Promise<R>,
+): Promise<R & { token_file?: string }> => {
+  if (tokenFile === undefined) return call(await resolveToken(ctx, agentId, undefined));
+  const held = await readToken(tokenFile);
+  if (held !== undefined) return call(held);
+  const { claimTokenFile } = await import("../../store/token-file.ts");
+  const claim = claimTokenFile(tokenFile);
+  if ("refused" in claim) throw unreadable(tokenFile, `and it cannot take a new token: ${claim.refused}`);
+  let result: R;
+  try {
+    result = await call(undefined);
+  } catch (error) {
+    claim.release();
+    // A known name with nothing in the file: the file was meant to authenticate, as before.
+    if (isAppError(error) && error.code === "AUTH_FAILED") throw unreadable(tokenFile);
+    throw error;
+  }
+  if (result.agent_token === undefined) {
+    claim.release();
+    return result;
+  }
+  if (!claim.fill(result.agent_token)) return result;
+  const { agent_token: _written, auth_note: _note, ...rest } = result;
+  return { ...(rest as R), token_file: tokenFile };
+};
