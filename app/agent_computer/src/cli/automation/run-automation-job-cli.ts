@@ -1,12 +1,13 @@
 import { readFileSync } from "node:fs";
 import { z } from "zod";
+import { commandLine } from "../../command-line.ts";
 import { type ManualRunResult, startManualRun } from "../../domain/automation/manual-run.ts";
 import type { RunView } from "../../domain/automation/views.ts";
 import { runView } from "../../domain/automation/views.ts";
 import { AppError } from "../../errors.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
-import { automationDeps, jobIdSchema, OWNER_ENV, OWNER_ERRORS, owner, ownerFields, ownerFlags } from "./shared.ts";
+import { automationDeps, jobIdSchema, OWNER_ENV, OWNER_ERRORS, owner, ownerFields, ownerFlags, ownerWords } from "./shared.ts";
 
 const MAX_DATA_BYTES = 262_144;
 const TERMINAL = new Set(["succeeded", "failed", "cancelled"]);
@@ -44,6 +45,10 @@ const readData = async (options: RunJobOptions, ctx: CommandContext): Promise<un
   }
 };
 
+/** The command that shows this run, with every flag it needs. */
+const inspectLine = (options: RunJobOptions, runId: string): string =>
+  commandLine("show-automation-job-cli", ...ownerWords(options), "--id", options.id, "--run-id", runId);
+
 export const runRunJob = async (options: RunJobOptions, ctx: CommandContext): Promise<RunJobResult> => {
   const data = await readData(options, ctx);
   const deps = await automationDeps(ctx);
@@ -59,7 +64,7 @@ export const runRunJob = async (options: RunJobOptions, ctx: CommandContext): Pr
     if (run && TERMINAL.has(run.state)) return { ...started, run: runView(run) };
     if (Date.now() >= deadline) {
       throw new AppError("TIMEOUT", `run ${started.run_id} did not end within ${options.waitSeconds} s (state ${run?.state})`, {
-        hint: note ?? `inspect it later: show-automation-job-cli --id ${options.id} --run-id ${started.run_id}`,
+        hint: note ?? `inspect it later: ${inspectLine(options, started.run_id)}`,
         details: { run_id: started.run_id },
       });
     }
@@ -67,11 +72,11 @@ export const runRunJob = async (options: RunJobOptions, ctx: CommandContext): Pr
   }
 };
 
-const render = (r: RunJobResult): string =>
+const render = (r: RunJobResult, options: RunJobOptions): string =>
   [
     `run ${r.run_id} of ${r.automation_job_id}${r.run ? `: ${r.run.state}${r.run.error ? ` (${r.run.error_kind}: ${r.run.error})` : ""}` : " queued"}`,
     ...(r.note ? [`  note: ${r.note}`] : []),
-    `  inspect: show-automation-job-cli --id ${r.automation_job_id} --run-id ${r.run_id}`,
+    `  inspect: ${inspectLine(options, r.run_id)}`,
   ].join("\n");
 
 export default defineCommand({
@@ -80,7 +85,7 @@ export default defineCommand({
   description:
     "Starts one run of a job you own with a manual event: type automation_job.test, id = the run id, data = the JSON of " +
     "--data-file (or null). Use it after registering to exercise every SDK branch of the script, then inspect the durable " +
-    "run (state, error, exit code, output tails, events emitted) with show-automation-job-cli --id <job> --run-id <run>. " +
+    "run (state, error, exit code, output tails, events emitted) with the show-automation-job-cli line it prints. " +
     "The run is executed by agent-computer-worker like any other (it must be running on a host sharing the store; the " +
     "output says when none was seen). --wait-seconds waits for the run to end and includes it in the output; a run still " +
     "going at the deadline gives TIMEOUT (exit 7) but stays queued or running. Calling this twice starts two runs. " +

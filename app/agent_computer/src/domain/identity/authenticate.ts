@@ -1,9 +1,10 @@
+import { commandLine } from "../../command-line.ts";
 import { AppError } from "../../errors.ts";
 import type { AgentRecord, StoreTx } from "../../store/port.ts";
 import { tokenMatches } from "./token.ts";
 
 export const TOKEN_SOURCES_HINT =
-  "pass --token-file <path>, set RELAY_AGENT_TOKEN, or keep the token in the vault (written at registration)";
+  "pass the file holding its token with --token-file, set RELAY_AGENT_TOKEN, or keep the token in the vault (written at registration)";
 
 /** Loads the agent and checks the presented token; every authenticated call starts here. */
 export const authenticate = async (
@@ -25,7 +26,7 @@ export function verifyCredentials<T extends Pick<AgentRecord, "tokenHash" | "aut
 ): asserts agent is T {
   if (!agent) {
     throw new AppError("UNKNOWN_AGENT", `no agent named ${name} is registered`, {
-      hint: "register it first: agent-checkin-cli --agent-id <name> --confirm (see agent-checkin-cli --help)",
+      hint: `register it first: ${commandLine("agent-checkin-cli", "--agent-id", name, "--confirm")} (see agent-checkin-cli --help)`,
     });
   }
   if (agent.authState === "recovery_pending") {

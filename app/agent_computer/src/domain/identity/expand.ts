@@ -1,3 +1,4 @@
+import { commandLine } from "../../command-line.ts";
 import { AppError } from "../../errors.ts";
 import type { MeshDeps } from "../mesh/deps.ts";
 import { assignQueued } from "../tasks/route.ts";
@@ -34,7 +35,7 @@ export const expandCapabilities = async (deps: MeshDeps, input: ExpandInput): Pr
     const added = [...new Set(input.add)].filter((cap) => !agent.capabilities.includes(cap));
     if (added.length === 0) {
       throw new AppError("NO_OP_EXPANSION", `${input.name} already has ${input.add.join(", ")}; nothing was added`, {
-        hint: "name at least one capability it does not have yet (agent-identity-cli show lists them)",
+        hint: `name at least one capability it does not have yet (${commandLine("agent-identity-cli", "show", "--name", input.name)} lists them)`,
       });
     }
     const capabilities = [...agent.capabilities, ...added];
