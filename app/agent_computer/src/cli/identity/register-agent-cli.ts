@@ -195,7 +195,7 @@ export default defineCommand({
   examples: [
     "register-agent-cli --name builder-1 --role builder --capabilities ts,sql --class builder --agent-pid $PPID --cli-profile claude",
     "register-agent-cli --name builder-1 --role builder --capabilities ts --force --expected-session-id null --json",
-    "register-agent-cli --name builder-1 --role builder --capabilities ts --recovery-token-file ./b1.recovery",
+    "register-agent-cli --name builder-1 --role builder --capabilities ts --recovery-token-file ./builder-1.recovery",
   ],
   run: runRegister,
   render,
