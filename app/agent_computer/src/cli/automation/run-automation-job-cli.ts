@@ -64,7 +64,7 @@ export const runRunJob = async (options: RunJobOptions, ctx: CommandContext): Pr
     if (run && TERMINAL.has(run.state)) return { ...started, run: runView(run) };
     if (Date.now() >= deadline) {
       throw new AppError("TIMEOUT", `run ${started.run_id} did not end within ${options.waitSeconds} s (state ${run?.state})`, {
-        hint: note ?? `inspect it later: ${inspectLine(options, started.run_id)}`,
+        hint: `${note ? `${note}; ` : ""}inspect it later: ${inspectLine(options, started.run_id)}`,
         details: { run_id: started.run_id },
       });
     }
