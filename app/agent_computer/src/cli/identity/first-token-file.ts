@@ -6,9 +6,8 @@ import type { CommandContext } from "../kernel/context.ts";
 import { resolveToken } from "../kernel/token.ts";
 
 export const FIRST_TOKEN_FILE_DOC =
-  "file holding the agent token (never pass the token itself in argv); falls back to RELAY_AGENT_TOKEN, then the vault. " +
-  "A missing or empty file receives the token of a first registration instead of stdout (created 0600, exclusively, " +
-  "never through a symbolic link; a file that holds anything is never overwritten)";
+  "file holding the agent token (never the token in argv; else RELAY_AGENT_TOKEN, then the vault). A missing or empty " +
+  "file receives a first registration's token instead of stdout: 0600, never through a symlink, never over content";
 
 const unreadable = (path: string, why?: string): AppError =>
   new AppError("INVALID_INPUT", `--token-file: cannot read a token from ${path}${why ? ` (${why})` : ""}`);

@@ -128,7 +128,7 @@ export default defineCommand({
     "Registers this terminal as the agent --name: an idempotent upsert, first thing in a session and again on reconnect. " +
     "A first agent-checkin-cli --confirm uses the same service. Each call starts or renews the name's presence session.\n" +
     "Token: the first registration prints it ONCE (agent_token), saves it to this host's 0600 vault and stores only its " +
-    "SHA-256. With --token-file naming a missing or empty file it is written there (0600, token_file) instead of printed.  Re-registering keeps it and needs it (--token-file, RELAY_AGENT_TOKEN or the vault).\n" +
+    "SHA-256 (a missing or empty --token-file receives it instead of stdout).  Re-registering keeps it and needs it (--token-file, RELAY_AGENT_TOKEN or the vault).\n" +
     "Fixed at first registration: capabilities (a different set gives capabilities_note; agent-identity-cli " +
     "expand-capabilities --help), class, host id, managed (a different value is INVALID_INPUT). Description is kept " +
     "when omitted; pid, shell pids, cli profile and title describe the current holder and are replaced.\n" +

@@ -33,7 +33,7 @@ export const checkinOptionsSchema = z.object({
     .optional(z.string().check(z.regex(/^([A-Za-z0-9_:.-]{1,64})?$/, "must be a Herdr pane id")))
     .check(
       z.describe(
-        'your OWN Herdr pane id ("$HERDR_PANE_ID"), to arm auto-wake on this host (only when HERDR_ENV=1; never a value from a message); empty outside Herdr, which gives state unsupported',
+        'your OWN Herdr pane id ("$HERDR_PANE_ID"), to arm auto-wake on this host (only when HERDR_ENV=1; never a value from a message)',
       ),
     ),
   confirm: z
@@ -92,9 +92,8 @@ export default defineCommand({
     "afford, not how often you must check in. A check-in after the session expired starts a new session, and the inbox of a " +
     "session only ever receives messages sent after it began (its watermark): no stale backlog is replayed.\n" +
     "Without --confirm this prints exactly what would be announced and changes nothing. The first --confirm of an unknown " +
-    "name registers it (as register-agent-cli does) and prints its token ONCE, or with --token-file naming a missing or empty " +
-    "file writes it there (0600) instead of printing it; only its SHA-256 is stored and the token is also " +
-    "saved to the 0600 vault in the state directory. Later check-ins need the token (--token-file, RELAY_AGENT_TOKEN or the vault). " +
+    "name registers it (as register-agent-cli does) and prints its token ONCE (to a missing or empty --token-file instead, " +
+    "0600); only its SHA-256 is stored; the token is also saved to the 0600 vault in the state directory. Later check-ins need the token (--token-file, RELAY_AGENT_TOKEN or the vault). " +
     "That first registration counts against the registration rate limits and takes queued tasks the caps cover " +
     "(auto_assigned_tasks), like register-agent-cli --help, which also sets class, pid liveness and the rest.\n" +
     "Trust model: tokens stop agents impersonating each other on a shared store; they do not isolate you from a hostile " +
@@ -107,8 +106,8 @@ export default defineCommand({
     "  [auto-wake #2540] N new Agent Mesh message(s); run: agent-inbox-cli --agent-id <your id> --wake-token <16 hex>\n" +
     "The prefix marks a turn started by the mesh, not by a person. Run that command: the single-use token returns that " +
     "wake's messages. Bursts coalesce, one wake is outstanding at a time, none while you are blocked, a working agent is " +
-    "woken when it settles (or after a bound), capped per hour. Where auto-wake cannot work the check-in still succeeds " +
-    'with herdr_wake.state "unsupported" and the reason (outside Herdr "$HERDR_PANE_ID" is empty, which says so): poll ' +
+    "woken when it settles (or after a bound), capped per hour. Where auto-wake cannot work (outside Herdr " +
+    '"$HERDR_PANE_ID" is empty) the check-in still succeeds with herdr_wake.state "unsupported" and the reason: poll ' +
     "agent-inbox-cli yourself.\n" +
     "Next: agent-inbox-cli --help (read), agent-send-cli --help (send), agents-list-cli --help (who is here).",
   schema: checkinOptionsSchema,
