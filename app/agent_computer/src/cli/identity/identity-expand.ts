@@ -70,7 +70,7 @@ export default defineCommand({
   env: AUTH_ENV,
   examples: [
     "agent-identity-cli expand-capabilities --name builder-1 --add docker --add k8s",
-    "agent-identity-cli expand-capabilities --name builder-1 --add docker,k8s --json",
+    "agent-identity-cli expand-capabilities --name builder-1 --add gpu,tpu --json",
   ],
   run: runExpand,
   render,
