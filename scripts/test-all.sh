@@ -43,7 +43,7 @@ node_modules/.bin/bun --version >/dev/null || { echo "bun did not install: node_
 [ -x dist/agent-computer ] || { echo "npm ci built no dist/agent-computer (its prepare step did not run)" >&2; exit 1; }
 npm run --silent check
 
-# The whole suite runs against the compiled form (what `npm run build` gives users); the black-box
+# The whole suite runs against the compiled form (what `npm ci` builds for users); the black-box
 # suite runs a second time against the TypeScript source form. One variable switches the form.
 mkdir -p test-artifacts
 status=0

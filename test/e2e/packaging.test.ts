@@ -17,7 +17,19 @@ test("the packed tarball installs globally and every binary runs from PATH", { t
   expect(existsSync(tarball)).toBe(true);
 
   const prefix = join(work, "prefix");
-  await execa("npm", ["install", "-g", tarball, "--prefix", prefix, "--prefer-offline", "--no-audit", "--no-fund"], {
+  // A global install has no project package.json whose allowScripts npm reads: Bun's postinstall is allowed here.
+  const install = [
+    "install",
+    "-g",
+    tarball,
+    "--allow-scripts=bun",
+    "--prefix",
+    prefix,
+    "--prefer-offline",
+    "--no-audit",
+    "--no-fund",
+  ];
+  await execa("npm", install, {
     env: { npm_config_loglevel: "error" },
   });
   const installed = readdirSync(join(prefix, "bin")).sort();
