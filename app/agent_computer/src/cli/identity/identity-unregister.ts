@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { type UnregisterResult, unregisterAgent } from "../../domain/identity/unregister.ts";
-import { removeVaultToken } from "../../store/vault.ts";
+import { removeVaultToken } from "../../local/vault.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { neutralizeLine } from "../kernel/output.ts";
