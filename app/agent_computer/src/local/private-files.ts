@@ -1,8 +1,8 @@
 // The one way host-local state reaches the disk: directories 0700 and files 0600, tightened again when they were
 // loosened, and every file written aside and then renamed (or hard-linked) into place, so a reader or a crash
 // never meets a half-written file. A temp name ends in ".tmp": readers look only for their own suffixes, so a
-// temp file left by a crashed writer is never read.
-import { randomUUID } from "node:crypto";
+// temp file left by a crashed writer is never read. Random names come from the Web Crypto global, not node:crypto,
+// which would join the start-up of every command that imports this module.
 import {
   chmodSync,
   closeSync,
@@ -50,7 +50,7 @@ const fsyncDir = (dir: string): void => {
 
 /** Writes content to a new 0600 temp file beside `file` and returns its path. */
 const stage = (file: string, content: string, durable: boolean): string => {
-  const temp = `${file}.${process.pid}.${randomUUID().slice(0, 8)}.tmp`;
+  const temp = `${file}.${process.pid}.${crypto.randomUUID().slice(0, 8)}.tmp`;
   const fd = openSync(temp, CREATE_NEW, 0o600);
   try {
     // The umask may have narrowed the mode further; the file is exactly 0600 either way.

@@ -2,7 +2,6 @@
 // id), created by hard link so it appears complete or not at all. A holder whose pid is gone, whose pid now belongs
 // to a process that started later, or that ran before the last reboot is stale and is taken over; a holder of
 // another host (a state dir shared between machines) is indeterminate and is never taken over on a guess.
-import { randomUUID } from "node:crypto";
 import { mkdirSync, renameSync, rmdirSync, rmSync, statSync } from "node:fs";
 import { probePid } from "../adapters/local-host.ts";
 import { currentBootId } from "../adapters/process-ancestry.ts";
@@ -128,7 +127,7 @@ const clearStale = (file: string, policy: LockPolicy): void => {
   }
   try {
     if (inspectProcessLock(file, policy).state !== "stale") return;
-    if (policy.keepStale) renameSync(file, `${file}.stale.${randomUUID()}`);
+    if (policy.keepStale) renameSync(file, `${file}.stale.${crypto.randomUUID()}`);
     else rmSync(file, { recursive: true, force: true });
   } finally {
     rmdirSync(mutex);
@@ -139,7 +138,7 @@ export type LockAttempt<E> = { acquired: true; holder: LockHolder & E; release()
 
 /** This process as a lock holder. */
 const self = (host: string): LockHolder => ({
-  lock_id: randomUUID(),
+  lock_id: crypto.randomUUID(),
   pid: process.pid,
   start_ticks: probePid(process.pid).startTime,
   boot_id: currentBootId(),
