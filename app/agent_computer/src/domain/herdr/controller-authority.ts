@@ -11,9 +11,10 @@ import {
   readBinding,
   readCredential,
 } from "../../local/controller-files.ts";
-import type { ControllerLeaseRecord } from "../../store/herdr-port.ts";
+import type { ControllerLeaseRecord } from "../../store/port-herdr.ts";
+import { iso } from "../deps.ts";
 import { callerContext, descendsFrom, observeCaller } from "./controller-caller.ts";
-import { type HerdrDeps, iso } from "./deps.ts";
+import type { HerdrDeps } from "./deps.ts";
 
 export interface ControllerAuthority {
   controllerId: string;
