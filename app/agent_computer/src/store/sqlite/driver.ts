@@ -34,18 +34,16 @@ const modeOf = async (path: string): Promise<number | undefined> => {
 };
 
 /**
- * Directory 0700 and file 0600, created if missing. When both already are, two stats settle it: node:fs (two
- * milliseconds of start-up) is loaded only to create or repair.
+ * Directory 0700 and file 0600, created if missing. When both already are, two stats settle it: the private-file
+ * primitives (and node:fs, two milliseconds of start-up) are loaded only to create or repair.
  */
 const prepareFile = async (file: string): Promise<void> => {
   const dir = file.slice(0, file.lastIndexOf("/")) || "/";
   const [dirMode, fileMode] = await Promise.all([modeOf(dir), modeOf(file)]);
   if (dirMode === 0o700 && fileMode === 0o600) return;
-  const { chmodSync, closeSync, mkdirSync, openSync } = await import("node:fs");
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  chmodSync(dir, 0o700);
-  if (fileMode === undefined) closeSync(openSync(file, "a", 0o600));
-  chmodSync(file, 0o600);
+  const { ensurePrivateDir, ensurePrivateFile } = await import("../../local/private-files.ts");
+  ensurePrivateDir(dir);
+  ensurePrivateFile(file);
 };
 
 /**
