@@ -4,7 +4,7 @@ import { chmodSync, existsSync, mkdtempSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, test } from "vitest";
-import { sqliteMigrations } from "../../app/agent_computer/src/store/sqlite/migrations.ts";
+import { sqliteMigrations } from "../../app/agent_computer/src/store/sqlite/migration-set.ts";
 import { runBin } from "../helpers/bin.ts";
 
 /** A machine where agent-computer never ran: the state dir comes from XDG_STATE_HOME and does not exist yet. */

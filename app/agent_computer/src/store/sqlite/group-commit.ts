@@ -1,10 +1,10 @@
 import type { Db } from "../sql/db.ts";
 import { WriteLane } from "./write-lane.ts";
 
-type Mode = "write" | "read";
+export type TransactionMode = "write" | "read";
 
 interface Pending {
-  mode: Mode;
+  mode: TransactionMode;
   fn: (db: Db) => Promise<unknown>;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
@@ -38,7 +38,7 @@ export class GroupCommitQueue {
     private readonly lane: WriteLane = new WriteLane(),
   ) {}
 
-  run<T>(mode: Mode, fn: (db: Db) => Promise<T>): Promise<T> {
+  run<T>(mode: TransactionMode, fn: (db: Db) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ mode, fn, resolve: resolve as (value: unknown) => void, reject });
       if (!this.draining) void this.drain();
@@ -67,14 +67,14 @@ export class GroupCommitQueue {
     return this.queue.length > 0;
   }
 
-  private async runBatch(mode: Mode, batch: Pending[]): Promise<void> {
+  private async runBatch(mode: TransactionMode, batch: Pending[]): Promise<void> {
     // Readers never wait for a writer in WAL mode: only write batches take the lane.
     if (mode === "write") await this.lane.hold(() => this.settleBatch(mode, batch));
     else await this.settleBatch(mode, batch);
   }
 
   /** Runs the batch; every caller hears an outcome, even when BEGIN, COMMIT or a savepoint statement fails. */
-  private async settleBatch(mode: Mode, batch: Pending[]): Promise<void> {
+  private async settleBatch(mode: TransactionMode, batch: Pending[]): Promise<void> {
     try {
       // A batch of one needs no savepoint: rolling back the transaction rolls back exactly its writes.
       await this.runTransaction(mode, batch, this.guardNext && batch.length > 1);
@@ -86,7 +86,7 @@ export class GroupCommitQueue {
     }
   }
 
-  private async runTransaction(mode: Mode, batch: Pending[], guarded: boolean): Promise<void> {
+  private async runTransaction(mode: TransactionMode, batch: Pending[], guarded: boolean): Promise<void> {
     this.execute(mode === "write" ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED");
     const outcomes = guarded ? await this.runGuarded(batch) : await this.runBare(batch);
     if (outcomes === undefined) {
