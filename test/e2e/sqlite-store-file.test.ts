@@ -68,9 +68,14 @@ const descriptorsOn = (pid: number, file: string): number =>
   }).length;
 
 test(`the worker (${binaryForm} form) checkpoints on a thread of its own: a second connection to the store`, async () => {
-  const { env, storeFile } = freshMachine();
+  const { env, stateDir, storeFile } = freshMachine();
   expect((await runBin("agent-checkin-cli", ["--agent-id", "first", "--confirm"], { env })).exitCode).toBe(0);
-  const daemon = await startDaemon({ ...env, AGENT_COMPUTER_FORM: binaryForm } as Record<string, string>);
+  const daemon = await startDaemon({
+    HOME: env.HOME,
+    AGENT_COMPUTER_HOME: stateDir,
+    AGENT_COMPUTER_DATABASE_URL: "",
+    AGENT_COMPUTER_FORM: binaryForm,
+  });
   try {
     const pid = daemon.process.pid as number;
     // The main connection and the checkpoint thread's: a thread whose program failed to load never opens one.
