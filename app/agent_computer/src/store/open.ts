@@ -31,12 +31,12 @@ const openDriver = async (
     ]);
     return { driver: openPostgres(url), migrations: postgresMigrations };
   }
-  const [{ openSqlite }, { sqliteMigrations }] = await Promise.all([
+  const [{ groupCommitFromEnv, openSqlite }, { sqliteMigrations }] = await Promise.all([
     import("./sqlite/driver.ts"),
     import("./sqlite/migration-set.ts"),
   ]);
-  const groupCommit = env.AGENT_COMPUTER_SQLITE_GROUP_COMMIT !== "0";
-  return { driver: await openSqlite(resolvePaths(env).sqliteFile, { ...use, groupCommit }), migrations: sqliteMigrations };
+  const options = { ...use, groupCommit: groupCommitFromEnv(env) };
+  return { driver: await openSqlite(resolvePaths(env).sqliteFile, options), migrations: sqliteMigrations };
 };
 
 /** Opens the store the environment names, creating and migrating it on first use. */

@@ -48,6 +48,17 @@ const prepareFile = async (file: string): Promise<void> => {
   chmodSync(file, 0o600);
 };
 
+/**
+ * AGENT_COMPUTER_SQLITE_GROUP_COMMIT: 0 turns group commit off (one plain transaction per call, to bisect a
+ * bug); 1 or unset keeps it on. Anything else is refused rather than read as either.
+ */
+export const groupCommitFromEnv = (env: Readonly<Record<string, string | undefined>>): boolean => {
+  const raw = env.AGENT_COMPUTER_SQLITE_GROUP_COMMIT;
+  if (raw === undefined || raw === "" || raw === "1") return true;
+  if (raw === "0") return false;
+  throw new AppError("INVALID_INPUT", "AGENT_COMPUTER_SQLITE_GROUP_COMMIT must be 0 (off) or 1 (on, the default)");
+};
+
 export interface SqliteOptions {
   /** A daemon that writes all day: WAL checkpoints move to a thread of their own (checkpoint-thread.ts). */
   longLived?: boolean;

@@ -1,3 +1,27 @@
+// The SQLite write path: the rules it keeps, written down here once. driver.ts, write-lane.ts,
+// serial-transactions.ts and checkpoint-thread.ts point here; test/unit/sqlite-group-commit.test.ts,
+// sqlite-group-commit-switch.test.ts and sqlite-checkpoint-thread.test.ts hold them to it.
+//
+// 1. One connection per store, one transaction on it at a time: every store.write and store.read of a process
+//    goes through its queue (GroupCommitQueue, or SerialTransactions under AGENT_COMPUTER_SQLITE_GROUP_COMMIT=0),
+//    never to the connection directly. (The driver's own all/get/run/exec, outside any transaction, serve the
+//    migration runner while the store opens, before any caller has it, and tests.)
+// 2. A caller hears its outcome only after the COMMIT that made its writes durable, or after the rollback that
+//    discarded them; nothing is reported as done before it is committed.
+// 3. Each call is all or nothing: its writes land exactly once or not at all, and a batchmate's failure never
+//    takes another call's writes with it. Because a failing batch is rolled back and replayed, a callback may run
+//    more than once and only its last run counts: callbacks touch nothing outside the transaction (store/port.ts).
+// 4. Calls run in arrival order; a later call in a batch sees the writes of the earlier ones. Reads and writes
+//    never share a batch; a batch holds at most MAX_BATCH calls.
+// 5. When BEGIN, COMMIT or a savepoint statement itself fails, every call of the batch is rejected, none of it is
+//    committed, and the queue goes on with the next batch.
+// 6. A write transaction holds SQLite's write lock across the awaits of its callbacks. So connections of one
+//    process to one file take turns on the file's WriteLane (asynchronously) before BEGIN IMMEDIATE, never in
+//    busy_timeout (synchronously, on the very thread the holder needs to finish). Reads take no lane (WAL).
+// 7. afterCommit runs after every committed write batch and never after a rollback. The checkpoint thread it
+//    wakes has its own connection, runs only PASSIVE checkpoints (which never block a writer), is stopped before
+//    the main connection closes, and never keeps the process alive.
+
 import type { Db } from "../sql/db.ts";
 import { WriteLane } from "./write-lane.ts";
 
