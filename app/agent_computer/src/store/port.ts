@@ -7,9 +7,11 @@ import type { IdentityRepo, TaskRepo } from "./port-identity.ts";
 import type { WakeRepo } from "./port-wake.ts";
 
 export type * from "./automation-port.ts";
+export { AUTOMATION_CHANNEL } from "./automation-port.ts";
 export type * from "./herdr-port.ts";
 export type * from "./port-identity.ts";
 export type * from "./port-wake.ts";
+export { WAKE_CHANNEL } from "./port-wake.ts";
 
 export interface AgentRecord {
   name: string;
@@ -182,4 +184,15 @@ export interface Store {
   /** PostgreSQL only: calls onHint on each NOTIFY on the channel (and on every re-subscribe); returns the unsubscriber. */
   listen?(channel: string, onHint: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
+}
+
+/** Raised by drivers for a unique-constraint violation, so services can re-read instead of failing. */
+export class UniqueViolation extends Error {
+  constructor(
+    readonly constraint: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`unique constraint violated: ${constraint}`, options);
+    this.name = "UniqueViolation";
+  }
 }
