@@ -5,7 +5,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, expect, test } from "vitest";
-import { checkIn } from "../../app/agent_computer/src/domain/mesh/checkin.ts";
+import { checkIn } from "../../app/agent_computer/src/domain/agents/checkin.ts";
 import { sendMessage } from "../../app/agent_computer/src/domain/mesh/send.ts";
 import { storeOver } from "../../app/agent_computer/src/store/open.ts";
 import type { Store } from "../../app/agent_computer/src/store/port.ts";

@@ -1,5 +1,5 @@
+import { UniqueViolation } from "../port.ts";
 import type { Db, Driver, Migration } from "./db.ts";
-import { UniqueViolation } from "./db.ts";
 
 /** The PostgreSQL advisory lock every migration runner of one database takes (any fixed 64-bit number). */
 const MIGRATION_LOCK = 7411742;
