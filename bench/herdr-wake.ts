@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SQL } from "bun";
 import { execa } from "execa";
-import { createHerdr } from "../app/agent_computer/src/adapters/herdr.ts";
+import { createHerdr } from "../app/agent_computer/src/adapters/herdr/client.ts";
 import { checkIn } from "../app/agent_computer/src/domain/agents/checkin.ts";
 import type { Deps } from "../app/agent_computer/src/domain/deps.ts";
 import { newId } from "../app/agent_computer/src/domain/ids.ts";

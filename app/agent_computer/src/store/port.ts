@@ -1,14 +1,14 @@
 // The store port: domain-level operations, not SQL. Both adapters (SQLite, PostgreSQL) implement it and
-// pass the same contract suite (test/contract/store.test.ts).
+// pass the same contract suites (test/contract/*-store.test.ts, each run against both stores).
 
-import type { AutomationRepo } from "./automation-port.ts";
-import type { HerdrRepo } from "./herdr-port.ts";
+import type { AutomationRepo } from "./port-automation.ts";
+import type { HerdrRepo } from "./port-herdr.ts";
 import type { IdentityRepo, TaskRepo } from "./port-identity.ts";
 import type { WakeRepo } from "./port-wake.ts";
 
-export type * from "./automation-port.ts";
-export { AUTOMATION_CHANNEL } from "./automation-port.ts";
-export type * from "./herdr-port.ts";
+export type * from "./port-automation.ts";
+export { AUTOMATION_CHANNEL } from "./port-automation.ts";
+export type * from "./port-herdr.ts";
 export type * from "./port-identity.ts";
 export type * from "./port-wake.ts";
 export { WAKE_CHANNEL } from "./port-wake.ts";

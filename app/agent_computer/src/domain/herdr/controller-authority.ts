@@ -4,7 +4,7 @@
 import { timingSafeEqual } from "node:crypto";
 import { ancestry } from "../../adapters/process-ancestry.ts";
 import { AppError } from "../../errors.ts";
-import type { ControllerLeaseRecord } from "../../store/herdr-port.ts";
+import type { ControllerLeaseRecord } from "../../store/port-herdr.ts";
 import { iso } from "../deps.ts";
 import { callerContext, descendsFrom, observeCaller } from "./controller-caller.ts";
 import {

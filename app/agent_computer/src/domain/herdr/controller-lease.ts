@@ -3,8 +3,8 @@
 // 0600 credential file, and the pane/agent/process binding to its binding file.
 import { randomBytes, randomUUID } from "node:crypto";
 import { AppError } from "../../errors.ts";
-import type { ControllerLeaseRecord } from "../../store/herdr-port.ts";
 import { UniqueViolation } from "../../store/port.ts";
+import type { ControllerLeaseRecord } from "../../store/port-herdr.ts";
 import { iso } from "../deps.ts";
 import { loadAuthority } from "./controller-authority.ts";
 import { callerContext, observeCaller, resolveControllerProcess } from "./controller-caller.ts";

@@ -1,7 +1,7 @@
 // What the Herdr coordination services need from the outside world; the CLI builds it, tests may fake parts.
 import { randomUUID } from "node:crypto";
 import { createGit, type Git } from "../../adapters/git.ts";
-import type { Herdr } from "../../adapters/herdr.ts";
+import type { Herdr } from "../../adapters/herdr/client.ts";
 import type { Store } from "../../store/port.ts";
 
 import { type ReservationLock, withReservations } from "./reservation-lock.ts";

@@ -2,7 +2,7 @@
 // receipts. None of them loads the credential; none shows a lease id of the controller, a fence, a lock owner's
 // pid or lock id.
 
-import type { HerdrAgent } from "../../adapters/herdr.ts";
+import type { HerdrAgent } from "../../adapters/herdr/client.ts";
 import { currentBootId } from "../../adapters/process-ancestry.ts";
 import { iso } from "../deps.ts";
 import { sameIdentity } from "./agent-identity.ts";

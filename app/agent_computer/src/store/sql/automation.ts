@@ -1,5 +1,5 @@
 // The automation repository: jobs and triggers, runs, worker environments and live workers, over one Db.
-import { AUTOMATION_CHANNEL, type AutomationRepo } from "../automation-port.ts";
+import { AUTOMATION_CHANNEL, type AutomationRepo } from "../port-automation.ts";
 import { type Row, toWorker } from "./automation-rows.ts";
 import { runsRepo } from "./automation-runs.ts";
 import { jobsAndTriggers } from "./automation-triggers.ts";
