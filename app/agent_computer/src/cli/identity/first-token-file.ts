@@ -33,7 +33,7 @@ export const withFirstTokenFile = async <R extends { agent_token?: string; auth_
   if (tokenFile === undefined) return call(await resolveToken(ctx, agentId, undefined));
   const held = await readToken(tokenFile);
   if (held !== undefined) return call(held);
-  const { claimTokenFile } = await import("../../store/token-file.ts");
+  const { claimTokenFile } = await import("../../local/token-file.ts");
   const claim = claimTokenFile(tokenFile);
   if ("refused" in claim) throw unreadable(tokenFile, `and it cannot take a new token: ${claim.refused}`);
   let result: R;

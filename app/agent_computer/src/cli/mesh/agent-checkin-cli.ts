@@ -1,14 +1,14 @@
 import * as z from "zod/mini";
 import { shellWord } from "../../command-line.ts";
+import { type CheckinResult, checkIn, previewCheckIn } from "../../domain/agents/checkin.ts";
 import { agentIdSchema, capabilitySchema } from "../../domain/identity/names.ts";
-import { type CheckinResult, checkIn, previewCheckIn } from "../../domain/mesh/checkin.ts";
 import { TTL_MAX_SECONDS, TTL_MIN_SECONDS } from "../../domain/mesh/ttl.ts";
-import { writeVaultToken } from "../../store/vault.ts";
+import { writeVaultToken } from "../../local/vault.ts";
 import { FIRST_TOKEN_FILE_DOC, withFirstTokenFile } from "../identity/first-token-file.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
+import { meshDeps } from "../kernel/deps.ts";
 import { neutralizeLine } from "../kernel/output.ts";
-import { meshDeps } from "./deps.ts";
 import { type HerdrWake, herdrWakeFor } from "./herdr-wake.ts";
 
 const oneLine = (max: number, min = 0) =>
