@@ -23,7 +23,8 @@ import {
 } from "../local/wake-registrations.ts";
 import type { Paths } from "../paths.ts";
 import type { Store } from "../store/port.ts";
-import { runWakeWatcher, type WakeLog, type WakeWatcherDeps } from "./watcher.ts";
+import type { WakeLog } from "./agent-watch.ts";
+import { runWakeWatcher, type WakeWatcherDeps } from "./watcher.ts";
 
 export interface WakeServiceDeps {
   env: Readonly<Record<string, string | undefined>>;
