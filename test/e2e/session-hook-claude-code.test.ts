@@ -1,14 +1,13 @@
 // The SessionStart hook inside the real Claude Code client (the pinned devDependency), offline: the client talks
-// to a scripted Messages API on loopback, in a scratch HOME whose settings install the hook and whose skills
-// directory links the agent-mesh Skill. Two sessions start in one directory; the scripted model runs the inbox
-// command the hook's context names, through the client's own Bash tool, with bin/ not on PATH.
-
+// to a scripted Messages API on loopback, in a scratch HOME set up by the README's own install lines (the
+// agent-mesh Skill linked, the hook in settings). Two sessions start in one directory; the scripted model runs
+// the inbox command the hook's context names, through the client's own Bash tool, with bin/ not on PATH.
 import { createHash } from "node:crypto";
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
-import { afterAll, expect, test } from "vitest";
+import { afterAll, beforeAll, expect, test } from "vitest";
 import { binaryForm, repoRoot, runBin } from "../helpers/bin.ts";
 import {
   type MessagesRequest,
@@ -37,19 +36,27 @@ const root = mkdtempSync(join(tmpdir(), "ac-claude-"));
 const home = join(root, "home");
 const project = join(root, "project");
 const state = join(root, "state");
-mkdirSync(join(home, ".claude", "skills"), { recursive: true });
-mkdirSync(project);
-// Installed as the README says: the Skill linked into the user's skills, the hook called through that link.
-symlinkSync(join(repoRoot, "skills", "agent-mesh"), join(home, ".claude", "skills", "agent-mesh"));
-const hookCommand = `${join(home, ".claude", "skills", "agent-mesh", "hooks", "session-start")} claude`;
-writeFileSync(
-  join(home, ".claude", "settings.json"),
-  JSON.stringify({
+mkdirSync(project, { recursive: true });
+
+/** The fenced blocks of one language in the README's "Use it from your agents", with the checkout's real path. */
+const readmeBlocks = (lang: string): string[] => {
+  const readme = readFileSync(join(repoRoot, "README.md"), "utf8");
+  const section = readme.split(/^## Use it from your agents$/m)[1]?.split(/^## /m)[0] ?? "";
+  const fence = new RegExp(`^ *\`\`\`${lang}\n([\\s\\S]*?)^ *\`\`\`$`, "gm");
+  return [...section.matchAll(fence)].map((m) => (m[1] as string).replaceAll("/path/to/agent-computer", repoRoot));
+};
+
+beforeAll(async () => {
+  // Installed exactly as the README says: its shell lines link the Skill, its settings install the hook.
+  const [link] = readmeBlocks("sh");
+  const [settings] = readmeBlocks("json");
+  await execa("sh", ["-c", link as string], { env: { HOME: home, PATH: "/usr/bin:/bin" }, extendEnv: false });
+  writeFileSync(
+    join(home, ".claude", "settings.json"),
     // Running as root refuses bypassPermissions; an allow rule is what lets the scripted Bash call run.
-    permissions: { allow: ["Bash"] },
-    hooks: { SessionStart: [{ hooks: [{ type: "command", command: hookCommand, timeout: 60 }] }] },
-  }),
-);
+    JSON.stringify({ ...JSON.parse(settings as string), permissions: { allow: ["Bash"] } }),
+  );
+});
 
 const env = {
   HOME: home,

@@ -2,7 +2,7 @@
 // (session-hook-claude-code.test.ts runs it inside the real Claude Code client.)
 
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, statSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
@@ -120,6 +120,21 @@ test("message text never reaches the hook's output", async () => {
   expect(again.context.additionalContext).toContain(`checked in as ${agentId} (renew session`);
   expect(again.context.additionalContext).not.toContain("IGNORE PREVIOUS");
   expect(again.context.additionalContext).not.toContain("mallory");
+});
+
+test("called through a linked Skill directory (~/.claude/skills/agent-mesh -> the checkout), the hook still runs", async () => {
+  const home = mkdtempSync(join(tmpdir(), "ac-hook-"));
+  const skills = mkdtempSync(join(tmpdir(), "skills-"));
+  symlinkSync(join(repoRoot, "skills", "agent-mesh"), join(skills, "agent-mesh"));
+  const r = await execa(join(skills, "agent-mesh", "hooks", "session-start"), ["claude"], {
+    input: JSON.stringify({ cwd: "/tmp", session_id: "linked" }),
+    env: { AGENT_COMPUTER_FORM: binaryForm, AGENT_COMPUTER_HOME: home },
+    reject: false,
+  });
+  expect(r.exitCode, r.stderr).toBe(0);
+  expect(JSON.parse(String(r.stdout)).hookSpecificOutput.additionalContext).toContain(
+    `checked in as claude-tmp-${tag("linked")}`,
+  );
 });
 
 test("codex with an explicit agent id", async () => {
