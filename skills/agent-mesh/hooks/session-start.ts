@@ -7,7 +7,7 @@ import { existsSync, realpathSync } from "node:fs";
 import { basename, delimiter, isAbsolute, join } from "node:path";
 
 /** The fields of the hook's stdin JSON this hook uses, once checked (the JSON itself is untrusted). */
-export interface SessionFacts {
+interface SessionFacts {
   cwd: string | null;
   sessionId: string | null;
 }
@@ -17,7 +17,7 @@ const binDir = join(root, "bin");
 const client = process.argv[2] === "codex" ? "codex" : "claude";
 const MAX_ID = 64;
 
-export const parseHookInput = (text: string): SessionFacts => {
+const parseHookInput = (text: string): SessionFacts => {
   let input: unknown;
   try {
     input = text.trim() ? JSON.parse(text) : {};
@@ -64,7 +64,7 @@ const onPath = (name: string, path: string | undefined): boolean => {
 };
 
 /** How the agent's shell reaches the mesh binaries: by name when this bin/ is on PATH, else by absolute path. */
-export const commandFor = (name: string, path: string | undefined): string =>
+const commandFor = (name: string, path: string | undefined): string =>
   onPath(name, path) ? name : shellQuote(join(binDir, name));
 
 const emit = (context: string): void => {
