@@ -8,6 +8,7 @@ import { checkImmutables, holderFacts, isSameHolder, type RegistrationRequest } 
 import { type Liveness, livenessOf } from "./liveness.ts";
 import { AUTH_NOTE, claimSession, countRegistration, type Registered, registerFirst } from "./register-new.ts";
 import { hashToken, mintToken, tokenMatches } from "./token.ts";
+import { tokenMismatch } from "./token-origin.ts";
 import { type AgentView, agentView } from "./view.ts";
 
 export const PROTOCOL_VERSION = 1;
@@ -64,9 +65,7 @@ const checkCredentials = (existing: IdentityRecord, input: RegisterInput): "keep
       hint: TOKEN_SOURCES_HINT,
     });
   }
-  if (!tokenMatches(input.token, existing.tokenHash)) {
-    throw new AppError("AUTH_FAILED", `the token does not match agent ${name}`, { hint: TOKEN_SOURCES_HINT });
-  }
+  if (!tokenMatches(input.token, existing.tokenHash)) throw tokenMismatch(name, input.token);
   return "keep";
 };
 
