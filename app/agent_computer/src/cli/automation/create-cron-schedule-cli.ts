@@ -74,7 +74,7 @@ export default defineCommand({
   output:
     '{"id":"cron_…","kind":"cron","label","automation_job_id","state":"active","cron","tz","next_fire_at",' +
     '"misfire_window_seconds","skipped_count","fire_count","last_fired_at","created_at","ended_at","upcoming":["…"]}',
-  errors: [...OWNER_ERRORS, "NOT_FOUND", "CONFLICT", "STORE_UNAVAILABLE", "INTERNAL"],
+  errors: [...OWNER_ERRORS, "NOT_FOUND", "CONFLICT", "STORE_UNAVAILABLE", "CONFIG_INVALID", "INTERNAL"],
   env: [...OWNER_ENV],
   examples: [
     "create-cron-schedule-cli --agent-id builder-1 --cron '0 9 * * 1-5' --tz Europe/Berlin --label 'standup digest'",

@@ -95,7 +95,7 @@ export default defineCommand({
   writes: "one queued run of the job carrying the manual event.",
   output:
     '{"run_id","automation_job_id","event_id","live_workers","note"?,"run"?:{"id","state","attempt","error_kind","error","exit_code",…}}',
-  errors: [...OWNER_ERRORS, "NOT_FOUND", "CONFLICT", "TIMEOUT", "STORE_UNAVAILABLE", "INTERNAL"],
+  errors: [...OWNER_ERRORS, "NOT_FOUND", "CONFLICT", "TIMEOUT", "STORE_UNAVAILABLE", "CONFIG_INVALID", "INTERNAL"],
   env: [...OWNER_ENV],
   examples: [
     "run-automation-job-cli --agent-id builder-1 --id job_0193a1b2c3d4e5f60718293a4b5c6d7e",

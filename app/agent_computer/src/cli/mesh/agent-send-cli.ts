@@ -155,6 +155,7 @@ export default defineCommand({
     "NOT_FOUND",
     "RATE_LIMITED",
     "STORE_UNAVAILABLE",
+    "CONFIG_INVALID",
     "INTERNAL",
   ],
   env: [
