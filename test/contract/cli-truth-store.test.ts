@@ -5,11 +5,11 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { CommandContext } from "../../app/agent_computer/src/cli/kernel/context.ts";
 import sendCommand, { runSend, sendOptionsSchema } from "../../app/agent_computer/src/cli/mesh/agent-send-cli.ts";
-import { checkIn } from "../../app/agent_computer/src/domain/mesh/checkin.ts";
+import { checkIn } from "../../app/agent_computer/src/domain/agents/checkin.ts";
 import { isAppError } from "../../app/agent_computer/src/errors.ts";
+import { writeVaultToken } from "../../app/agent_computer/src/local/vault.ts";
 import { resolvePaths } from "../../app/agent_computer/src/paths.ts";
 import type { Store } from "../../app/agent_computer/src/store/port.ts";
-import { writeVaultToken } from "../../app/agent_computer/src/store/vault.ts";
 import { type MeshClock, meshClock } from "../helpers/mesh.ts";
 import { createStoreTarget, type StoreTarget, storeNames } from "../helpers/stores.ts";
 

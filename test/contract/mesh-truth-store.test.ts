@@ -2,10 +2,9 @@
 // (the rule agents-list-cli and task routing use), an expired sender is told to check in, and an idempotency key
 // reused for a different message is refused.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import type { LocalHost } from "../../app/agent_computer/src/domain/identity/liveness.ts";
-import { registerAgent } from "../../app/agent_computer/src/domain/identity/register.ts";
-import { checkIn } from "../../app/agent_computer/src/domain/mesh/checkin.ts";
-import type { MeshDeps } from "../../app/agent_computer/src/domain/mesh/deps.ts";
+import { checkIn } from "../../app/agent_computer/src/domain/agents/checkin.ts";
+import { registerAgent } from "../../app/agent_computer/src/domain/agents/register.ts";
+import type { Deps, LocalHost } from "../../app/agent_computer/src/domain/deps.ts";
 import { listAgents } from "../../app/agent_computer/src/domain/mesh/directory.ts";
 import { sendMessage } from "../../app/agent_computer/src/domain/mesh/send.ts";
 import { postTask } from "../../app/agent_computer/src/domain/tasks/post.ts";
@@ -28,7 +27,7 @@ describe.each(storeNames)("send outcomes tell the truth [%s]", (storeName) => {
     hostId: HOST_ID,
     probe: (pid) => (running.has(pid) ? { exists: true, startTime: "777" } : { exists: false, startTime: null }),
   };
-  const deps = (): MeshDeps => ({ ...clock.deps(), local });
+  const deps = (): Deps => ({ ...clock.deps(), local });
 
   const join = async (agentId: string, ttlSeconds = 3600) => {
     const r = await checkIn(deps(), { agentId, token: tokens.get(agentId), ttlSeconds });

@@ -34,17 +34,20 @@ const openDriver = async (
     // Dynamic imports keep the unused driver out of every process.
     const [{ openPostgres }, { postgresMigrations }] = await Promise.all([
       import("./postgres/driver.ts"),
-      import("./postgres/migrations.ts"),
+      import("./postgres/migration-set.ts"),
     ]);
     return { driver: openPostgres(url), migrations: postgresMigrations };
   }
-  const [{ openSqlite }, { sqliteMigrations }] = await Promise.all([
+  const [{ groupCommitFromEnv, openSqlite }, { sqliteMigrations }] = await Promise.all([
     import("./sqlite/driver.ts"),
-    import("./sqlite/migrations.ts"),
+    import("./sqlite/migration-set.ts"),
   ]);
   const { stateDir, sqliteFile } = resolvePaths(env);
   try {
-    return { driver: await openSqlite(sqliteFile, use), migrations: sqliteMigrations };
+    return {
+      driver: await openSqlite(sqliteFile, { ...use, groupCommit: groupCommitFromEnv(env) }),
+      migrations: sqliteMigrations,
+    };
   } catch (error) {
     const { unusableStateDir } = await import("./state-dir.ts");
     throw unusableStateDir(env, stateDir, error) ?? error;

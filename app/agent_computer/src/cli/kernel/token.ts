@@ -1,7 +1,7 @@
 import * as z from "zod/mini";
 import { noteTokenOrigin } from "../../domain/identity/token-origin.ts";
 import { AppError } from "../../errors.ts";
-import { readVaultToken } from "../../store/vault.ts";
+import { readVaultToken } from "../../local/vault.ts";
 import type { CommandContext } from "./context.ts";
 
 export const tokenFileSchema = z

@@ -1,7 +1,7 @@
 import { AppError } from "../../errors.ts";
 import type { SessionRecord, StoreTx } from "../../store/port.ts";
+import type { Deps } from "../deps.ts";
 import { verifyCredentials } from "../identity/authenticate.ts";
-import type { MeshDeps } from "./deps.ts";
 import { endExpiredSessions } from "./expiry.ts";
 
 /**
@@ -24,21 +24,21 @@ export interface CallerPresence {
  * session, at most once a second, and the answer says whether the caller still has a live session.
  */
 export async function enterMesh(
-  deps: MeshDeps,
+  deps: Deps,
   tx: StoreTx,
   agentId: string,
   token: string | undefined,
   require: true,
 ): Promise<SessionRecord>;
 export async function enterMesh(
-  deps: MeshDeps,
+  deps: Deps,
   tx: StoreTx,
   agentId: string,
   token: string | undefined,
   require: false,
 ): Promise<CallerPresence>;
 export async function enterMesh(
-  deps: MeshDeps,
+  deps: Deps,
   tx: StoreTx,
   agentId: string,
   token: string | undefined,

@@ -1,10 +1,10 @@
 import { AppError } from "../../errors.ts";
 import type { SentMessage, StoreTx } from "../../store/port.ts";
-import { UniqueViolation } from "../../store/sql/db.ts";
+import { UniqueViolation } from "../../store/port.ts";
+import { type Deps, iso } from "../deps.ts";
 import { holderLiveness } from "../identity/liveness.ts";
 import { takeRateSlots } from "../identity/rate-limit.ts";
 import { type Delivery, deliverTo } from "./deliver.ts";
-import { iso, type MeshDeps } from "./deps.ts";
 import { enterMesh } from "./live-session.ts";
 
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -44,7 +44,7 @@ export interface SendResult {
 }
 
 /** The liveness rule of agents-list-cli and task routing, applied to one delivery. */
-const outcomeOf = (deps: MeshDeps, delivery: Pick<Delivery, "live" | "holder">): RecipientOutcome => {
+const outcomeOf = (deps: Deps, delivery: Pick<Delivery, "live" | "holder">): RecipientOutcome => {
   if (!delivery.live) return "not_checked_in";
   return holderLiveness(delivery.holder, true, deps.local).alive ? "live" : "process_exited";
 };
@@ -83,7 +83,7 @@ const checkSameRequest = (input: SendInput, key: string, hash: string, original:
   );
 };
 
-const replayRecipients = async (deps: MeshDeps, tx: StoreTx, original: SentMessage): Promise<SendResult["recipients"]> => {
+const replayRecipients = async (deps: Deps, tx: StoreTx, original: SentMessage): Promise<SendResult["recipients"]> => {
   const recipients: SendResult["recipients"] = [];
   for (const d of original.deliveries) {
     const holder = d.sessionId ? await tx.identity.getAgent(d.recipient) : undefined;
@@ -97,7 +97,7 @@ const replayRecipients = async (deps: MeshDeps, tx: StoreTx, original: SentMessa
 const uniqueSorted = (names: string[]): string[] => (names.length === 1 ? names : [...new Set(names)].sort());
 
 const broadcastRecipients = async (
-  deps: MeshDeps,
+  deps: Deps,
   tx: StoreTx,
   from: string,
   { role, repo }: { role?: string | undefined; repo?: string | undefined },
@@ -108,7 +108,7 @@ const broadcastRecipients = async (
     .map((s) => s.agentName);
 };
 
-const sendOnce = (deps: MeshDeps, input: SendInput): Promise<SendResult> =>
+const sendOnce = (deps: Deps, input: SendInput): Promise<SendResult> =>
   deps.store.write(async (tx) => {
     const { sessionLive } = await enterMesh(deps, tx, input.from, input.token, false);
     const sender = senderFields(input.from, sessionLive);
@@ -182,7 +182,7 @@ const sendOnce = (deps: MeshDeps, input: SendInput): Promise<SendResult> =>
  * sender's own session is live. A concurrent retry with the same idempotency key loses the unique index race
  * and re-reads the original; a reuse of the key for a different message is IDEMPOTENCY_CONFLICT.
  */
-export const sendMessage = async (deps: MeshDeps, input: SendInput): Promise<SendResult> => {
+export const sendMessage = async (deps: Deps, input: SendInput): Promise<SendResult> => {
   try {
     return await sendOnce(deps, input);
   } catch (error) {
