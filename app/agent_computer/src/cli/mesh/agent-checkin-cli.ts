@@ -116,7 +116,15 @@ export default defineCommand({
     '"herdr_wake":{"state":"off|armed|would_arm(preview)|unsupported","reason","watcher"?:{"role":"worker|light","pid"}},' +
     '"agent_token"?(first registration only),"auth_note"?,"vault_file"?,"auto_assigned_tasks"?:[{"task_id","title","priority"}],' +
     '"preview"?:true}',
-  errors: ["INVALID_INPUT", "AUTH_FAILED", "RECOVERY_REQUIRED", "RATE_LIMITED", "STORE_UNAVAILABLE", "INTERNAL"],
+  errors: [
+    "INVALID_INPUT",
+    "AUTH_FAILED",
+    "RECOVERY_REQUIRED",
+    "RATE_LIMITED",
+    "STORE_UNAVAILABLE",
+    "CONFIG_INVALID",
+    "INTERNAL",
+  ],
   env: [
     "AGENT_COMPUTER_HOME",
     "AGENT_COMPUTER_DATABASE_URL",
