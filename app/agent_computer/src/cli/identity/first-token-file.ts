@@ -31,8 +31,8 @@ export const withFirstTokenFile = async <R extends { agent_token?: string; auth_
   call: (token: string | undefined) => Promise<R>,
 ): Promise<R & { token_file?: string }> => {
   if (tokenFile === undefined) return call(await resolveToken(ctx, agentId, undefined));
-  const held = await readToken(tokenFile);
-  if (held !== undefined) return call(held);
+  // A file that holds a token is read as everywhere else (which notes where the token came from).
+  if ((await readToken(tokenFile)) !== undefined) return call(await resolveToken(ctx, agentId, tokenFile));
   const { claimTokenFile } = await import("../../local/token-file.ts");
   const claim = claimTokenFile(tokenFile);
   if ("refused" in claim) throw unreadable(tokenFile, `and it cannot take a new token: ${claim.refused}`);
