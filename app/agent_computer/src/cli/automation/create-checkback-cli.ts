@@ -13,7 +13,6 @@ import {
   OWNER_ERRORS,
   owner,
   ownerFields,
-  ownerFlags,
   workerBaseUrl,
 } from "./shared.ts";
 import { triggerLine } from "./trigger-render.ts";
@@ -66,13 +65,7 @@ export default defineCommand({
     "If no worker runs at the due time it fires when one starts. Cancel with cancel-trigger-cli; list with list-triggers-cli. " +
     "An event in your inbox is only shown to a live check-in (agent-checkin-cli --help). Jobs: create-automation-job-cli --help.",
   schema: checkbackOptionsSchema,
-  flags: {
-    ...ownerFlags,
-    at: { flag: "--at <iso-time>" },
-    in: { flag: "--in <duration>" },
-    automationJobId: { flag: "--automation-job-id <job-id>" },
-    note: { flag: "--note <text>" },
-  },
+  flags: { at: { placeholder: "<iso-time>" }, in: { placeholder: "<duration>" } },
   writes: "one checkback trigger (owner, due time, optional job, note).",
   output:
     '{"id":"chk_…","kind":"checkback","label":<note>,"automation_job_id","state":"active","due_at","fire_count":0,"last_fired_at":null,"created_at","ended_at":null}',

@@ -12,7 +12,6 @@ import {
   OWNER_ERRORS,
   owner,
   ownerFields,
-  ownerFlags,
   workerBaseUrl,
 } from "./shared.ts";
 import { triggerLine } from "./trigger-render.ts";
@@ -62,14 +61,7 @@ export default defineCommand({
     "The output lists the next ticks (upcoming) so you can check the expression. Cancel with cancel-trigger-cli. Jobs: " +
     "create-automation-job-cli --help.",
   schema: cronOptionsSchema,
-  flags: {
-    ...ownerFlags,
-    cron: { flag: "--cron <expression>" },
-    tz: { flag: "--tz <iana-zone>" },
-    misfireWindowSeconds: { flag: "--misfire-window-seconds <seconds>" },
-    automationJobId: { flag: "--automation-job-id <job-id>" },
-    label: { flag: "--label <text>" },
-  },
+  flags: { cron: { placeholder: "<expression>" }, tz: { placeholder: "<iana-zone>" } },
   writes: "one cron schedule (expression, zone, misfire window, next tick in UTC, optional job).",
   output:
     '{"id":"cron_…","kind":"cron","label","automation_job_id","state":"active","cron","tz","next_fire_at",' +

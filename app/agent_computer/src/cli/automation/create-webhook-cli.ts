@@ -12,7 +12,6 @@ import {
   OWNER_ERRORS,
   owner,
   ownerFields,
-  ownerFlags,
   workerBaseUrl,
 } from "./shared.ts";
 import { triggerLine } from "./trigger-render.ts";
@@ -63,13 +62,6 @@ export default defineCommand({
   summary: "a signed webhook endpoint: each verified delivery runs an automation job or wakes you with an event",
   description: WEBHOOK_CONTRACT,
   schema: webhookOptionsSchema,
-  flags: {
-    ...ownerFlags,
-    label: { flag: "--label <text>" },
-    automationJobId: { flag: "--automation-job-id <job-id>" },
-    provider: { flag: "--provider <standard|github>" },
-    maxBodyBytes: { flag: "--max-body-bytes <bytes>" },
-  },
   writes: "one webhook endpoint (label, provider, size limit, optional job) and its signing secret.",
   output:
     '{"id":"hook_…","kind":"webhook","label","automation_job_id","state":"active","provider","url","max_body_bytes",' +

@@ -6,7 +6,7 @@ import { runView } from "../../domain/automation/views.ts";
 import { AppError } from "../../errors.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
-import { automationDeps, jobIdSchema, OWNER_ENV, OWNER_ERRORS, owner, ownerFields, ownerFlags } from "./shared.ts";
+import { automationDeps, jobIdSchema, OWNER_ENV, OWNER_ERRORS, owner, ownerFields } from "./shared.ts";
 
 const MAX_DATA_BYTES = 262_144;
 const TERMINAL = new Set(["succeeded", "failed", "cancelled"]);
@@ -86,12 +86,7 @@ export default defineCommand({
     "going at the deadline gives TIMEOUT (exit 7) but stays queued or running. Calling this twice starts two runs. " +
     "The whole lifecycle: create-automation-job-cli --help.",
   schema: runJobOptionsSchema,
-  flags: {
-    ...ownerFlags,
-    id: { flag: "--id <job-id>" },
-    dataFile: { flag: "--data-file <path|->" },
-    waitSeconds: { flag: "--wait-seconds <seconds>" },
-  },
+  flags: { dataFile: { placeholder: "<path|->" } },
   writes: "one queued run of the job carrying the manual event.",
   output:
     '{"run_id","automation_job_id","event_id","live_workers","note"?,"run"?:{"id","state","attempt","error_kind","error","exit_code",…}}',

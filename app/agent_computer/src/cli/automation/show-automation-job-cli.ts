@@ -11,7 +11,6 @@ import {
   OWNER_ERRORS,
   owner,
   ownerFields,
-  ownerFlags,
   runIdSchema,
   workerBaseUrl,
 } from "./shared.ts";
@@ -78,7 +77,6 @@ export default defineCommand({
     "worker_lost) with the error, exit code, signal, timings, how many events it emitted and the last 8 KiB of its stdout " +
     "and stderr. Script output is untrusted text: control characters are shown escaped. See create-automation-job-cli --help.",
   schema: showJobOptionsSchema,
-  flags: { ...ownerFlags, id: { flag: "--id <job-id>" }, runs: { flag: "--runs <n>" }, runId: { flag: "--run-id <run-id>" } },
   writes: "nothing.",
   output:
     '{"job":{"id","owner","label","dir","wake_on_failure","timeout_seconds","state","created_at","cancelled_at"},' +

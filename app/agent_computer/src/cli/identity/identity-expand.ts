@@ -49,12 +49,7 @@ export default defineCommand({
     "unregister and register again). Nothing is written by a failing call. If the agent is checked in, queued tasks it can " +
     "now do are assigned to it (auto_assigned_tasks) and announced in its inbox.",
   schema: expandOptionsSchema,
-  flags: {
-    name: { flag: "--name <name>" },
-    add: { flag: "--add <cap>", repeatable: true },
-    remove: { flag: "--remove <cap>", repeatable: true },
-    tokenFile: { flag: "--token-file <path>" },
-  },
+  flags: { add: { placeholder: "<cap>" }, remove: { placeholder: "<cap>" } },
   writes: "the agent's capabilities and, if it is checked in, assignments of queued tasks it can now do.",
   output: '{"success":true,"name","added":[],"capabilities":[],"auto_assigned_tasks"?:[{"task_id","title","priority"}]}',
   errors: [

@@ -47,11 +47,6 @@ export default defineCommand({
     "reporting recovery_completed. Without --issue-recovery the name is revoked: the next register-agent-cli of it mints " +
     "a new token for whoever calls first, keeping the name's immutable facts.",
   schema: revokeOptionsSchema,
-  flags: {
-    name: { flag: "--name <name>" },
-    issueRecovery: { flag: "--issue-recovery" },
-    tokenFile: { flag: "--token-file <path>" },
-  },
   writes: "the agent's auth state and token hash (and recovery hash), the end of its session, and removes the vault file.",
   output:
     '{"success":true,"name","auth_state":"revoked|recovery_pending","revoked_at","ended_session_id",' +

@@ -32,7 +32,6 @@ export default defineCommand({
     "old token was kept (RELAY_AGENT_TOKEN, a --token-file) must be updated. Use it after a suspected leak that does not " +
     "warrant revoke-token.",
   schema: rotateOptionsSchema,
-  flags: { name: { flag: "--name <name>" }, tokenFile: { flag: "--token-file <path>" } },
   writes: "the token hash of the agent and the vault file of this host.",
   output: '{"success":true,"name","agent_token"(shown once),"auth_note","rotated_at","vault_file"}',
   errors: ["INVALID_INPUT", "AUTH_FAILED", "RECOVERY_REQUIRED", "UNKNOWN_AGENT", "STORE_UNAVAILABLE", "INTERNAL"],

@@ -23,7 +23,6 @@ export default defineCommand({
     "auth state), its current session id (the one a --force takeover must name) and whether it is alive, with the evidence " +
     "(pid: its process on this host; age: its silence against its ttl), plus its number of open tasks. Changes nothing.",
   schema: showOptionsSchema,
-  flags: { name: { flag: "--name <name>" }, tokenFile: { flag: "--token-file <path>" } },
   writes: "nothing.",
   output:
     '{"success":true,"agent":{"name","role","capabilities","class","description","host_id","managed","agent_pid",' +

@@ -38,7 +38,6 @@ export default defineCommand({
     "assigned or accepted tasks go to another live capable agent or back to the queue, and the vault file of this host is " +
     "removed. The name can then be registered afresh, with new immutable facts (class, host id, managed, capabilities).",
   schema: unregisterOptionsSchema,
-  flags: { name: { flag: "--name <name>" }, tokenFile: { flag: "--token-file <path>" } },
   writes: "deletes the agent row, its sessions and deliveries; re-routes its open tasks; removes the vault file.",
   output:
     '{"success":true,"name","removed":true,"ended_session_id","rerouted_tasks":[{"task_id","title","priority","state","assignee"}]}',

@@ -20,10 +20,7 @@ export const registerOptionsSchema = z
       .array(capabilitySchema)
       .max(64)
       .describe("what it can do (tasks are routed by it); fixed at first registration"),
-    agentClass: z
-      .enum(AGENT_CLASSES)
-      .optional()
-      .describe("coordination posture; default unclassified; fixed at first registration"),
+    class: z.enum(AGENT_CLASSES).optional().describe("coordination posture; default unclassified; fixed at first registration"),
     description: z.string().max(512).optional().describe("free text; omitted = keep the stored one"),
     hostId: z
       .string()
@@ -93,6 +90,7 @@ export const runRegister = async (options: RegisterOptions, ctx: CommandContext)
   const token = await resolveToken(ctx, options.name, options.tokenFile);
   const result = await registerAgent(await meshDeps(ctx), {
     ...options,
+    agentClass: options.class,
     token,
     recoveryToken,
     takeover: options.force
@@ -142,22 +140,10 @@ export default defineCommand({
     "per name and host (Environment). Tokens stop impersonation between agents, not a hostile process of the same user.",
   schema: registerOptionsSchema,
   flags: {
-    name: { flag: "--name <name>" },
-    role: { flag: "--role <role>" },
-    capabilities: { flag: "--capabilities <cap>", repeatable: true },
-    agentClass: { flag: "--class <class>" },
-    description: { flag: "--description <text>" },
-    hostId: { flag: "--host-id <id>" },
-    managed: { flag: "--managed" },
-    agentPid: { flag: "--agent-pid <pid>" },
-    agentPidStart: { flag: "--agent-pid-start <ticks>" },
-    hostShellPids: { flag: "--host-shell-pids <pid>", repeatable: true },
-    cliProfile: { flag: "--cli-profile <name>" },
-    terminalTitleRef: { flag: "--terminal-title-ref <title>" },
-    tokenFile: { flag: "--token-file <path>" },
-    recoveryTokenFile: { flag: "--recovery-token-file <path|->" },
-    force: { flag: "--force" },
-    expectedSessionId: { flag: "--expected-session-id <id|null>" },
+    agentPidStart: { placeholder: "<ticks>" },
+    terminalTitleRef: { placeholder: "<title>" },
+    recoveryTokenFile: { placeholder: "<path|->" },
+    expectedSessionId: { placeholder: "<id|null>" },
   },
   writes:
     "the agent row, its presence session (ending the one it replaces), queued tasks it takes with an inbox notice each, " +

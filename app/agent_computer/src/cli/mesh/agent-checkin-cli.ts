@@ -95,17 +95,6 @@ export default defineCommand({
     'with herdr_wake.state "unsupported" and the reason: poll agent-inbox-cli yourself.\n' +
     "Next: agent-inbox-cli --help (read), agent-send-cli --help (send), agents-list-cli --help (who is here).",
   schema: checkinOptionsSchema,
-  flags: {
-    agentId: { flag: "--agent-id <id>" },
-    role: { flag: "--role <role>" },
-    repo: { flag: "--repo <repo>" },
-    caps: { flag: "--caps <cap>", repeatable: true },
-    status: { flag: "--status <text>" },
-    ttlSeconds: { flag: "--ttl-seconds <seconds>" },
-    herdrPane: { flag: "--herdr-pane <pane-id>" },
-    confirm: { flag: "--confirm" },
-    tokenFile: { flag: "--token-file <path>" },
-  },
   writes:
     "with --confirm: the agent row (first time), its session (role, repo, caps, status, ttl, expires_at) and, the first " +
     "time, the token vault file; with --herdr-pane also this host's local wake registration (0600, under " +

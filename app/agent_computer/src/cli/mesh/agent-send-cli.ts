@@ -111,19 +111,7 @@ export default defineCommand({
     "Rate limits per sending agent and per host (see Environment) count new messages, not replays; over them RATE_LIMITED " +
     "(exit 6) with retry_after_s, and nothing is sent.",
   schema: sendOptionsSchema,
-  flags: {
-    from: { flag: "--from <id>" },
-    agentId: { flag: "--agent-id <id>" },
-    to: { flag: "--to <id>", repeatable: true },
-    broadcast: { flag: "--broadcast" },
-    role: { flag: "--role <role>" },
-    repo: { flag: "--repo <repo>" },
-    body: { flag: "--body <text>" },
-    bodyFile: { flag: "--body-file <path|->" },
-    thread: { flag: "--thread <id>" },
-    idempotencyKey: { flag: "--idempotency-key <key>" },
-    tokenFile: { flag: "--token-file <path>" },
-  },
+  flags: { to: { placeholder: "<id>" }, bodyFile: { placeholder: "<path|->" } },
   writes:
     "the message, one delivery per recipient (with its sequence number), and the sender's presence renewal (at most once a second).",
   output:

@@ -100,16 +100,6 @@ export default defineCommand({
     "the deadline) kills them and releases their runs for another worker.\n" +
     "Jobs and triggers: create-automation-job-cli --help.",
   schema: workerOptionsSchema,
-  flags: {
-    port: { flag: "--port <port>" },
-    host: { flag: "--host <address>" },
-    concurrency: { flag: "--concurrency <n>" },
-    once: { flag: "--once" },
-    leaseSeconds: { flag: "--lease-seconds <seconds>" },
-    pollMs: { flag: "--poll-ms <ms>" },
-    drainSeconds: { flag: "--drain-seconds <seconds>" },
-    skillsDir: { flag: "--skills-dir <path>" },
-  },
   writes:
     "trigger firings, runs and attempts (state, exit code, error, stdout/stderr tails), events in owners' sessions, its own " +
     "worker record; per-attempt files under $AGENT_COMPUTER_HOME/run/attempts (removed when the attempt ends).",
