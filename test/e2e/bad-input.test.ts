@@ -60,7 +60,7 @@ const rejected: [string, () => string[], string][] = [
   ["agent-ack-cli", () => [...A(), "--up-to-seq", "3", "--message-id", "msg_0123456789abcdef0123456789abcdef"], "--message-id"],
   ["agent-ack-cli", () => [...A(), "--message-id", "not-an-id"], "--message-id"],
   ["agent-ack-cli", () => [...A(), "--up-to-seq", "0"], "--up-to-seq"],
-  ["agent-send-cli", () => ["--token-file", "/tokens/alice", "--to", "bob", "--body", "x"], "--from"],
+  ["agent-send-cli", () => ["--token-file", "/tokens/alice", "--to", "bob", "--body", "x"], "--agent-id"],
   ["agent-send-cli", () => ["--from", "alice", "--body", "x"], "--to"],
   ["agent-send-cli", () => ["--from", "alice", "--to", "bob", "--broadcast", "--body", "x"], "--to"],
   ["agent-send-cli", () => ["--from", "alice", "--to", "bob", "--role", "builder", "--body", "x"], "--role"],

@@ -32,7 +32,7 @@ describe("argv to options", () => {
     ["agent-inbox-cli", ["--agent-id", "a", "--json"], { agentId: "a" }],
     ["agent-checkin-cli", ["--agent-id", "a"], { confirm: false }],
     ["agent-checkin-cli", ["--agent-id", "a", "--confirm"], { confirm: true }],
-    ["agent-checkin-cli", ["--agent-id", "a", "--caps", "ts, sql", "--caps=go"], { caps: ["ts", "sql", "go"] }],
+    ["agent-checkin-cli", ["--agent-id", "a", "--caps", "ts, sql", "--caps=go"], { capabilities: ["ts", "sql", "go"] }],
     ["agent-send-cli", ["--from", "a", "--to", "b,c", "--to", "d", "--body", "x"], { to: ["b", "c", "d"] }],
     ["agent-send-cli", ["--from", "a", "--to", "b", "--body=a=b"], { body: "a=b" }],
     ["agent-send-cli", ["--from", "a", "--to", "b", "--body", "-h"], { body: "-h" }],
@@ -60,6 +60,40 @@ describe("argv to options", () => {
     ],
   ] as const)("%s %j", async (binary, argv, expected) => {
     expect(await options(binary, [...argv])).toMatchObject(expected);
+  });
+});
+
+const JOB = `job_${"a".repeat(32)}`;
+
+describe("aliases land on the one key of their concept", () => {
+  test.each([
+    ["agent-send-cli", ["--from", "a", "--to", "b", "--body", "x"], { agentId: "a" }],
+    ["agent-send-cli", ["--agent-id", "a", "--from", "a", "--to", "b", "--body", "x"], { agentId: "a" }],
+    [
+      "register-agent-cli",
+      ["--name", "a", "--role", "r", "--caps", "ts", "--capabilities", "go"],
+      { agentId: "a", capabilities: ["ts", "go"] },
+    ],
+    ["agent-identity-cli", ["show", "--name", "a"], { agentId: "a" }],
+    ["agent-checkin-cli", ["--agent-id", "a", "--caps", "ts"], { capabilities: ["ts"] }],
+    ["show-automation-job-cli", ["--agent-id", "a", "--id", JOB], { jobId: JOB }],
+    ["show-automation-job-cli", ["--agent-id", "a", "--automation-job-id", JOB], { jobId: JOB }],
+    ["run-automation-job-cli", ["--agent-id", "a", "--job-id", JOB], { jobId: JOB }],
+    ["create-checkback-cli", ["--agent-id", "a", "--in", "5m", "--automation-job-id", JOB], { jobId: JOB }],
+    ["cancel-trigger-cli", ["--agent-id", "a", "--id", `chk_${"b".repeat(32)}`], { triggerId: `chk_${"b".repeat(32)}` }],
+  ] as const)("%s %j", async (binary, argv, expected) => {
+    expect(await options(binary, [...argv])).toMatchObject(expected);
+  });
+
+  test("a flag and its alias with different values is INVALID_INPUT naming both", async () => {
+    expect(await rejects("agent-send-cli", ["--agent-id", "a", "--from", "b", "--to", "c", "--body", "x"])).toBe(
+      "--agent-id and --from are the same flag and differ (got a and b); give one",
+    );
+  });
+
+  test("did-you-mean offers aliases of this command, and only flags this command has", async () => {
+    expect(await rejects("register-agent-cli", ["--nmae", "a"])).toBe("unknown option '--nmae'\n(Did you mean --name?)");
+    expect(await rejects("agent-inbox-cli", ["--agent-id", "a", "--frm", "b"])).toBe("unknown option '--frm'");
   });
 });
 

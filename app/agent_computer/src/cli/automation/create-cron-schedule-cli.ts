@@ -31,7 +31,7 @@ export const cronOptionsSchema = z.object({
     .max(31 * 86_400)
     .default(MISFIRE_WINDOW_DEFAULT_SECONDS)
     .describe("after downtime, the most recent missed tick still fires if it is at most this old (see the misfire policy)"),
-  automationJobId: jobIdSchema.optional().describe("run this job on every tick; without it each tick's event wakes you (inbox)"),
+  jobId: jobIdSchema.optional().describe("run this job on every tick; without it each tick's event wakes you (inbox)"),
   label: labelSchema.optional().describe("one line carried in the event (data.label)"),
 });
 
@@ -44,7 +44,7 @@ export const runCron = async (options: CronOptions, ctx: CommandContext): Promis
     cron: options.cron,
     tz: options.tz,
     misfireWindowSeconds: options.misfireWindowSeconds,
-    jobId: options.automationJobId,
+    jobId: options.jobId,
     label: options.label,
     baseUrl: workerBaseUrl(ctx),
   });
@@ -61,7 +61,11 @@ export default defineCommand({
     "The output lists the next ticks (upcoming) so you can check the expression. Cancel with cancel-trigger-cli. Jobs: " +
     "create-automation-job-cli --help.",
   schema: cronOptionsSchema,
-  flags: { cron: { placeholder: "<expression>" }, tz: { placeholder: "<iana-zone>" } },
+  flags: {
+    jobId: { aliases: ["--automation-job-id"] },
+    cron: { placeholder: "<expression>" },
+    tz: { placeholder: "<iana-zone>" },
+  },
   writes: "one cron schedule (expression, zone, misfire window, next tick in UTC, optional job).",
   output:
     '{"id":"cron_…","kind":"cron","label","automation_job_id","state":"active","cron","tz","next_fire_at",' +

@@ -14,7 +14,7 @@ export const AGENT_CLASSES = ["orchestrator", "builder", "advisory", "auditor", 
 
 export const registerOptionsSchema = z
   .object({
-    name: agentId("the agent name (ASCII)"),
+    agentId: agentId("the agent name (ASCII)"),
     role: oneLine(64).min(1).describe("free text: orchestrator, builder, ops, …"),
     capabilities: z
       .array(capabilitySchema)
@@ -87,9 +87,10 @@ export const runRegister = async (options: RegisterOptions, ctx: CommandContext)
     options.recoveryTokenFile === undefined
       ? undefined
       : await readSecret(ctx, "--recovery-token-file", options.recoveryTokenFile);
-  const token = await resolveToken(ctx, options.name, options.tokenFile);
+  const token = await resolveToken(ctx, options.agentId, options.tokenFile);
   const result = await registerAgent(await meshDeps(ctx), {
     ...options,
+    name: options.agentId,
     agentClass: options.class,
     token,
     recoveryToken,
@@ -98,7 +99,7 @@ export const runRegister = async (options: RegisterOptions, ctx: CommandContext)
       : undefined,
   });
   return result.agent_token
-    ? { ...result, vault_file: await writeVaultToken(ctx.paths, options.name, result.agent_token) }
+    ? { ...result, vault_file: await writeVaultToken(ctx.paths, options.agentId, result.agent_token) }
     : result;
 };
 
@@ -140,6 +141,8 @@ export default defineCommand({
     "per name and host (Environment). Tokens stop impersonation between agents, not a hostile process of the same user.",
   schema: registerOptionsSchema,
   flags: {
+    agentId: { aliases: ["--name"] },
+    capabilities: { aliases: ["--caps"] },
     agentPidStart: { placeholder: "<ticks>" },
     terminalTitleRef: { placeholder: "<title>" },
     recoveryTokenFile: { placeholder: "<path|->" },

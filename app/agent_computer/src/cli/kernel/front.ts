@@ -87,20 +87,28 @@ class KernelCommand extends Command {
   }
 }
 
-/** The raw object the schema validates: each flag's value under its key, aliases merged onto it. */
-const rawOptions = (command: KernelCommand, def: CommandDef, flags: readonly Flag[]): Record<string, unknown> => {
+/**
+ * The raw object the schema validates: each flag's value under its key, aliases merged onto it. `lists` holds the
+ * values of repeatable flags in argv order, whichever spelling gave them.
+ */
+const rawOptions = (
+  command: KernelCommand,
+  def: CommandDef,
+  flags: readonly Flag[],
+  lists: Map<string, string[]>,
+): Record<string, unknown> => {
   const values = command.opts();
   const raw: Record<string, unknown> = {};
   for (const flag of flags) {
+    if (flag.list) {
+      if (lists.has(flag.key)) raw[flag.key] = lists.get(flag.key);
+      continue;
+    }
     const given = [flag.name, ...flag.aliases]
       .map((spelled) => ({ spelled, value: values[attributeOf(spelled)] as unknown }))
       .filter((g) => g.value !== undefined);
     const first = given[0];
     if (!first) continue;
-    if (flag.list) {
-      raw[flag.key] = given.flatMap((g) => g.value as string[]);
-      continue;
-    }
     const other = given.find((g) => g.value !== first.value);
     if (other) {
       throw new AppError(
@@ -125,15 +133,18 @@ const attributeOf = (spelled: string): string => new Option(spelled).attributeNa
 /** Gives a command the flags, positionals and action of one CommandDef. */
 const configureLeaf = (command: KernelCommand, def: CommandDef, done: (run: Invocation) => void): void => {
   const flags = commandFlags(def);
+  const lists = new Map<string, string[]>();
   for (const flag of flags) {
     for (const spelled of [flag.name, ...flag.aliases]) {
       // commander only needs to know whether a value follows; the real placeholder is for help, which is ours.
       const option = new Option(flag.placeholder ? `${spelled} <value>` : spelled);
       if (flag.list) {
-        option.argParser((value: string, previous: string[] | undefined) => [
-          ...(previous ?? []),
-          ...(flag.commaList ? commaItems(value) : [value]),
-        ]);
+        option.argParser((value: string) => {
+          const list = lists.get(flag.key) ?? [];
+          list.push(...(flag.commaList ? commaItems(value) : [value]));
+          lists.set(flag.key, list);
+          return list;
+        });
       }
       command.addOption(option);
     }
@@ -141,7 +152,7 @@ const configureLeaf = (command: KernelCommand, def: CommandDef, done: (run: Invo
   for (const arg of def.args ?? []) command.argument(`[${arg.name}]`);
   if (def.rest) command.argument(`[${def.rest.name}...]`);
   command.action(() => {
-    done({ kind: "run", def, options: validateOptions(def, rawOptions(command, def, flags)) });
+    done({ kind: "run", def, options: validateOptions(def, rawOptions(command, def, flags, lists)) });
   });
 };
 

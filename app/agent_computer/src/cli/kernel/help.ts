@@ -173,10 +173,7 @@ export const renderBinaryHelp = async (binary: BinaryDef): Promise<string> => {
     "",
     wrap(binary.description ?? "", ""),
     "",
-    section(
-      `Subcommands (each has its full contract: ${binary.name} help <subcommand>):`,
-      blocks.join("\n"),
-    ),
+    section(`Subcommands (each has its full contract: ${binary.name} help <subcommand>):`, blocks.join("\n")),
     "",
     section("Environment:", envLines(binary.env ?? [])),
     "",
