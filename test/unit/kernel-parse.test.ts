@@ -91,6 +91,15 @@ describe("aliases land on the one key of their concept", () => {
     );
   });
 
+  test("an error names the flag as it was typed, alias or not", async () => {
+    expect(await rejects("create-checkback-cli", ["--agent-id", "a", "--in", "5m", "--automation-job-id", "job_nope"])).toBe(
+      "--automation-job-id: must be an automation job id (job_…) (got job_nope)",
+    );
+    expect(await rejects("create-checkback-cli", ["--agent-id", "a", "--in", "5m", "--job-id", "job_nope"])).toBe(
+      "--job-id: must be an automation job id (job_…) (got job_nope)",
+    );
+  });
+
   test("did-you-mean offers aliases of this command, and only flags this command has", async () => {
     expect(await rejects("register-agent-cli", ["--nmae", "a"])).toBe("unknown option '--nmae'\n(Did you mean --name?)");
     expect(await rejects("agent-inbox-cli", ["--agent-id", "a", "--frm", "b"])).toBe("unknown option '--frm'");

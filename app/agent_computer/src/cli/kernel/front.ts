@@ -96,6 +96,7 @@ const rawOptions = (
   def: CommandDef,
   flags: readonly Flag[],
   lists: Map<string, string[]>,
+  spelled: Map<string, string>,
 ): Record<string, unknown> => {
   const values = command.opts();
   const raw: Record<string, unknown> = {};
@@ -117,6 +118,7 @@ const rawOptions = (
       );
     }
     raw[flag.key] = first.value;
+    spelled.set(flag.key, first.spelled);
   }
   const positionals = command.processedArgs as (string | string[] | undefined)[];
   (def.args ?? []).forEach((arg, i) => {
@@ -134,12 +136,15 @@ const attributeOf = (spelled: string): string => new Option(spelled).attributeNa
 const configureLeaf = (command: KernelCommand, def: CommandDef, done: (run: Invocation) => void): void => {
   const flags = commandFlags(def);
   const lists = new Map<string, string[]>();
+  /** The spelling each key was given with, so an error names the flag as the user typed it. */
+  const spelled = new Map<string, string>();
   for (const flag of flags) {
-    for (const spelled of [flag.name, ...flag.aliases]) {
+    for (const spelledAs of [flag.name, ...flag.aliases]) {
       // commander only needs to know whether a value follows; the real placeholder is for help, which is ours.
-      const option = new Option(flag.placeholder ? `${spelled} <value>` : spelled);
+      const option = new Option(flag.placeholder ? `${spelledAs} <value>` : spelledAs);
       if (flag.list) {
         option.argParser((value: string) => {
+          spelled.set(flag.key, spelledAs);
           const list = lists.get(flag.key) ?? [];
           list.push(...(flag.commaList ? commaItems(value) : [value]));
           lists.set(flag.key, list);
@@ -152,7 +157,7 @@ const configureLeaf = (command: KernelCommand, def: CommandDef, done: (run: Invo
   for (const arg of def.args ?? []) command.argument(`[${arg.name}]`);
   if (def.rest) command.argument(`[${def.rest.name}...]`);
   command.action(() => {
-    done({ kind: "run", def, options: validateOptions(def, rawOptions(command, def, flags, lists)) });
+    done({ kind: "run", def, options: validateOptions(def, rawOptions(command, def, flags, lists, spelled), spelled) });
   });
 };
 

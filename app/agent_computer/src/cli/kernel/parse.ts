@@ -45,12 +45,20 @@ const userMessage = (issue: $ZodRawIssue): string | undefined => {
  * The one place a ZodError becomes "--flag: what is wrong (got …)" lines. "got" shows what the user typed
  * (before coercion), never a whole options object.
  */
-export const zodIssuesToMessage = (def: CommandDef, error: $ZodError, raw: Record<string, unknown>): string =>
+export const zodIssuesToMessage = (
+  def: CommandDef,
+  error: $ZodError,
+  raw: Record<string, unknown>,
+  spelled: ReadonlyMap<string, string> = new Map(),
+): string =>
   error.issues
     .map((issue) => {
       const key = String(issue.path[0] ?? "");
       const arg = def.args?.find((a) => a.key === key);
-      const label = flagLabel(def, key) ?? (arg ? arg.name : def.rest?.key === key ? def.rest.name : key ? `--${key}` : "input");
+      const label =
+        spelled.get(key) ??
+        flagLabel(def, key) ??
+        (arg ? arg.name : def.rest?.key === key ? def.rest.name : key ? `--${key}` : "input");
       const typed = key ? raw[key] : undefined;
       if (typed === undefined && issue.code !== "custom") return `${label}: is required`;
       const got = typed !== undefined && typeof typed !== "boolean" ? ` (got ${describeInput(typed)})` : "";
@@ -58,9 +66,13 @@ export const zodIssuesToMessage = (def: CommandDef, error: $ZodError, raw: Recor
     })
     .join("\n");
 
-/** Validates the raw values the front end collected; a rejected call names each flag that is wrong. */
-export const validateOptions = (def: CommandDef, raw: Record<string, unknown>): unknown => {
+/** Validates the raw values the front end collected; a rejected call names each wrong flag as it was typed. */
+export const validateOptions = (
+  def: CommandDef,
+  raw: Record<string, unknown>,
+  spelled: ReadonlyMap<string, string> = new Map(),
+): unknown => {
   const parsed = safeParse(def.schema, raw, { error: userMessage });
-  if (!parsed.success) throw new AppError("INVALID_INPUT", zodIssuesToMessage(def, parsed.error, raw));
+  if (!parsed.success) throw new AppError("INVALID_INPUT", zodIssuesToMessage(def, parsed.error, raw, spelled));
   return parsed.data;
 };
