@@ -5,9 +5,9 @@ import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SQL } from "bun";
-import { newId } from "../app/agent_computer/src/cli/mesh/deps.ts";
-import { checkIn } from "../app/agent_computer/src/domain/mesh/checkin.ts";
-import type { MeshDeps } from "../app/agent_computer/src/domain/mesh/deps.ts";
+import { checkIn } from "../app/agent_computer/src/domain/agents/checkin.ts";
+import type { Deps } from "../app/agent_computer/src/domain/deps.ts";
+import { newId } from "../app/agent_computer/src/domain/ids.ts";
 import { readInbox } from "../app/agent_computer/src/domain/mesh/inbox.ts";
 import { sendMessage } from "../app/agent_computer/src/domain/mesh/send.ts";
 import { openStore, type StoreUse } from "../app/agent_computer/src/store/open.ts";
@@ -21,7 +21,7 @@ const bun = join(root, "node_modules/bun/bin/bun.exe");
 const runs = Number(process.env.BENCH_RUNS ?? 60);
 const pgUrl = process.env.AGENT_COMPUTER_BENCH_PG_URL ?? process.env.AGENT_COMPUTER_TEST_PG_URL;
 
-const depsFor = (store: Store): MeshDeps => ({ store, now: Date.now(), host: "bench", newId });
+const depsFor = (store: Store): Deps => ({ store, now: Date.now(), host: "bench", newId });
 
 const withAgents = async (store: Store, dir: string) => {
   const tokens: Record<string, string> = {};

@@ -6,6 +6,8 @@ import { $ } from "bun";
 
 const root = join(import.meta.dir, "..");
 const entry = join(root, "app/agent_computer/src/cli/main.ts");
+// A Worker's program is bundled only as an entry point of its own: the SQLite checkpoint thread's.
+const checkpointWorker = join(root, "app/agent_computer/src/store/sqlite/checkpoint-worker.ts");
 const outfile = join(root, "dist/agent-computer");
-await $`${process.execPath} build --compile --bytecode --minify --no-compile-autoload-dotenv --no-compile-autoload-bunfig ${entry} --outfile ${outfile}`.quiet();
+await $`${process.execPath} build --compile --bytecode --minify --no-compile-autoload-dotenv --no-compile-autoload-bunfig ${entry} ${checkpointWorker} --outfile ${outfile}`.quiet();
 console.log(`built ${outfile}`);

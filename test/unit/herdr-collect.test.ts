@@ -3,13 +3,13 @@
 import { mkdtempSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
-import type { Herdr, HerdrAgent, HerdrAgentStatus } from "../../app/agent_computer/src/adapters/herdr.ts";
+import type { Herdr, HerdrAgent, HerdrAgentStatus } from "../../app/agent_computer/src/adapters/herdr/client.ts";
 import type { AgentIdentity } from "../../app/agent_computer/src/domain/herdr/agent-identity.ts";
 import { collectOne } from "../../app/agent_computer/src/domain/herdr/collect.ts";
 import type { HerdrDeps } from "../../app/agent_computer/src/domain/herdr/deps.ts";
 import { newReceipt, type ReceiptRecord, saveReceipt } from "../../app/agent_computer/src/domain/herdr/receipts.ts";
 import { waitForSettled } from "../../app/agent_computer/src/domain/herdr/settle.ts";
-import { herdrStateDirs } from "../../app/agent_computer/src/domain/herdr/state-files.ts";
+import { herdrStateDirs } from "../../app/agent_computer/src/local/herdr-state.ts";
 import { resolvePaths } from "../../app/agent_computer/src/paths.ts";
 
 const identity: AgentIdentity = {

@@ -12,7 +12,7 @@ import { runBinary } from "./kernel/run.ts";
 config({ jitless: true, ...en() });
 
 const main = async (): Promise<void> => {
-  const invokedAs = takeLauncherSettings(process.env, process.argv[1]);
+  const invokedAs = takeLauncherSettings(process.env, process.argv[1], process.argv0);
   const load = binaries[invokedAs];
   if (!load) {
     process.stderr.write(`agent-computer: unknown binary name "${invokedAs}"; known: ${Object.keys(binaries).join(", ")}\n`);
