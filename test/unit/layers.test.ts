@@ -34,7 +34,7 @@ const UNITS: readonly (readonly [prefix: string, rank: number])[] = [
   ["adapters/", 20],
   ["paths.ts", 10],
   ["errors.ts", 5],
-  ["../../../package.json", 0], // the package's own metadata (cli/kernel/version.ts reads its version)
+  [relative(SRC, resolve(import.meta.dirname, "../../package.json")), 0], // read by cli/kernel/version.ts
   ["types.d.ts", 5],
 ];
 
