@@ -106,7 +106,7 @@ const rawOptions = (
       continue;
     }
     const given = [flag.name, ...flag.aliases]
-      .map((spelled) => ({ spelled, value: values[attributeOf(spelled)] as unknown }))
+      .map((spelled) => ({ spelled, value: values[attributeOf(command, spelled)] as unknown }))
       .filter((g) => g.value !== undefined);
     const first = given[0];
     if (!first) continue;
@@ -129,8 +129,9 @@ const rawOptions = (
   return raw;
 };
 
-/** commander's name for an option's value: --agent-id is agentId. */
-const attributeOf = (spelled: string): string => new Option(spelled).attributeName();
+/** commander's name for the value of the option spelled so: --agent-id is agentId. */
+const attributeOf = (command: Command, spelled: string): string =>
+  command.options.find((o) => o.long === spelled)?.attributeName() ?? spelled;
 
 /** Gives a command the flags, positionals and action of one CommandDef. */
 const configureLeaf = (command: KernelCommand, def: CommandDef, done: (run: Invocation) => void): void => {
