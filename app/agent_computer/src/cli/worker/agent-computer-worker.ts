@@ -120,7 +120,7 @@ export default defineCommand({
     "trigger firings, runs and attempts (state, exit code, error, stdout/stderr tails), events in owners' sessions, its own " +
     "worker record; per-attempt files under $AGENT_COMPUTER_HOME/run/attempts (removed when the attempt ends).",
   output: '{"worker_id","url","mode":"once|daemon","stopped_by":"once|SIGTERM|SIGINT","forced"}',
-  errors: ["INVALID_INPUT", "ADDRESS_IN_USE", "STORE_UNAVAILABLE", "INTERNAL"],
+  errors: ["INVALID_INPUT", "ADDRESS_IN_USE", "STORE_UNAVAILABLE", "CONFIG_INVALID", "INTERNAL"],
   env: ["AGENT_COMPUTER_HOME", "AGENT_COMPUTER_DATABASE_URL", "AGENT_COMPUTER_SKILLS_DIR"],
   examples: [
     "agent-computer-worker                      # daemon on 127.0.0.1:8787, embedded store",
