@@ -69,7 +69,7 @@ export const runRunJob = async (options: RunJobOptions, ctx: CommandContext): Pr
   for (;;) {
     const run = await deps.store.read((tx) => tx.automation.getRun(started.run_id));
     if (run && TERMINAL.has(run.state)) {
-      if (run.state !== "succeeded") throw runFailed(runView(run), options.id);
+      if (run.state !== "succeeded") throw runFailed(runView(run), options.jobId);
       return { ...started, run: runView(run) };
     }
     if (Date.now() >= deadline) {
