@@ -9,6 +9,10 @@ import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
 
 export const MAX_BODY_BYTES = 65_536;
 
+// A NUL cannot be stored as text by PostgreSQL; refusing it here keeps both stores alike.
+const noNul = (text: string): boolean => !text.includes("\0");
+const NUL_REFUSED = "must not contain a NUL character (send binary data as base64 or a file path)";
+
 export const sendOptionsSchema = z
   .object({
     agentId: agentIdSchema.check(z.describe("the sending agent (authenticated)")),
@@ -23,9 +27,11 @@ export const sendOptionsSchema = z
       .optional(z.string().check(z.minLength(1), z.maxLength(256)))
       .check(z.describe("with --broadcast: only live agents on this repo")),
     body: z
-      .optional(z.string().check(z.minLength(1), z.maxLength(MAX_BODY_BYTES)))
-      .check(z.describe(`message text, at most ${MAX_BODY_BYTES} bytes`)),
-    bodyFile: z.optional(z.string().check(z.minLength(1))).check(z.describe("read the body from this file, or - for stdin")),
+      .optional(z.string().check(z.minLength(1), z.maxLength(MAX_BODY_BYTES), z.refine(noNul, NUL_REFUSED)))
+      .check(z.describe(`message text, at most ${MAX_BODY_BYTES} bytes; a NUL character is refused`)),
+    bodyFile: z
+      .optional(z.string().check(z.minLength(1)))
+      .check(z.describe("read the body from this file, or - for stdin: UTF-8 text (invalid bytes read as U+FFFD; NUL refused)")),
     thread: z
       .optional(z.string().check(z.regex(/^[A-Za-z0-9_.:-]{1,128}$/, "must be 1-128 of A-Z a-z 0-9 _ . : -")))
       .check(z.describe("thread id to group related messages")),
@@ -60,6 +66,7 @@ const readBody = async (options: SendOptions, ctx: CommandContext): Promise<stri
     throw new AppError("INVALID_INPUT", `--body-file: cannot read ${options.bodyFile}`);
   }
   if (text.length === 0) throw new AppError("INVALID_INPUT", "--body-file: the body is empty");
+  if (!noNul(text)) throw new AppError("INVALID_INPUT", `--body-file: the body ${NUL_REFUSED}`);
   const bytes = Buffer.byteLength(text, "utf8");
   if (bytes > MAX_BODY_BYTES)
     throw new AppError("INVALID_INPUT", `--body-file: the body is ${bytes} bytes; at most ${MAX_BODY_BYTES}`);
