@@ -79,15 +79,15 @@ describe("automation: next lists, inspect lines and hints", () => {
   });
 
   test("run-automation-job-cli's inspect line (text) and its TIMEOUT hint (--json) carry --agent-id and run", async () => {
-    const queued = await runBin("run-automation-job-cli", ["--agent-id", "alice", "--id", jobId], { env });
+    const queued = await runBin("run-automation-job-cli", ["--agent-id", "alice", "--job-id", jobId], { env });
     expect(queued.exitCode, queued.stderr).toBe(0);
     const inspect = queued.stdout.match(/inspect: (.+)/)?.[1] ?? "";
-    expect(inspect).toMatch(/^show-automation-job-cli --agent-id alice --id job_[0-9a-f]{32} --run-id run_[0-9a-f]{32}$/);
+    expect(inspect).toMatch(/^show-automation-job-cli --agent-id alice --job-id job_[0-9a-f]{32} --run-id run_[0-9a-f]{32}$/);
     expect((await worksPasted(inspect)).stdout).toContain(inspect.split(" ").at(-1));
 
     const timedOut = await runBin(
       "run-automation-job-cli",
-      ["--agent-id", "alice", "--id", jobId, "--wait-seconds", "1", "--json"],
+      ["--agent-id", "alice", "--job-id", jobId, "--wait-seconds", "1", "--json"],
       {
         env,
       },
@@ -95,20 +95,20 @@ describe("automation: next lists, inspect lines and hints", () => {
     expect(timedOut.exitCode).toBe(7);
     const hint = errorOf(timedOut).hint ?? "";
     const line = hint.match(/inspect it later: (.+)$/)?.[1] ?? "";
-    expect(line).toMatch(/^show-automation-job-cli --agent-id alice --id job_/);
+    expect(line).toMatch(/^show-automation-job-cli --agent-id alice --job-id job_/);
     await worksPasted(line);
   });
 
   test("list-automation-jobs-cli prints a show line per job that runs", async () => {
     const listed = await runBin("list-automation-jobs-cli", ["--agent-id", "alice"], { env });
     const line = listed.stdout.match(/show: (.+)/)?.[1] ?? "";
-    expect(line).toBe(`show-automation-job-cli --agent-id alice --id ${jobId}`);
+    expect(line).toBe(`show-automation-job-cli --agent-id alice --job-id ${jobId}`);
     await worksPasted(line);
   });
 
   test.each([
-    ["show-automation-job-cli", ["--id", `job_${"0".repeat(32)}`], "list-automation-jobs-cli --agent-id alice"],
-    ["cancel-trigger-cli", ["--id", `cron_${"0".repeat(32)}`], "list-triggers-cli --agent-id alice"],
+    ["show-automation-job-cli", ["--job-id", `job_${"0".repeat(32)}`], "list-automation-jobs-cli --agent-id alice"],
+    ["cancel-trigger-cli", ["--trigger-id", `cron_${"0".repeat(32)}`], "list-triggers-cli --agent-id alice"],
     ["agent-task-cli", ["accept", "--task-id", `task_${"0".repeat(32)}`], "agent-task-cli list --agent-id alice"],
   ])("%s NOT_FOUND hints a command for alice that runs", async (binary, args, expected) => {
     const [first, ...more] = args as string[];
@@ -164,25 +164,27 @@ describe("mesh and identity: hints and notes", () => {
       runBin(
         "register-agent-cli",
         // The test process plays bob's process, so bob's second registration is its holder renewing.
-        ["--name", "bob", "--role", "builder", "--capabilities", caps, "--agent-pid", String(process.pid), "--json"],
+        ["--agent-id", "bob", "--role", "builder", "--capabilities", caps, "--agent-pid", String(process.pid), "--json"],
         { env },
       );
     expect((await reg("ts")).exitCode).toBe(0);
     const again = (await reg("ts,sql")).json<{ capabilities_note: string }>();
     const line = again.capabilities_note.match(/To add sql: (.+)$/)?.[1] ?? "";
-    expect(line).toBe("agent-identity-cli expand-capabilities --name bob --add sql");
+    expect(line).toBe("agent-identity-cli expand-capabilities --agent-id bob --add sql");
     await worksPasted(line);
-    const noop = await runBin("agent-identity-cli", ["expand-capabilities", "--name", "bob", "--add", "sql", "--json"], { env });
+    const noop = await runBin("agent-identity-cli", ["expand-capabilities", "--agent-id", "bob", "--add", "sql", "--json"], {
+      env,
+    });
     expect(errorOf(noop).code).toBe("NO_OP_EXPANSION");
-    expect(errorOf(noop).hint).toContain("agent-identity-cli show --name bob lists them");
-    await worksPasted("agent-identity-cli show --name bob");
+    expect(errorOf(noop).hint).toContain("agent-identity-cli show --agent-id bob lists them");
+    await worksPasted("agent-identity-cli show --agent-id bob");
   });
 
   test("FORCE_PRECONDITION_FAILED hints the show command of that name", async () => {
     const r = await runBin(
       "register-agent-cli",
       [
-        "--name",
+        "--agent-id",
         "bob",
         "--role",
         "builder",
@@ -196,15 +198,19 @@ describe("mesh and identity: hints and notes", () => {
       { env },
     );
     expect(errorOf(r).code).toBe("FORCE_PRECONDITION_FAILED");
-    expect(errorOf(r).hint).toContain("agent-identity-cli show --name bob)");
+    expect(errorOf(r).hint).toContain("agent-identity-cli show --agent-id bob)");
   });
 
   test("revoke-token --issue-recovery: the note's register line, with the token saved where it says, recovers", async () => {
-    const revoked = await runBin("agent-identity-cli", ["revoke-token", "--name", "bob", "--issue-recovery", "--json"], { env });
+    const revoked = await runBin("agent-identity-cli", ["revoke-token", "--agent-id", "bob", "--issue-recovery", "--json"], {
+      env,
+    });
     expect(revoked.exitCode, revoked.stderr).toBe(0);
     const { recovery_token, recovery_note } = revoked.json<{ recovery_token: string; recovery_note: string }>();
     const line = recovery_note.match(/run (register-agent-cli .+) to get/)?.[1] ?? "";
-    expect(line).toBe("register-agent-cli --name bob --role builder --capabilities ts,sql --recovery-token-file bob.recovery");
+    expect(line).toBe(
+      "register-agent-cli --agent-id bob --role builder --capabilities ts,sql --recovery-token-file bob.recovery",
+    );
     const cwd = mkdtempSync(join(root, "recover-"));
     writeFileSync(join(cwd, "bob.recovery"), recovery_token, { mode: 0o600 });
     expect((await worksPasted(line, cwd)).stdout).toContain("recovery completed");

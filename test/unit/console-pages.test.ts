@@ -153,10 +153,10 @@ describe("what the jobs page gives a person to paste", () => {
       runsPerJob: 5,
     }).body.text;
     const line = page.match(/data-field="inspect">All of this run: <code>([^<]+)<\/code>/)?.[1] ?? "";
-    expect(line).toBe(`show-automation-job-cli --agent-id builder-1 --id ${ids.job} --run-id ${ids.run}`);
+    expect(line).toBe(`show-automation-job-cli --agent-id builder-1 --job-id ${ids.job} --run-id ${ids.run}`);
     await expect(parseCommandLine(line)).resolves.toMatchObject({
       command: "show-automation-job-cli",
-      options: { agentId: "builder-1", id: ids.job, runId: ids.run },
+      options: { agentId: "builder-1", jobId: ids.job, runId: ids.run },
     });
     expect(page).not.toContain("&lt;job&gt;");
   });

@@ -11,7 +11,7 @@ const jobIds = async (world: World): Promise<Record<string, string>> => {
   const { jobs } = await world.json<{ jobs: { id: string }[] }>("list-automation-jobs-cli --agent-id builder-1 --json");
   const job = jobs[0]?.id ?? "no-job";
   const { runs } = await world.json<{ runs: { id: string }[] }>(
-    `show-automation-job-cli --agent-id builder-1 --id ${job} --json`,
+    `show-automation-job-cli --agent-id builder-1 --job-id ${job} --json`,
   );
   return { [EXAMPLE_IDS.job]: job, [EXAMPLE_IDS.run]: runs[0]?.id ?? "no-run" };
 };
@@ -27,7 +27,7 @@ export const AUTOMATION_PLANS: Record<string, CommandPlan> = {
   "show-automation-job-cli": {
     given: [
       ...withJob,
-      `run-automation-job-cli --agent-id builder-1 --id $(list-automation-jobs-cli --agent-id builder-1 --json | jq -r '.jobs[0].id')`,
+      `run-automation-job-cli --agent-id builder-1 --job-id $(list-automation-jobs-cli --agent-id builder-1 --json | jq -r '.jobs[0].id')`,
     ],
     vars: jobIds,
   },

@@ -2,7 +2,8 @@
 import { type CommandPlan, checkIn, EXAMPLE_IDS } from "./plan.ts";
 import type { World } from "./world.ts";
 
-const registerBuilder = (extra = "") => `register-agent-cli --name builder-1 --role builder --capabilities ts ${extra}`.trim();
+const registerBuilder = (extra = "") =>
+  `register-agent-cli --agent-id builder-1 --role builder --capabilities ts ${extra}`.trim();
 
 const firstTask = async (world: World, agent: string): Promise<Record<string, string>> => {
   const { tasks } = await world.json<{ tasks: { id: string }[] }>(`agent-task-cli list --agent-id ${agent} --scope all --json`);
@@ -54,10 +55,10 @@ export const MESH_PLANS: Record<string, CommandPlan> = {
   "register-agent-cli": {
     before: {
       // A takeover with expected null needs no open session: a revoked name has none.
-      1: ["agent-identity-cli revoke-token --name builder-1"],
+      1: ["agent-identity-cli revoke-token --agent-id builder-1"],
       // The recovery token file the revoke-token example writes.
       2: [
-        "agent-identity-cli revoke-token --name builder-1 --issue-recovery --json | jq -r .recovery_token > builder-1.recovery",
+        "agent-identity-cli revoke-token --agent-id builder-1 --issue-recovery --json | jq -r .recovery_token > builder-1.recovery",
       ],
     },
   },

@@ -23,7 +23,7 @@ const exit = (run: RunView): Html | string =>
 
 /** The command that prints all of a run, with its real owner, job and run ids. */
 const inspectCommand = (job: JobView, run: RunView): string =>
-  commandLine("show-automation-job-cli", "--agent-id", job.owner, "--id", job.id, "--run-id", run.id);
+  commandLine("show-automation-job-cli", "--agent-id", job.owner, "--job-id", job.id, "--run-id", run.id);
 
 const runRows =
   (job: JobView) =>

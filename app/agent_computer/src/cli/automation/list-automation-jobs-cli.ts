@@ -5,7 +5,7 @@ import type { JobView } from "../../domain/automation/views.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { neutralizeLine } from "../kernel/output.ts";
-import { automationDeps, OWNER_ENV, OWNER_ERRORS, owner, ownerFields, ownerFlags, ownerWords } from "./shared.ts";
+import { automationDeps, OWNER_ENV, OWNER_ERRORS, owner, ownerFields, ownerWords } from "./shared.ts";
 
 export const listJobsOptionsSchema = z.object({
   ...ownerFields,
@@ -22,7 +22,7 @@ const render = (r: { jobs: JobView[] }, options: ListJobsOptions): string =>
     `${r.jobs.length} automation job(s)`,
     ...r.jobs.flatMap((j) => [
       `${j.id} [${j.state}] "${neutralizeLine(j.label)}" ${j.dir} · timeout ${j.timeout_seconds}s${j.wake_on_failure ? " · wakes on failure" : ""}`,
-      `  show: ${commandLine("show-automation-job-cli", ...ownerWords(options), "--id", j.id)}`,
+      `  show: ${commandLine("show-automation-job-cli", ...ownerWords(options), "--job-id", j.id)}`,
     ]),
   ].join("\n");
 
@@ -34,7 +34,6 @@ export default defineCommand({
     "show-automation-job-cli (the text output here prints that command under each job); the whole lifecycle is in " +
     "create-automation-job-cli --help.",
   schema: listJobsOptionsSchema,
-  flags: { ...ownerFlags, limit: { flag: "--limit <n>" } },
   writes: "nothing.",
   output:
     '{"jobs":[{"id","owner","label","dir","wake_on_failure","timeout_seconds","state":"active|cancelled","created_at","cancelled_at"}]}',

@@ -7,14 +7,14 @@ import { runView } from "../../domain/automation/views.ts";
 import { AppError } from "../../errors.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
-import { automationDeps, jobIdSchema, OWNER_ENV, OWNER_ERRORS, owner, ownerFields, ownerFlags, ownerWords } from "./shared.ts";
+import { automationDeps, jobIdSchema, OWNER_ENV, OWNER_ERRORS, owner, ownerFields, ownerWords } from "./shared.ts";
 
 const MAX_DATA_BYTES = 262_144;
 const TERMINAL = new Set(["succeeded", "failed", "cancelled"]);
 
 export const runJobOptionsSchema = z.object({
   ...ownerFields,
-  id: jobIdSchema.describe("the automation job to run once"),
+  jobId: jobIdSchema.describe("the automation job to run once"),
   dataFile: z.string().min(1).optional().describe("JSON file (or - for stdin) that becomes the event's data; default null"),
   waitSeconds: z.coerce
     .number()
@@ -47,13 +47,13 @@ const readData = async (options: RunJobOptions, ctx: CommandContext): Promise<un
 
 /** The command that shows this run, with every flag it needs. */
 const inspectLine = (options: RunJobOptions, runId: string): string =>
-  commandLine("show-automation-job-cli", ...ownerWords(options), "--id", options.id, "--run-id", runId);
+  commandLine("show-automation-job-cli", ...ownerWords(options), "--job-id", options.jobId, "--run-id", runId);
 
 /** A run awaited with --wait-seconds that ended other than succeeded: exit 4, the run in the error's details. */
 const runFailed = (run: RunView, options: RunJobOptions): AppError =>
   new AppError(
     "RUN_FAILED",
-    `run ${run.id} of ${options.id} ended ${run.state}${run.error ? ` (${run.error_kind ?? "error"}: ${run.error})` : ""}` +
+    `run ${run.id} of ${options.jobId} ended ${run.state}${run.error ? ` (${run.error_kind ?? "error"}: ${run.error})` : ""}` +
       `${run.exit_code !== null ? `, exit code ${run.exit_code}` : ""}`,
     {
       hint: `inspect it: ${inspectLine(options, run.id)}`,
@@ -64,7 +64,7 @@ const runFailed = (run: RunView, options: RunJobOptions): AppError =>
 export const runRunJob = async (options: RunJobOptions, ctx: CommandContext): Promise<RunJobResult> => {
   const data = await readData(options, ctx);
   const deps = await automationDeps(ctx);
-  const started = await startManualRun(deps, { ...(await owner(options, ctx)), jobId: options.id, data });
+  const started = await startManualRun(deps, { ...(await owner(options, ctx)), jobId: options.jobId, data });
   const note =
     started.live_workers === 0
       ? "no agent-computer-worker was seen in the last 30 s: the run stays queued until one runs"
@@ -108,20 +108,15 @@ export default defineCommand({
     "still going at the deadline gives TIMEOUT (exit 7) but stays queued or running. Calling this twice starts two runs. " +
     "The whole lifecycle: create-automation-job-cli --help.",
   schema: runJobOptionsSchema,
-  flags: {
-    ...ownerFlags,
-    id: { flag: "--id <job-id>" },
-    dataFile: { flag: "--data-file <path|->" },
-    waitSeconds: { flag: "--wait-seconds <seconds>" },
-  },
+  flags: { jobId: { aliases: ["--id", "--automation-job-id"] }, dataFile: { placeholder: "<path|->" } },
   writes: "one queued run of the job carrying the manual event.",
   output:
     '{"run_id","automation_job_id","event_id","live_workers","note"?,"run"?:{"id","state","attempt","error_kind","error","exit_code",…}}',
   errors: [...OWNER_ERRORS, "NOT_FOUND", "CONFLICT", "RUN_FAILED", "TIMEOUT", "STORE_UNAVAILABLE", "CONFIG_INVALID", "INTERNAL"],
   env: [...OWNER_ENV],
   examples: [
-    "run-automation-job-cli --agent-id builder-1 --id job_0193a1b2c3d4e5f60718293a4b5c6d7e",
-    "echo '{\"pr\":12}' | run-automation-job-cli --agent-id builder-1 --id job_0193a1b2c3d4e5f60718293a4b5c6d7e --data-file - --wait-seconds 60 --json",
+    "run-automation-job-cli --agent-id builder-1 --job-id job_0193a1b2c3d4e5f60718293a4b5c6d7e",
+    "echo '{\"pr\":12}' | run-automation-job-cli --agent-id builder-1 --job-id job_0193a1b2c3d4e5f60718293a4b5c6d7e --data-file - --wait-seconds 60 --json",
   ],
   run: runRunJob,
   render,

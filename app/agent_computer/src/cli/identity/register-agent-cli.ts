@@ -14,16 +14,13 @@ export const AGENT_CLASSES = ["orchestrator", "builder", "advisory", "auditor", 
 
 export const registerOptionsSchema = z
   .object({
-    name: agentId("the agent name (ASCII)"),
+    agentId: agentId("the agent name (ASCII)"),
     role: oneLine(64).min(1).describe("free text: orchestrator, builder, ops, …"),
     capabilities: z
       .array(capabilitySchema)
       .max(64)
       .describe("what it can do (tasks are routed by it); fixed at first registration"),
-    agentClass: z
-      .enum(AGENT_CLASSES)
-      .optional()
-      .describe("coordination posture; default unclassified; fixed at first registration"),
+    class: z.enum(AGENT_CLASSES).optional().describe("coordination posture; default unclassified; fixed at first registration"),
     description: z.string().max(512).optional().describe("free text; omitted = keep the stored one"),
     hostId: z
       .string()
@@ -92,16 +89,18 @@ export const runRegister = async (options: RegisterOptions, ctx: CommandContext)
       : await readSecret(ctx, "--recovery-token-file", options.recoveryTokenFile);
   const deps = await meshDeps(ctx);
   let vault: { vault_file?: string } = {};
-  const result = await withFirstTokenFile(ctx, options.name, options.tokenFile, async (token) => {
+  const result = await withFirstTokenFile(ctx, options.agentId, options.tokenFile, async (token) => {
     const done = await registerAgent(deps, {
       ...options,
+      name: options.agentId,
+      agentClass: options.class,
       token,
       recoveryToken,
       takeover: options.force
         ? { expectedSessionId: options.expectedSessionId === "null" ? null : (options.expectedSessionId ?? null) }
         : undefined,
     });
-    if (done.agent_token) vault = { vault_file: await writeVaultToken(ctx.paths, options.name, done.agent_token) };
+    if (done.agent_token) vault = { vault_file: await writeVaultToken(ctx.paths, options.agentId, done.agent_token) };
     return done;
   });
   return { ...result, ...vault };
@@ -146,22 +145,12 @@ export default defineCommand({
     "per name and host (Environment). Tokens stop impersonation between agents, not a hostile process of the same user.",
   schema: registerOptionsSchema,
   flags: {
-    name: { flag: "--name <name>" },
-    role: { flag: "--role <role>" },
-    capabilities: { flag: "--capabilities <cap>", repeatable: true },
-    agentClass: { flag: "--class <class>" },
-    description: { flag: "--description <text>" },
-    hostId: { flag: "--host-id <id>" },
-    managed: { flag: "--managed" },
-    agentPid: { flag: "--agent-pid <pid>" },
-    agentPidStart: { flag: "--agent-pid-start <ticks>" },
-    hostShellPids: { flag: "--host-shell-pids <pid>", repeatable: true },
-    cliProfile: { flag: "--cli-profile <name>" },
-    terminalTitleRef: { flag: "--terminal-title-ref <title>" },
-    tokenFile: { flag: "--token-file <path>" },
-    recoveryTokenFile: { flag: "--recovery-token-file <path|->" },
-    force: { flag: "--force" },
-    expectedSessionId: { flag: "--expected-session-id <id|null>" },
+    agentId: { aliases: ["--name"] },
+    capabilities: { aliases: ["--caps"] },
+    agentPidStart: { placeholder: "<ticks>" },
+    terminalTitleRef: { placeholder: "<title>" },
+    recoveryTokenFile: { placeholder: "<path|->" },
+    expectedSessionId: { placeholder: "<id|null>" },
   },
   writes:
     "the agent row, its presence session (ending the one it replaces), queued tasks it takes with an inbox notice each, " +
@@ -194,9 +183,9 @@ export default defineCommand({
     "AGENT_COMPUTER_RATE_REGISTER_PER_HOST",
   ],
   examples: [
-    "register-agent-cli --name builder-1 --role builder --capabilities ts,sql --class builder --agent-pid $PPID --cli-profile claude",
-    "register-agent-cli --name builder-1 --role builder --capabilities ts --force --expected-session-id null --json",
-    "register-agent-cli --name builder-1 --role builder --capabilities ts --recovery-token-file ./builder-1.recovery",
+    "register-agent-cli --agent-id builder-1 --role builder --capabilities ts,sql --class builder --agent-pid $PPID --cli-profile claude",
+    "register-agent-cli --agent-id builder-1 --role builder --capabilities ts --force --expected-session-id null --json",
+    "register-agent-cli --agent-id builder-1 --role builder --capabilities ts --recovery-token-file ./builder-1.recovery",
   ],
   run: runRegister,
   render,

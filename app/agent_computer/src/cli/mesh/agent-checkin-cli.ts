@@ -20,7 +20,9 @@ export const checkinOptionsSchema = z.object({
     .optional(oneLine(64, 1))
     .check(z.describe("what kind of agent this is (builder, reviewer, release, ping, verification, …)")),
   repo: z.optional(oneLine(256, 1)).check(z.describe("the repository or project this session works on")),
-  caps: z.optional(z.array(capabilitySchema).check(z.maxLength(32))).check(z.describe("capabilities this session offers")),
+  capabilities: z
+    .optional(z.array(capabilitySchema).check(z.maxLength(32)))
+    .check(z.describe("capabilities this session offers")),
   status: z.optional(oneLine(200)).check(z.describe("one line: what you are doing right now (its age is shown to others)")),
   ttlSeconds: z
     .optional(z.coerce.number().check(z.int(), z.minimum(TTL_MIN_SECONDS), z.maximum(TTL_MAX_SECONDS)))
@@ -51,13 +53,13 @@ export type CheckinOutput = (CheckinResult & { preview?: true }) & {
 
 export const runCheckin = async (options: CheckinOptions, ctx: CommandContext): Promise<CheckinOutput> => {
   if (!options.confirm) {
-    const preview = await previewCheckIn(await meshDeps(ctx), { ...options, token: undefined });
+    const preview = await previewCheckIn(await meshDeps(ctx), { ...options, caps: options.capabilities, token: undefined });
     return { ...preview, herdr_wake: await herdrWakeFor(options, ctx, "preview", undefined) };
   }
   const deps = await meshDeps(ctx);
   let vault: { vault_file?: string } = {};
   const result = await withFirstTokenFile(ctx, options.agentId, options.tokenFile, async (token) => {
-    const done = await checkIn(deps, { ...options, token });
+    const done = await checkIn(deps, { ...options, caps: options.capabilities, token });
     if (done.agent_token) vault = { vault_file: await writeVaultToken(ctx.paths, options.agentId, done.agent_token) };
     return done;
   });
@@ -111,17 +113,7 @@ export default defineCommand({
     "agent-inbox-cli yourself.\n" +
     "Next: agent-inbox-cli --help (read), agent-send-cli --help (send), agents-list-cli --help (who is here).",
   schema: checkinOptionsSchema,
-  flags: {
-    agentId: { flag: "--agent-id <id>" },
-    role: { flag: "--role <role>" },
-    repo: { flag: "--repo <repo>" },
-    caps: { flag: "--caps <cap>", repeatable: true },
-    status: { flag: "--status <text>" },
-    ttlSeconds: { flag: "--ttl-seconds <seconds>" },
-    herdrPane: { flag: "--herdr-pane <pane-id>" },
-    confirm: { flag: "--confirm" },
-    tokenFile: { flag: "--token-file <path>" },
-  },
+  flags: { capabilities: { aliases: ["--caps"] } },
   writes:
     "with --confirm: the agent row (first time), its session (role, repo, caps, status, ttl, expires_at) and, the first " +
     "time, the token vault file; with --herdr-pane also this host's local wake registration (0600, under " +
@@ -155,7 +147,7 @@ export default defineCommand({
   ],
   examples: [
     "agent-checkin-cli --agent-id builder-1 --role builder --repo acme/api --status 'fixing flaky test'   # preview",
-    "agent-checkin-cli --agent-id builder-1 --role builder --repo acme/api --caps ts,sql --confirm --json",
+    "agent-checkin-cli --agent-id builder-1 --role builder --repo acme/api --capabilities ts,sql --confirm --json",
     "agent-checkin-cli --agent-id ping-bot --role ping --ttl-seconds 120 --confirm --token-file ~/.ping.token",
     'agent-checkin-cli --agent-id reviewer-2 --role reviewer --herdr-pane "$HERDR_PANE_ID" --confirm --json | jq .herdr_wake',
   ],

@@ -71,7 +71,7 @@ const checkCredentials = (existing: IdentityRecord, input: RegisterInput): "keep
 };
 
 const rereadHint = (name: string): string =>
-  `re-read the current session (agents-list-cli --include-stale, or ${commandLine("agent-identity-cli", "show", "--name", name)}) and decide again; never retry --force with the same id`;
+  `re-read the current session (agents-list-cli --include-stale, or ${commandLine("agent-identity-cli", "show", "--agent-id", name)}) and decide again; never retry --force with the same id`;
 
 const preconditionFailed = (name: string, expected: string | null, actual: string | null): AppError =>
   new AppError(
@@ -96,7 +96,7 @@ const capabilitiesNote = (requested: readonly string[], stored: readonly string[
     `capabilities are immutable after the first registration: requested [${requested.join(", ")}] ignored, stored ` +
     `[${stored.join(", ")}] kept. ` +
     (missing.length > 0
-      ? `To add ${missing.join(", ")}: ${commandLine("agent-identity-cli", "expand-capabilities", "--name", name, "--add", missing.join(","))}`
+      ? `To add ${missing.join(", ")}: ${commandLine("agent-identity-cli", "expand-capabilities", "--agent-id", name, "--add", missing.join(","))}`
       : "They can only be added, never removed.")
   );
 };

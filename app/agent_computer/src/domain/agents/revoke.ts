@@ -21,7 +21,7 @@ const recoveryNote = (agent: { name: string; role: string | null; capabilities: 
   "This recovery token is shown once and only its hash is stored. Give it to whoever resumes this name; they save it " +
   `to a file and run ${commandLine(
     "register-agent-cli",
-    "--name",
+    "--agent-id",
     agent.name,
     "--role",
     agent.role ?? "builder",
@@ -64,6 +64,6 @@ export const revokeToken = (
       ...(recovery ? { recovery_token: recovery, recovery_note: recoveryNote(agent) } : {}),
       note: recovery
         ? `${input.name} is recovery_pending: only the recovery token can register it again`
-        : `${input.name} is revoked: the next register-agent-cli --name ${input.name} mints a new token`,
+        : `${input.name} is revoked: the next register-agent-cli --agent-id ${input.name} mints a new token`,
     };
   });
