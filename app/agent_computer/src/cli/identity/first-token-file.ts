@@ -6,8 +6,7 @@ import type { CommandContext } from "../kernel/context.ts";
 import { resolveToken } from "../kernel/token.ts";
 
 export const FIRST_TOKEN_FILE_DOC =
-  "file holding the agent token (never the token in argv; else RELAY_AGENT_TOKEN, then the vault). A missing or empty " +
-  "file receives a first registration's token instead of stdout: 0600, never through a symlink, never over content";
+  "token file (else RELAY_AGENT_TOKEN, the vault); if missing/empty, a new name's token goes there (0600, no symlink/overwrite)";
 
 const unreadable = (path: string, why?: string): AppError =>
   new AppError("INVALID_INPUT", `--token-file: cannot read a token from ${path}${why ? ` (${why})` : ""}`);

@@ -127,7 +127,7 @@ export default defineCommand({
     "Registers this terminal as the agent --name: an idempotent upsert, first thing in a session and again on reconnect. " +
     "A first agent-checkin-cli --confirm uses the same service. Each call starts or renews the name's presence session.\n" +
     "Token: the first registration prints it ONCE (agent_token), saves it to this host's 0600 vault and stores only its " +
-    "SHA-256 (a missing or empty --token-file receives it instead of stdout).  Re-registering keeps it and needs it (--token-file, RELAY_AGENT_TOKEN or the vault).\n" +
+    "SHA-256. Re-registering keeps it and needs it (--token-file, RELAY_AGENT_TOKEN or the vault).\n" +
     "Fixed at first registration: capabilities (a different set gives capabilities_note; agent-identity-cli " +
     "expand-capabilities --help), class, host id, managed (a different value is INVALID_INPUT). Description is kept " +
     "when omitted; pid, shell pids, cli profile and title describe the current holder and are replaced.\n" +
@@ -158,7 +158,7 @@ export default defineCommand({
   output:
     '{"success":true,"action":"registered|re_registered|renewed|taken_over|recovered","agent":{the options as ' +
     'snake_case fields (class, host_id, agent_pid, …),"auth_state","session_id","alive","liveness_evidence":"pid|age",' +
-    '"created_at","last_seen_at"},"protocol_version":1,"message","agent_token"?(minted, unless --token-file took it),"auth_note"?,"token_file"?,"vault_file"?,' +
+    '"created_at","last_seen_at"},"protocol_version":1,"message","agent_token"?|"token_file"?(minted),"auth_note"?,"vault_file"?,' +
     '"capabilities_note"?,"cli_profile_note"?,"auto_assigned_tasks"?:[{"task_id","title","priority"}],' +
     '"recovery_completed"?:true,"ended_session_id"?}. Error details: NAME_COLLISION_ACTIVE {existing_session_id, ' +
     "liveness_evidence}, FORCE_PRECONDITION_FAILED {expected_session_id, actual_session_id}, RATE_LIMITED " +
@@ -185,7 +185,7 @@ export default defineCommand({
   examples: [
     "register-agent-cli --agent-id builder-1 --role builder --capabilities ts,sql --class builder --agent-pid $PPID --cli-profile claude",
     "register-agent-cli --agent-id builder-1 --role builder --capabilities ts --force --expected-session-id null --json",
-    "register-agent-cli --agent-id builder-1 --role builder --capabilities ts --recovery-token-file ./builder-1.recovery",
+    "register-agent-cli --agent-id builder-1 --role builder --capabilities ts --recovery-token-file builder-1.recovery",
   ],
   run: runRegister,
   render,

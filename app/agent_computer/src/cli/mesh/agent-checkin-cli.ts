@@ -94,8 +94,7 @@ export default defineCommand({
     "afford, not how often you must check in. A check-in after the session expired starts a new session, and the inbox of a " +
     "session only ever receives messages sent after it began (its watermark): no stale backlog is replayed.\n" +
     "Without --confirm this prints exactly what would be announced and changes nothing. The first --confirm of an unknown " +
-    "name registers it (as register-agent-cli does) and prints its token ONCE (to a missing or empty --token-file instead, " +
-    "0600); only its SHA-256 is stored; the token is also saved to the 0600 vault in the state directory. Later check-ins need the token (--token-file, RELAY_AGENT_TOKEN or the vault). " +
+    "name registers it (as register-agent-cli does) and prints its token ONCE (or writes it to --token-file); only its SHA-256 is stored; the token is also saved to the 0600 vault in the state directory. Later check-ins need the token (--token-file, RELAY_AGENT_TOKEN or the vault). " +
     "That first registration counts against the registration rate limits and takes queued tasks the caps cover " +
     "(auto_assigned_tasks), like register-agent-cli --help, which also sets class, pid liveness and the rest.\n" +
     "Trust model: tokens stop agents impersonating each other on a shared store; they do not isolate you from a hostile " +
@@ -122,7 +121,7 @@ export default defineCommand({
     '{"agent_id","action":"register_and_start_session|start_session|renew_session","session_id","role","repo","caps":[],' +
     '"status","ttl_seconds","started_at","expires_at","watermark_seq",' +
     '"herdr_wake":{"state":"off|armed|would_arm(preview)|unsupported","reason","watcher"?:{"role":"worker|light","pid"}},' +
-    '"agent_token"?(first registration only, unless --token-file took it),"auth_note"?,"token_file"?,"vault_file"?,"auto_assigned_tasks"?:[{"task_id","title","priority"}],' +
+    '"agent_token"?|"token_file"?(first registration only),"auth_note"?,"vault_file"?,"auto_assigned_tasks"?:[{"task_id","title","priority"}],' +
     '"preview"?:true}',
   errors: [
     "INVALID_INPUT",
