@@ -1,5 +1,5 @@
 // Plans for the --help examples of herdr-agent-control and herdr-lease-cli (see plan.ts): each runs inside the Herdr
-// double as the coordinator. Paths such as /work/wt/pr42 stand for directories made here; cursors such as
+// double as the coordinator. Paths such as /srv/wt/pr42 stand for directories made here; cursors such as
 // rev-a=118 for 0 (any state change counts), since the double's sequence starts afresh.
 import type { CommandPlan } from "./plan.ts";
 import type { World } from "./world.ts";
@@ -69,7 +69,7 @@ const agentNamed = async (world: World, name: string): Promise<{ paneId: string;
 
 const strayVars = async (world: World): Promise<Record<string, string>> => {
   const stray = await agentNamed(world, "old-rev");
-  return { "w1:p4": stray.paneId, "/work/wt/pr40": world.dir, "--expected-seq 77": `--expected-seq ${stray.seq}` };
+  return { "w1:p4": stray.paneId, "/srv/wt/pr40": world.dir, "--expected-seq 77": `--expected-seq ${stray.seq}` };
 };
 
 export const HERDR_PLANS: Record<string, CommandPlan> = {
@@ -119,7 +119,7 @@ export const HERDR_PLANS: Record<string, CommandPlan> = {
   "herdr-lease-cli (binary)": {
     herdr: true,
     given: [ISSUE],
-    vars: async (world) => ({ "/work/wt/pr42": world.dir, "rev-pr42=118": "rev-pr42=0" }),
+    vars: async (world) => ({ "/srv/wt/pr42": world.dir, "rev-pr42=118": "rev-pr42=0" }),
   },
   "herdr-lease-cli controller acquire": { herdr: true, given: [ISSUE] },
   "herdr-lease-cli controller resume": { herdr: true, given: acquire },
@@ -128,7 +128,7 @@ export const HERDR_PLANS: Record<string, CommandPlan> = {
   "herdr-lease-cli reviewer start": {
     herdr: true,
     given: acquire,
-    vars: async (world) => ({ "/work/wt/pr42": world.dir }),
+    vars: async (world) => ({ "/srv/wt/pr42": world.dir }),
   },
   "herdr-lease-cli reviewer close": {
     herdr: true,
@@ -144,7 +144,7 @@ export const HERDR_PLANS: Record<string, CommandPlan> = {
   "herdr-lease-cli writer start": {
     herdr: true,
     given: [...acquire, ...writerRepo],
-    vars: async (world) => ({ "/work/wt/t7": `${world.dir}/t7` }),
+    vars: async (world) => ({ "/srv/wt/t7": `${world.dir}/t7` }),
   },
   "herdr-lease-cli writer release": {
     herdr: true,
@@ -154,7 +154,7 @@ export const HERDR_PLANS: Record<string, CommandPlan> = {
       return {
         lease_7a1e9a1b2c3d4e5f60718293a4b5c6d7: lease.lease_id,
         "--expected-seq 240": `--expected-seq ${await liveSeq(world, lease.lease_id)}`,
-        "/work/wt/t7": `${world.dir}/t7`,
+        "/srv/wt/t7": `${world.dir}/t7`,
       };
     },
   },

@@ -5,10 +5,10 @@ import { agentIdSchema, capabilitySchema } from "../../domain/identity/names.ts"
 import { TTL_MAX_SECONDS, TTL_MIN_SECONDS } from "../../domain/mesh/ttl.ts";
 import { writeVaultToken } from "../../local/vault.ts";
 import { type HerdrWake, herdrWakeFor } from "../../wake/arm.ts";
-import { FIRST_TOKEN_FILE_DOC, withFirstTokenFile } from "../identity/first-token-file.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { meshDeps } from "../kernel/deps.ts";
+import { FIRST_TOKEN_FILE_DOC, withFirstTokenFile } from "../kernel/first-token-file.ts";
 import { neutralizeLine } from "../kernel/output.ts";
 
 const oneLine = (max: number, min = 0) =>

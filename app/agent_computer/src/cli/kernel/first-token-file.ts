@@ -2,8 +2,8 @@
 // holds a token authenticates as everywhere else; a missing or empty one receives the token a first registration
 // mints, instead of the token being printed.
 import { AppError, isAppError } from "../../errors.ts";
-import type { CommandContext } from "../kernel/context.ts";
-import { resolveToken } from "../kernel/token.ts";
+import type { CommandContext } from "./context.ts";
+import { resolveToken } from "./token.ts";
 
 export const FIRST_TOKEN_FILE_DOC =
   "token file (else RELAY_AGENT_TOKEN, the vault); if missing/empty, a new name's token goes there (0600, no symlink/overwrite)";
