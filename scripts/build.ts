@@ -3,9 +3,10 @@
 
 import { join } from "node:path";
 import { $ } from "bun";
+import { compileFlags } from "./compile-flags.ts";
 
 const root = join(import.meta.dir, "..");
 const entry = join(root, "app/agent_computer/src/cli/main.ts");
 const outfile = join(root, "dist/agent-computer");
-await $`${process.execPath} build --compile --bytecode --minify --no-compile-autoload-dotenv --no-compile-autoload-bunfig ${entry} --outfile ${outfile}`.quiet();
+await $`${process.execPath} build ${compileFlags} ${entry} --outfile ${outfile}`.quiet();
 console.log(`built ${outfile}`);

@@ -5,6 +5,7 @@ import en from "zod/v4/locales/en.js";
 import { binaries, longRunning } from "./binaries.ts";
 import { takeLauncherSettings } from "./kernel/launcher-env.ts";
 import { runBinary } from "./kernel/run.ts";
+import { reachedPhase } from "./kernel/startup-phase.ts";
 
 // Before any command module builds its schemas (zod decides per schema, when it is built): a process
 // parses each schema about once, and compiling a fast path for it costs more than the parse (bench/mesh.ts).
@@ -13,12 +14,15 @@ config({ jitless: true, ...en() });
 
 const main = async (): Promise<void> => {
   const invokedAs = takeLauncherSettings(process.env, process.argv[1]);
+  reachedPhase("entry");
   const load = binaries[invokedAs];
   if (!load) {
     process.stderr.write(`agent-computer: unknown binary name "${invokedAs}"; known: ${Object.keys(binaries).join(", ")}\n`);
     process.exit(2);
   }
-  await runBinary(await load(), process.argv.slice(2), { longLived: longRunning.has(invokedAs) });
+  const binary = await load();
+  reachedPhase("command-loaded");
+  await runBinary(binary, process.argv.slice(2), { longLived: longRunning.has(invokedAs) });
 };
 
 void main();

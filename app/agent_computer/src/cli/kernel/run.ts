@@ -6,6 +6,7 @@ import { wantsHelp, wantsJson } from "./argv.ts";
 import type { BinaryDef, CommandDef } from "./command.ts";
 import type { CommandContext } from "./context.ts";
 import { toJson, writeStderr, writeStdout } from "./output.ts";
+import { reachedPhase } from "./startup-phase.ts";
 
 /** Picks the subcommand whose words start argv; for help, stray leading words are tolerated. */
 const matchSubcommand = (binary: BinaryDef, argv: readonly string[]): { key: string; rest: string[] } | undefined => {
@@ -34,7 +35,12 @@ export const createContext = (
     paths: resolvePaths(env),
     now: () => Date.now(),
     store: () => {
-      opened ??= import("../../store/open.ts").then((m) => m.openStore(env, use));
+      opened ??= import("../../store/open.ts")
+        .then((m) => m.openStore(env, use))
+        .then((store) => {
+          reachedPhase("store-open");
+          return store;
+        });
       return opened;
     },
     readStdin,
@@ -95,6 +101,7 @@ export const runBinary = async (binary: BinaryDef, argv: readonly string[], use:
       const { parseOptions } = await import("./parse.ts");
       const options = parseOptions(def, rest) as never;
       const result = await def.run(options, ctx);
+      reachedPhase("command-run");
       const text = json ? `${toJson(result)}\n` : def.render(result, options);
       await writeStdout(text.endsWith("\n") || text === "" ? text : `${text}\n`);
     }

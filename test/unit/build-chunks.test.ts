@@ -1,0 +1,60 @@
+// The compiled form loads only what the invoked binary uses: scripts/build.ts bundles with the flags of
+// scripts/compile-flags.ts, whose ESM code splitting turns each import() of the binary registry into a chunk of
+// its own. Bundled here the same way (without --compile, whose output cannot be inspected, and without --minify,
+// which drops the module path comments), the entry's static import graph must hold no command, and one command's
+// graph no other command, no PostgreSQL driver and no worker.
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, normalize } from "node:path";
+import { beforeAll, describe, expect, test } from "vitest";
+import { compileFlags } from "../../scripts/compile-flags.ts";
+
+const root = join(import.meta.dirname, "..", "..");
+const out = mkdtempSync(join(tmpdir(), "ac-chunks-"));
+const onlyForCompile = (flag: string) => flag === "--compile" || flag === "--bytecode" || flag.startsWith("--no-compile-");
+
+/** Chunk file → the source modules it holds, from the bundler's `// path` comments. */
+const modulesOf = (chunk: string): string[] =>
+  [...readFileSync(join(out, chunk), "utf8").matchAll(/^\/\/ (\S+\.[jt]s)$/gm)].map((m) => m[1] as string);
+
+/** The chunks a chunk loads before it runs (its static imports), itself included. */
+const staticGraph = (start: string): string[] => {
+  const seen = new Set<string>();
+  const stack = [start];
+  while (stack.length > 0) {
+    const chunk = stack.pop() as string;
+    if (seen.has(chunk)) continue;
+    seen.add(chunk);
+    const text = readFileSync(join(out, chunk), "utf8");
+    for (const m of text.matchAll(/^import\s+(?:[^"']*?from\s*)?["']\.\/([^"']+)["'];?/gm)) stack.push(normalize(m[1] as string));
+  }
+  return [...seen];
+};
+
+const modulesLoadedBy = (chunk: string): string[] => staticGraph(chunk).flatMap(modulesOf);
+
+beforeAll(() => {
+  const flags = compileFlags.filter((f) => !onlyForCompile(f) && f !== "--minify");
+  const built = Bun.spawnSync(
+    [process.execPath, "build", ...flags, "--target=bun", join(root, "app/agent_computer/src/cli/main.ts"), "--outdir", out],
+    { stdout: "pipe", stderr: "pipe" },
+  );
+  expect(built.exitCode, built.stderr.toString()).toBe(0);
+}, 60_000);
+
+describe("chunks of the compiled form", () => {
+  test("the entry loads no command module before it knows which binary it is", () => {
+    const entry = modulesLoadedBy("main.js");
+    expect(entry).toContain("app/agent_computer/src/cli/main.ts");
+    expect(entry.filter((m) => /\/cli\/(mesh|identity|automation|worker|herdr)\/[^/]+-cli\.ts$/.test(m))).toEqual([]);
+    expect(entry.filter((m) => m.includes("/store/") || m.includes("/src/worker/"))).toEqual([]);
+  });
+
+  test("agent-inbox-cli's chunk loads no other command, no PostgreSQL driver and no worker", () => {
+    const chunk = readdirSync(out).find((f) => modulesOf(f).includes("app/agent_computer/src/cli/mesh/agent-inbox-cli.ts"));
+    expect(chunk).toBeDefined();
+    const loaded = modulesLoadedBy(chunk as string);
+    expect(loaded.filter((m) => m.endsWith("-cli.ts") && !m.endsWith("/agent-inbox-cli.ts"))).toEqual([]);
+    expect(loaded.filter((m) => m.includes("/store/postgres/") || m.includes("/src/worker/"))).toEqual([]);
+  });
+});
