@@ -17,7 +17,7 @@
 // The old floor is still timed, as bun_one_line_script_under_tmpdir, with the entry count of that directory.
 
 import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { sendMessage } from "../app/agent_computer/src/domain/mesh/send.ts";
 import { openStore } from "../app/agent_computer/src/store/open.ts";
@@ -76,69 +76,107 @@ const asLauncherSetsIt = { AGENT_COMPUTER_INVOKED_AS: "agent-inbox-cli", BUN_JSC
 const direct = (phase?: string, args = inboxArgs) =>
   spec([dist, ...args], phase ? { ...asLauncherSetsIt, AGENT_COMPUTER_STARTUP_EXIT_AFTER: phase } : asLauncherSetsIt);
 
+// The prefixes of the real command, in order (cli/kernel/startup-phase.ts), and what each adds to the one before.
+const phases = [
+  ["entry", "entry: main chunk, zod core and locale, binary registry, kernel"],
+  ["command-loaded", "command module: its chunks, zod/mini schemas, domain modules"],
+  ["store-open", "flags parsed, token read, store opened (SQLite, pragmas, migration check)"],
+  ["command-run", "query: authentication, presence write, inbox read, checkpoint at close"],
+] as const;
+
 const commands: Record<string, ProcessSpec> = {
   bun_one_line_script: spec([bun, floorScript]),
   compiled_one_line_program: spec([compiledOneLine]),
   "agent-inbox-cli": spec([launcher, ...inboxArgs]),
   "agent-inbox-cli --help": spec([launcher, "--help"]),
   timer_spawn_and_wait: spec(["true"]),
-  direct_exit_after_entry: direct("entry"),
-  direct_exit_after_command_loaded: direct("command-loaded"),
-  direct_exit_after_store_open: direct("store-open"),
-  direct_exit_after_command_run: direct("command-run"),
+  ...Object.fromEntries(phases.map(([phase]) => [`direct_exit_after_${phase}`, direct(phase)])),
   direct_full: direct(),
   direct_help: direct(undefined, ["--help"]),
   bun_one_line_script_under_tmpdir: spec([bun, tmpFloorScript]),
   "agent-inbox-cli (source form)": spec([launcher, ...inboxArgs], { AGENT_COMPUTER_FORM: "source" }),
 };
+const loadBefore = loadavg()[0] as number;
 const samples = timeAlternating(commands, runs);
-const wall = Object.fromEntries(Object.entries(samples).map(([name, s]) => [name, spread(s.wall_ms)]));
-const cpu = Object.fromEntries(Object.entries(samples).map(([name, s]) => [name, spread(s.cpu_ms)]));
+const loadAfter = loadavg()[0] as number;
+const figures = (pick: "wall_ms" | "cpu_ms") =>
+  Object.fromEntries(Object.entries(samples).map(([name, s]) => [name, spread(s[pick])]));
+const wall = figures("wall_ms");
+const cpu = figures("cpu_ms");
+type Figures = typeof wall;
 
-const p50 = (figures: typeof wall, name: string): number => figures[name]?.p50_ms ?? Number.NaN;
-const ratio = (figures: typeof wall, a: string, b: string): number => round(p50(figures, a) / p50(figures, b));
-/** Each phase as the difference of the medians of two prefixes of the same command (ms). */
-const breakdown = (figures: typeof wall) => {
-  const d = (a: string, b: string) => round(p50(figures, a) - p50(figures, b));
-  return {
-    timer_spawn_and_wait: p50(figures, "timer_spawn_and_wait"),
-    bare_compiled_runtime: d("compiled_one_line_program", "timer_spawn_and_wait"),
-    entry_modules_and_dispatch: d("direct_exit_after_entry", "compiled_one_line_program"),
-    command_module: d("direct_exit_after_command_loaded", "direct_exit_after_entry"),
-    flags_token_and_store_open: d("direct_exit_after_store_open", "direct_exit_after_command_loaded"),
-    query_presence_write_and_checkpoint: d("direct_exit_after_command_run", "direct_exit_after_store_open"),
-    render_and_output: d("direct_full", "direct_exit_after_command_run"),
-    sh_launcher: d("agent-inbox-cli", "direct_full"),
-    total: p50(figures, "agent-inbox-cli"),
-    help_after_entry: d("direct_help", "direct_exit_after_entry"),
-    help_sh_launcher: d("agent-inbox-cli --help", "direct_help"),
+const p50 = (f: Figures, name: string): number => f[name]?.p50_ms ?? Number.NaN;
+const ratio = (f: Figures, a: string, b: string): number => round(p50(f, a) / p50(f, b));
+const ratios = (f: Figures) => ({
+  inbox_over_bun_one_line_script: ratio(f, "agent-inbox-cli", "bun_one_line_script"),
+  help_over_compiled_one_line_program: ratio(f, "agent-inbox-cli --help", "compiled_one_line_program"),
+});
+/** Where the milliseconds go: each step is the difference of the medians of two neighbouring prefixes. */
+const breakdown = (f: Figures) => {
+  const steps: [string, string, string][] = [
+    ["timer: spawn and wait for a process that does nothing", "", "timer_spawn_and_wait"],
+    ["bare compiled runtime (a compiled one-line program)", "timer_spawn_and_wait", "compiled_one_line_program"],
+  ];
+  let before = "compiled_one_line_program";
+  for (const [phase, label] of phases) {
+    steps.push([label, before, `direct_exit_after_${phase}`]);
+    before = `direct_exit_after_${phase}`;
+  }
+  steps.push(
+    ["render and write the output, exit", before, "direct_full"],
+    ["sh launcher (bin/agent-inbox-cli execs dist/agent-computer)", "direct_full", "agent-inbox-cli"],
+  );
+  const inbox = Object.fromEntries(steps.map(([label, a, b]) => [label, round(p50(f, b) - (a ? p50(f, a) : 0))]));
+  const help = {
+    "entry (as above)": round(p50(f, "direct_exit_after_entry") - p50(f, "compiled_one_line_program")),
+    "help text from the build-time table, write, exit": round(p50(f, "direct_help") - p50(f, "direct_exit_after_entry")),
+    "sh launcher": round(p50(f, "agent-inbox-cli --help") - p50(f, "direct_help")),
   };
+  return { "agent-inbox-cli": inbox, "agent-inbox-cli --help, after the bare runtime": help };
 };
-const tmpEntries = readdirSync(tmpdir()).length;
 
 const results = {
   runs,
+  load_average_1m: { before: round(loadBefore), after: round(loadAfter) },
   build_flags: compileFlags.join(" "),
   executable_bytes: statSync(dist).size,
-  wall_ms: wall,
-  cpu_ms: cpu,
-  ratios: {
-    inbox_over_bun_one_line_script: ratio(wall, "agent-inbox-cli", "bun_one_line_script"),
-    help_over_compiled_one_line_program: ratio(wall, "agent-inbox-cli --help", "compiled_one_line_program"),
-    cpu_inbox_over_bun_one_line_script: ratio(cpu, "agent-inbox-cli", "bun_one_line_script"),
-    cpu_help_over_compiled_one_line_program: ratio(cpu, "agent-inbox-cli --help", "compiled_one_line_program"),
-  },
+  ratios: ratios(wall),
+  ratios_of_cpu_time: ratios(cpu),
+  targets: { inbox_over_bun_one_line_script_max: 2, help_over_compiled_one_line_program_max: 1.5 },
   breakdown_wall_p50_ms: breakdown(wall),
   breakdown_cpu_p50_ms: breakdown(cpu),
+  wall_ms: wall,
+  cpu_ms: cpu,
   old_floor: {
     why: "a one-line script under os.tmpdir(): Bun lists every directory above the script before it runs it",
-    tmpdir_entries: tmpEntries,
+    tmpdir_entries: readdirSync(tmpdir()).length,
     wall_p50_over_repo_floor: ratio(wall, "bun_one_line_script_under_tmpdir", "bun_one_line_script"),
   },
-  targets: { inbox_over_bun_one_line_script_max: 2, help_over_compiled_one_line_program_max: 1.5 },
 };
 rmSync(scratch, { recursive: true, force: true });
 rmSync(join(tmpFloorScript, ".."), { recursive: true, force: true });
 const file = writeResults("startup", results);
-console.log(JSON.stringify(results, null, 2));
-console.log(`written to ${file}`);
+const row = (name: string) => {
+  const w = wall[name];
+  const c = cpu[name];
+  return `${name.padEnd(44)} ${String(w?.p50_ms).padStart(8)} ${`${w?.min_ms}-${w?.max_ms}`.padStart(16)} ${String(c?.p50_ms).padStart(8)}`;
+};
+console.log(
+  `${"whole process, ms".padEnd(44)} ${"wall p50".padStart(8)} ${"wall min-max".padStart(16)} ${"cpu p50".padStart(8)}`,
+);
+for (const name of Object.keys(commands)) console.log(row(name));
+console.log(
+  JSON.stringify(
+    { ratios: results.ratios, ratios_of_cpu_time: results.ratios_of_cpu_time, load_average_1m: results.load_average_1m },
+    null,
+    2,
+  ),
+);
+console.log(
+  JSON.stringify(
+    { breakdown_wall_p50_ms: results.breakdown_wall_p50_ms, breakdown_cpu_p50_ms: results.breakdown_cpu_p50_ms },
+    null,
+    2,
+  ),
+);
+console.log(`${runs} runs of each, in alternation; written to ${file}`);
