@@ -6,13 +6,13 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SQL, type Subprocess } from "bun";
-import { newId } from "../app/agent_computer/src/cli/mesh/deps.ts";
+import { checkIn } from "../app/agent_computer/src/domain/agents/checkin.ts";
 import { claimAttempts, finishAttempt } from "../app/agent_computer/src/domain/automation/attempts.ts";
-import type { AutomationDeps } from "../app/agent_computer/src/domain/automation/deps.ts";
 import { createJob } from "../app/agent_computer/src/domain/automation/jobs.ts";
 import { startManualRun } from "../app/agent_computer/src/domain/automation/manual-run.ts";
 import { createCheckback } from "../app/agent_computer/src/domain/automation/triggers.ts";
-import { checkIn } from "../app/agent_computer/src/domain/mesh/checkin.ts";
+import type { Deps } from "../app/agent_computer/src/domain/deps.ts";
+import { newId } from "../app/agent_computer/src/domain/ids.ts";
 import { openStore } from "../app/agent_computer/src/store/open.ts";
 import type { Store } from "../app/agent_computer/src/store/port.ts";
 import { dropDatabase } from "../test/helpers/pg-admin.ts";
@@ -123,7 +123,7 @@ const waitAll = async (t: Target, jobId: string, count: number): Promise<void> =
 };
 
 const measureTarget = async (t: Target) => {
-  const deps = (): AutomationDeps => ({ store: t.store, now: Date.now(), host: "bench", newId });
+  const deps = (): Deps => ({ store: t.store, now: Date.now(), host: "bench", newId });
   const registered = await checkIn(deps(), { agentId: "bench", token: undefined, ttlSeconds: 86_400 });
   const owner = { agentId: "bench", token: registered.agent_token as string };
   const jobDir = mkdtempSync(join(tmpdir(), "ac-bench-job-"));

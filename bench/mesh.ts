@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SQL } from "bun";
-import { newId } from "../app/agent_computer/src/cli/mesh/deps.ts";
+import { newId } from "../app/agent_computer/src/domain/ids.ts";
 import { readInbox } from "../app/agent_computer/src/domain/mesh/inbox.ts";
 import { sendMessage } from "../app/agent_computer/src/domain/mesh/send.ts";
 import { openStore, type StoreUse } from "../app/agent_computer/src/store/open.ts";

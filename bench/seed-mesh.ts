@@ -2,12 +2,12 @@
 // benchmarks measure reads and writes against a large store without spending minutes building it.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { newId } from "../app/agent_computer/src/cli/mesh/deps.ts";
-import { checkIn } from "../app/agent_computer/src/domain/mesh/checkin.ts";
-import type { MeshDeps } from "../app/agent_computer/src/domain/mesh/deps.ts";
+import { checkIn } from "../app/agent_computer/src/domain/agents/checkin.ts";
+import type { Deps } from "../app/agent_computer/src/domain/deps.ts";
+import { newId } from "../app/agent_computer/src/domain/ids.ts";
 import type { Store } from "../app/agent_computer/src/store/port.ts";
 
-export const depsFor = (store: Store): MeshDeps => ({ store, now: Date.now(), host: "bench", newId });
+export const depsFor = (store: Store): Deps => ({ store, now: Date.now(), host: "bench", newId });
 
 /** Checks in "reader" and "writer" and leaves each one's token in `<dir>/<agent>.token` (0600) for --token-file. */
 export const withAgents = async (store: Store, dir: string): Promise<Record<string, string>> => {

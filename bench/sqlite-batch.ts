@@ -7,8 +7,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { newId } from "../app/agent_computer/src/cli/mesh/deps.ts";
-import { checkIn } from "../app/agent_computer/src/domain/mesh/checkin.ts";
+import { checkIn } from "../app/agent_computer/src/domain/agents/checkin.ts";
+import { newId } from "../app/agent_computer/src/domain/ids.ts";
 import { resolvePaths } from "../app/agent_computer/src/paths.ts";
 import { openStore } from "../app/agent_computer/src/store/open.ts";
 import type { Driver } from "../app/agent_computer/src/store/sql/db.ts";

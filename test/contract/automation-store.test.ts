@@ -1,7 +1,7 @@
 // The automation contract, run against every store adapter: jobs, exactly-once trigger consumption (also with
 // two workers' connections racing), cron across DST and after downtime, fenced attempts and their rescue.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { newId } from "../../app/agent_computer/src/cli/mesh/deps.ts";
+import { checkIn } from "../../app/agent_computer/src/domain/agents/checkin.ts";
 import {
   claimAttempts,
   emitFromAttempt,
@@ -9,15 +9,15 @@ import {
   finishAttempt,
   heartbeatAttempt,
 } from "../../app/agent_computer/src/domain/automation/attempts.ts";
-import type { AutomationDeps } from "../../app/agent_computer/src/domain/automation/deps.ts";
 import { consumeDueTriggers } from "../../app/agent_computer/src/domain/automation/due-triggers.ts";
 import { cancelJob, createJob, showJob } from "../../app/agent_computer/src/domain/automation/jobs.ts";
 import { startManualRun } from "../../app/agent_computer/src/domain/automation/manual-run.ts";
 import { createCheckback, createCronSchedule, listTriggers } from "../../app/agent_computer/src/domain/automation/triggers.ts";
-import { checkIn } from "../../app/agent_computer/src/domain/mesh/checkin.ts";
+import type { Deps } from "../../app/agent_computer/src/domain/deps.ts";
+import { newId } from "../../app/agent_computer/src/domain/ids.ts";
 import { readInbox } from "../../app/agent_computer/src/domain/mesh/inbox.ts";
 import type { Store } from "../../app/agent_computer/src/store/port.ts";
-import { AUTOMATION_CHANNEL } from "../../app/agent_computer/src/store/sql/automation.ts";
+import { AUTOMATION_CHANNEL } from "../../app/agent_computer/src/store/port.ts";
 import { jobDir, waitFor } from "../helpers/automation.ts";
 import { createStoreTarget, type StoreTarget, storeNames } from "../helpers/stores.ts";
 
@@ -39,7 +39,7 @@ describe.each(storeNames)("automation contract [%s]", (storeName) => {
   let store: Store;
   let second: Store;
   let alice: { agentId: string; token: string };
-  const at = (now: number, s: Store = store): AutomationDeps => ({ store: s, now, host: "test-host", newId });
+  const at = (now: number, s: Store = store): Deps => ({ store: s, now, host: "test-host", newId });
   const count = async (sql: string, params: unknown[] = []) => Number((await target.sql(sql, params))[0]?.n ?? 0);
   const job = async (extra: { wakeOnFailure?: boolean } = {}) =>
     (

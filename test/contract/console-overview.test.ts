@@ -1,15 +1,15 @@
 // What the console reads, on every store: every owner's jobs with their newest runs (WorkerEnv values cut out
 // of output and errors) and every owner's triggers, without their secrets; the per-owner listings are unchanged.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { newId } from "../../app/agent_computer/src/cli/mesh/deps.ts";
+import { checkIn } from "../../app/agent_computer/src/domain/agents/checkin.ts";
 import { claimAttempts, finishAttempt } from "../../app/agent_computer/src/domain/automation/attempts.ts";
-import type { AutomationDeps } from "../../app/agent_computer/src/domain/automation/deps.ts";
 import { createJob } from "../../app/agent_computer/src/domain/automation/jobs.ts";
 import { startManualRun } from "../../app/agent_computer/src/domain/automation/manual-run.ts";
 import { jobsOverview, triggersOverview } from "../../app/agent_computer/src/domain/automation/overview.ts";
 import { cancelTrigger, createCheckback, createWebhook } from "../../app/agent_computer/src/domain/automation/triggers.ts";
 import { setWorkerEnv } from "../../app/agent_computer/src/domain/automation/worker-env.ts";
-import { checkIn } from "../../app/agent_computer/src/domain/mesh/checkin.ts";
+import type { Deps } from "../../app/agent_computer/src/domain/deps.ts";
+import { newId } from "../../app/agent_computer/src/domain/ids.ts";
 import type { Store } from "../../app/agent_computer/src/store/port.ts";
 import { jobDir } from "../helpers/automation.ts";
 import { createStoreTarget, type StoreTarget, storeNames } from "../helpers/stores.ts";
@@ -25,7 +25,7 @@ describe.each(storeNames)("console overview [%s]", (storeName) => {
   const jobs: Record<string, string> = {};
   let hookSecret = "";
   let cancelledId = "";
-  const at = (now: number): AutomationDeps => ({ store, now, host: "test-host", newId });
+  const at = (now: number): Deps => ({ store, now, host: "test-host", newId });
 
   beforeAll(async () => {
     target = await createStoreTarget(storeName);

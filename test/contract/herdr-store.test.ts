@@ -2,7 +2,7 @@
 // on the lease id, writer claims held until released or failed_closed, state moves only from expected states.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { ControllerLeaseRecord, Store, WriterClaimRecord } from "../../app/agent_computer/src/store/port.ts";
-import { UniqueViolation } from "../../app/agent_computer/src/store/sql/db.ts";
+import { UniqueViolation } from "../../app/agent_computer/src/store/port.ts";
 import { createStoreTarget, type StoreTarget, storeNames } from "../helpers/stores.ts";
 
 const lease = (overrides: Partial<ControllerLeaseRecord> = {}): ControllerLeaseRecord => ({

@@ -1,7 +1,7 @@
 // The identity and task repositories, run against every store adapter: the compare-and-swaps and the shared rate
 // counters behave the same on SQLite and PostgreSQL, also across two connections at once.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { registerAgent } from "../../app/agent_computer/src/domain/identity/register.ts";
+import { registerAgent } from "../../app/agent_computer/src/domain/agents/register.ts";
 import type { Store, TaskRecord } from "../../app/agent_computer/src/store/port.ts";
 import { meshClock } from "../helpers/mesh.ts";
 import { createStoreTarget, type StoreTarget, storeNames } from "../helpers/stores.ts";

@@ -1,7 +1,7 @@
 // The mesh contract, run against every store adapter: the same behaviour on SQLite and PostgreSQL.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { checkIn, previewCheckIn } from "../../app/agent_computer/src/domain/agents/checkin.ts";
 import { ackMessages } from "../../app/agent_computer/src/domain/mesh/ack.ts";
-import { checkIn, previewCheckIn } from "../../app/agent_computer/src/domain/mesh/checkin.ts";
 import { listAgents } from "../../app/agent_computer/src/domain/mesh/directory.ts";
 import { readInbox } from "../../app/agent_computer/src/domain/mesh/inbox.ts";
 import { sendMessage } from "../../app/agent_computer/src/domain/mesh/send.ts";

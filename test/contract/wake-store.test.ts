@@ -1,8 +1,8 @@
 // Auto-wake's store rules on every store: which mail wakes, single-use tokens bound to agent, session and
 // messages, one outstanding wake per agent, the hourly cap, and expiry re-arming unread mail.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { checkIn } from "../../app/agent_computer/src/domain/agents/checkin.ts";
 import { ackMessages } from "../../app/agent_computer/src/domain/mesh/ack.ts";
-import { checkIn } from "../../app/agent_computer/src/domain/mesh/checkin.ts";
 import { readInbox } from "../../app/agent_computer/src/domain/mesh/inbox.ts";
 import { deliverSystemMessage } from "../../app/agent_computer/src/domain/mesh/notify.ts";
 import { sendMessage } from "../../app/agent_computer/src/domain/mesh/send.ts";

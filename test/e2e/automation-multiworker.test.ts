@@ -1,11 +1,11 @@
 // Three workers on one PostgreSQL store, 200 due checkbacks and a cron schedule ticking every second: every
 // trigger is consumed exactly once and every run executed exactly once, counted in the store.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { newId } from "../../app/agent_computer/src/cli/mesh/deps.ts";
-import type { AutomationDeps } from "../../app/agent_computer/src/domain/automation/deps.ts";
+import { checkIn } from "../../app/agent_computer/src/domain/agents/checkin.ts";
 import { createJob } from "../../app/agent_computer/src/domain/automation/jobs.ts";
 import { cancelTrigger, createCheckback, createCronSchedule } from "../../app/agent_computer/src/domain/automation/triggers.ts";
-import { checkIn } from "../../app/agent_computer/src/domain/mesh/checkin.ts";
+import type { Deps } from "../../app/agent_computer/src/domain/deps.ts";
+import { newId } from "../../app/agent_computer/src/domain/ids.ts";
 import type { Store } from "../../app/agent_computer/src/store/port.ts";
 import { automationEnv, type Daemon, jobDir, startDaemon, waitFor } from "../helpers/automation.ts";
 import { createStoreTarget, pgUrl, type StoreTarget } from "../helpers/stores.ts";
@@ -17,7 +17,7 @@ describe.skipIf(!pgUrl)("three workers on one PostgreSQL store [postgres]", () =
   let target: StoreTarget;
   let store: Store;
   const workers: Daemon[] = [];
-  const deps = (): AutomationDeps => ({ store, now: Date.now(), host: "test-host", newId });
+  const deps = (): Deps => ({ store, now: Date.now(), host: "test-host", newId });
   const rows = (sql: string, params: unknown[] = []) => target.sql(sql, params);
 
   beforeAll(async () => {

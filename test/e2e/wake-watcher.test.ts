@@ -4,9 +4,9 @@ import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { newId } from "../../app/agent_computer/src/cli/mesh/deps.ts";
-import { checkIn } from "../../app/agent_computer/src/domain/mesh/checkin.ts";
-import type { MeshDeps } from "../../app/agent_computer/src/domain/mesh/deps.ts";
+import { checkIn } from "../../app/agent_computer/src/domain/agents/checkin.ts";
+import type { Deps } from "../../app/agent_computer/src/domain/deps.ts";
+import { newId } from "../../app/agent_computer/src/domain/ids.ts";
 import { readInbox } from "../../app/agent_computer/src/domain/mesh/inbox.ts";
 import { sendMessage } from "../../app/agent_computer/src/domain/mesh/send.ts";
 import { WAKE_PROMPT_PATTERN } from "../../app/agent_computer/src/domain/wake/prompt.ts";
@@ -30,7 +30,7 @@ describe.each(storeNames)("auto-wake watcher with the Herdr double [%s]", (store
   const panes: string[] = [];
   let counter = 0;
 
-  const deps = (): MeshDeps => ({ store, now: Date.now(), host: HOST, newId });
+  const deps = (): Deps => ({ store, now: Date.now(), host: HOST, newId });
   const join_ = async (agentId: string) => {
     const r = await checkIn(deps(), { agentId, token: tokens.get(agentId) });
     if (r.agent_token) tokens.set(agentId, r.agent_token);

@@ -1,11 +1,12 @@
 // In-process mesh calls against a store target, with a controllable clock.
-import { newId } from "../../app/agent_computer/src/cli/mesh/deps.ts";
-import type { MeshDeps } from "../../app/agent_computer/src/domain/mesh/deps.ts";
+
+import type { Deps } from "../../app/agent_computer/src/domain/deps.ts";
+import { newId } from "../../app/agent_computer/src/domain/ids.ts";
 import type { Store } from "../../app/agent_computer/src/store/port.ts";
 
 export interface MeshClock {
   now: number;
-  deps(): MeshDeps;
+  deps(): Deps;
   advance(ms: number): void;
 }
 

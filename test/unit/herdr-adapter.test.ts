@@ -3,7 +3,7 @@
 import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createHerdr, type Herdr, HerdrError, type HerdrErrorKind } from "../../app/agent_computer/src/adapters/herdr.ts";
+import { createHerdr, type Herdr, HerdrError, type HerdrErrorKind } from "../../app/agent_computer/src/adapters/herdr/client.ts";
 import { type FakeHerdr, startFakeHerdr } from "../fixtures/fake-herdr/control.ts";
 
 let fake: FakeHerdr;

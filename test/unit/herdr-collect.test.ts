@@ -3,7 +3,7 @@
 import { mkdtempSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
-import type { Herdr, HerdrAgent, HerdrAgentStatus } from "../../app/agent_computer/src/adapters/herdr.ts";
+import type { Herdr, HerdrAgent, HerdrAgentStatus } from "../../app/agent_computer/src/adapters/herdr/client.ts";
 import type { AgentIdentity } from "../../app/agent_computer/src/domain/herdr/agent-identity.ts";
 import { collectOne } from "../../app/agent_computer/src/domain/herdr/collect.ts";
 import type { HerdrDeps } from "../../app/agent_computer/src/domain/herdr/deps.ts";

@@ -2,7 +2,8 @@
 import { execa } from "execa";
 import { describe, expect, test } from "vitest";
 import { probePid } from "../../app/agent_computer/src/adapters/local-host.ts";
-import { type LocalHost, livenessOf } from "../../app/agent_computer/src/domain/identity/liveness.ts";
+import type { LocalHost } from "../../app/agent_computer/src/domain/deps.ts";
+import { livenessOf } from "../../app/agent_computer/src/domain/identity/liveness.ts";
 import { parseRateRule } from "../../app/agent_computer/src/domain/identity/rate-config.ts";
 import type { SessionRecord } from "../../app/agent_computer/src/store/port.ts";
 

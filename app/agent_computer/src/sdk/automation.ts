@@ -4,8 +4,8 @@
 // started this attempt over loopback HTTP with the attempt's fence token: the script never holds store
 // credentials, and a stale attempt is refused by the store, not trusted to know it is stale.
 import { readFileSync } from "node:fs";
+import type { AttemptFile } from "../domain/automation/attempt-file.ts";
 import type { CloudEvent } from "../domain/automation/cloudevent.ts";
-import type { AttemptFile } from "../worker/attempt-plan.ts";
 
 export type { CloudEvent };
 

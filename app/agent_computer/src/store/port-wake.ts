@@ -78,3 +78,6 @@ export interface WakeRepo {
   /** The session's pending deliveries with seq >= fromSeq, oldest first. */
   pendingFrom(sessionId: string, fromSeq: number, limit: number): Promise<WakeInboxEntry[]>;
 }
+
+/** The PostgreSQL NOTIFY channel the 004 migration's trigger signals on every delivery insert. */
+export const WAKE_CHANNEL = "agent_computer_wake";

@@ -1,15 +1,17 @@
 // The store port: domain-level operations, not SQL. Both adapters (SQLite, PostgreSQL) implement it and
-// pass the same contract suite (test/contract/store.test.ts).
+// pass the same contract suites (test/contract/*-store.test.ts, each run against both stores).
 
-import type { AutomationRepo } from "./automation-port.ts";
-import type { HerdrRepo } from "./herdr-port.ts";
+import type { AutomationRepo } from "./port-automation.ts";
+import type { HerdrRepo } from "./port-herdr.ts";
 import type { IdentityRepo, TaskRepo } from "./port-identity.ts";
 import type { WakeRepo } from "./port-wake.ts";
 
-export type * from "./automation-port.ts";
-export type * from "./herdr-port.ts";
+export type * from "./port-automation.ts";
+export { AUTOMATION_CHANNEL } from "./port-automation.ts";
+export type * from "./port-herdr.ts";
 export type * from "./port-identity.ts";
 export type * from "./port-wake.ts";
+export { WAKE_CHANNEL } from "./port-wake.ts";
 
 export interface AgentRecord {
   name: string;
@@ -182,4 +184,15 @@ export interface Store {
   /** PostgreSQL only: calls onHint on each NOTIFY on the channel (and on every re-subscribe); returns the unsubscriber. */
   listen?(channel: string, onHint: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
+}
+
+/** Raised by drivers for a unique-constraint violation, so services can re-read instead of failing. */
+export class UniqueViolation extends Error {
+  constructor(
+    readonly constraint: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`unique constraint violated: ${constraint}`, options);
+    this.name = "UniqueViolation";
+  }
 }

@@ -2,6 +2,7 @@
 // environment (built from scratch: no variable of the worker leaks into a script) is tested without spawning.
 import { join } from "node:path";
 import type { McporterConfig } from "../adapters/mcporter/config.ts";
+import type { AttemptFile } from "../domain/automation/attempt-file.ts";
 import type { EnvEntry, Fence, JobRecord, RunRecord } from "../store/port.ts";
 import type { InstallPaths } from "./install-paths.ts";
 
@@ -36,16 +37,6 @@ export interface AttemptPlan {
   files: PlannedFile[];
   dirs: string[];
   timeoutMs: number;
-}
-
-/** What the SDK reads (0600 file): the attempt's identity, its fence token, where to emit and the event. */
-export interface AttemptFile {
-  run_id: string;
-  attempt: number;
-  automation_job_id: string;
-  emit_url: string;
-  lease_token: string;
-  event: unknown;
 }
 
 export const planAttempt = (p: AttemptPlanInput): AttemptPlan => {

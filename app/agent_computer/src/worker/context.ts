@@ -1,4 +1,4 @@
-import type { AutomationDeps } from "../domain/automation/deps.ts";
+import type { Deps } from "../domain/deps.ts";
 import type { Paths } from "../paths.ts";
 import type { Store } from "../store/port.ts";
 import type { InstallPaths } from "./install-paths.ts";
@@ -27,7 +27,7 @@ export interface WorkerContext {
   env: Record<string, string | undefined>;
   log: Logger;
   /** Fresh deps with the current time, for one domain call. */
-  deps(): AutomationDeps;
+  deps(): Deps;
   /** Scheduler and executor wake-ups: a trigger consumed here starts its run without waiting for a poll. */
   wake: { scheduler: Wakeup; executor: Wakeup };
   /** Where scripts reach this worker (loopback when bound to every interface); set once the server listens. */

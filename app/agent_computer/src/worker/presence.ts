@@ -1,7 +1,7 @@
 // Records this worker in the store and renews the record, so CLIs can tell whether any worker is running
 // (run-automation-job-cli warns when none is). Also relays PostgreSQL NOTIFY hints to the other services.
 import { hostname } from "node:os";
-import { AUTOMATION_CHANNEL } from "../store/sql/automation.ts";
+import { AUTOMATION_CHANNEL } from "../store/port.ts";
 import type { WorkerContext } from "./context.ts";
 import { errorText } from "./log.ts";
 import type { WorkerService } from "./service.ts";

@@ -1,6 +1,6 @@
 // The worker's services, registered in one place. Each adds background work and/or HTTP routes; they all
-// share the store, the logger and one HTTP server. Start order is this order; shutdown runs in reverse.
-import { consoleService } from "../console/service.ts";
+// share the store, the logger and one HTTP server. Start order is this order; each shutdown stage (drain, then force) reaches every service at once (daemon.ts).
+import { consoleService } from "./console.ts";
 import { executorService } from "./executor.ts";
 import { presenceService } from "./presence.ts";
 import { schedulerService } from "./scheduler.ts";

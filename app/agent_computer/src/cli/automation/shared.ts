@@ -1,10 +1,10 @@
 // What every automation command shares: the owner flags, id formats, deps and the worker's base URL.
 import { z } from "zod";
-import type { AutomationDeps } from "../../domain/automation/deps.ts";
+import type { Deps } from "../../domain/deps.ts";
 import { agentId } from "../../domain/identity/names.ts";
 import type { CommandContext } from "../kernel/context.ts";
+import { meshDeps } from "../kernel/deps.ts";
 import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
-import { meshDeps } from "../mesh/deps.ts";
 
 export const ownerFields = {
   agentId: agentId("the owning agent (authenticated with its token); jobs and triggers belong to it"),
@@ -39,7 +39,7 @@ export const owner = async (options: { agentId: string; tokenFile?: string | und
   token: await resolveToken(ctx, options.agentId, options.tokenFile),
 });
 
-export const automationDeps = (ctx: CommandContext): Promise<AutomationDeps> => meshDeps(ctx);
+export const automationDeps = (ctx: CommandContext): Promise<Deps> => meshDeps(ctx);
 
 /** The base of webhook URLs printed by the CLIs (the worker on this host). */
 export const workerBaseUrl = (ctx: CommandContext): string => ctx.env.AGENT_COMPUTER_WORKER_URL || "http://127.0.0.1:8787";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { HERDR_AGENT_NAME_PATTERN } from "../../adapters/herdr.ts";
+import { HERDR_AGENT_NAME_PATTERN } from "../../adapters/herdr/client.ts";
 import { handoff } from "../../domain/herdr/handoff.ts";
 import type { HandoffOutput } from "../../domain/herdr/handoff-results.ts";
 import { defineCommand } from "../kernel/command.ts";

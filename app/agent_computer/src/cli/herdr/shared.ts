@@ -1,7 +1,7 @@
 // What the two Herdr binaries share: their deps, the option schemas that recur, and the rendering of results
 // (agent output is untrusted: it is neutralised before it reaches a terminal).
 import { z } from "zod";
-import { createHerdr, HERDR_AGENT_KINDS, HERDR_AGENT_NAME_PATTERN } from "../../adapters/herdr.ts";
+import { createHerdr, HERDR_AGENT_KINDS, HERDR_AGENT_NAME_PATTERN } from "../../adapters/herdr/client.ts";
 import { localHostId } from "../../adapters/local-host.ts";
 import { defaultGit, type HerdrDeps, newHexId } from "../../domain/herdr/deps.ts";
 import type { HandoffOutput } from "../../domain/herdr/handoff-results.ts";

@@ -1,11 +1,11 @@
 import { z } from "zod";
-import { type ExpandResult, expandCapabilities } from "../../domain/identity/expand.ts";
+import { type ExpandResult, expandCapabilities } from "../../domain/agents/expand.ts";
 import { capabilitySchema } from "../../domain/identity/names.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
+import { meshDeps } from "../kernel/deps.ts";
 import { neutralizeLine } from "../kernel/output.ts";
 import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
-import { meshDeps } from "../mesh/deps.ts";
 import { AUTH_ENV, nameOption } from "./options.ts";
 
 export const expandOptionsSchema = z

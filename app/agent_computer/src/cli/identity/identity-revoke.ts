@@ -1,10 +1,10 @@
 import { z } from "zod";
-import { type RevokeResult, revokeToken } from "../../domain/identity/revoke.ts";
+import { type RevokeResult, revokeToken } from "../../domain/agents/revoke.ts";
 import { removeVaultToken } from "../../store/vault.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
+import { meshDeps } from "../kernel/deps.ts";
 import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
-import { meshDeps } from "../mesh/deps.ts";
 import { AUTH_ENV, nameOption } from "./options.ts";
 
 export const revokeOptionsSchema = z.object({

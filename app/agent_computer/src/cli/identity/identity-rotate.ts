@@ -3,8 +3,8 @@ import { type RotateResult, rotateToken } from "../../domain/identity/rotate.ts"
 import { writeVaultToken } from "../../store/vault.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
+import { meshDeps } from "../kernel/deps.ts";
 import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
-import { meshDeps } from "../mesh/deps.ts";
 import { AUTH_ENV, nameOption } from "./options.ts";
 
 export const rotateOptionsSchema = z.object({ name: nameOption, tokenFile: tokenFileSchema });

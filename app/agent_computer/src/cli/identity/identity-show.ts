@@ -2,8 +2,8 @@ import { z } from "zod";
 import { type ShowResult, showAgent } from "../../domain/identity/show.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
+import { meshDeps } from "../kernel/deps.ts";
 import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
-import { meshDeps } from "../mesh/deps.ts";
 import { AUTH_ENV, nameOption, renderAgent } from "./options.ts";
 
 export const showOptionsSchema = z.object({ name: nameOption, tokenFile: tokenFileSchema });

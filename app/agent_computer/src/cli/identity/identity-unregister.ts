@@ -1,11 +1,11 @@
 import { z } from "zod";
-import { type UnregisterResult, unregisterAgent } from "../../domain/identity/unregister.ts";
+import { type UnregisterResult, unregisterAgent } from "../../domain/agents/unregister.ts";
 import { removeVaultToken } from "../../store/vault.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
+import { meshDeps } from "../kernel/deps.ts";
 import { neutralizeLine } from "../kernel/output.ts";
 import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
-import { meshDeps } from "../mesh/deps.ts";
 import { AUTH_ENV, nameOption } from "./options.ts";
 
 export const unregisterOptionsSchema = z.object({ name: nameOption, tokenFile: tokenFileSchema });

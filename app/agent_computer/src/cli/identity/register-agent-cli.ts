@@ -1,13 +1,13 @@
 import { z } from "zod";
+import { type RegisterResult, registerAgent } from "../../domain/agents/register.ts";
 import { CLI_PROFILES } from "../../domain/identity/cli-profiles.ts";
 import { agentId, capabilitySchema } from "../../domain/identity/names.ts";
-import { type RegisterResult, registerAgent } from "../../domain/identity/register.ts";
 import { writeVaultToken } from "../../store/vault.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
+import { meshDeps } from "../kernel/deps.ts";
 import { neutralizeLine } from "../kernel/output.ts";
 import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
-import { meshDeps } from "../mesh/deps.ts";
 import { oneLine, readSecret, renderAgent } from "./options.ts";
 
 export const AGENT_CLASSES = ["orchestrator", "builder", "advisory", "auditor", "transient"] as const;

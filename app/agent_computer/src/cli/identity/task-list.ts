@@ -4,9 +4,9 @@ import { type ListResult, listTasks } from "../../domain/tasks/list.ts";
 import { TASK_STATES } from "../../store/port-identity.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
+import { meshDeps } from "../kernel/deps.ts";
 import { neutralize, neutralizeLine } from "../kernel/output.ts";
 import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
-import { meshDeps } from "../mesh/deps.ts";
 import { AUTH_ENV } from "./options.ts";
 
 export const listOptionsSchema = z.object({

@@ -4,9 +4,9 @@ import { type PostResult, postTask } from "../../domain/tasks/post.ts";
 import { TASK_PRIORITIES } from "../../store/port-identity.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
+import { meshDeps } from "../kernel/deps.ts";
 import { neutralizeLine } from "../kernel/output.ts";
 import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
-import { meshDeps } from "../mesh/deps.ts";
 import { AUTH_ENV, oneLine } from "./options.ts";
 
 export const postOptionsSchema = z.object({

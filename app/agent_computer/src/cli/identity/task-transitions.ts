@@ -4,9 +4,9 @@ import { TASK_RULES, type TaskAction, transitionTask } from "../../domain/tasks/
 import type { TaskView } from "../../domain/tasks/view.ts";
 import { type CommandDef, defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
+import { meshDeps } from "../kernel/deps.ts";
 import { neutralizeLine } from "../kernel/output.ts";
 import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
-import { meshDeps } from "../mesh/deps.ts";
 import { AUTH_ENV } from "./options.ts";
 
 // accept, complete, reject and cancel are one compare-and-swap with different rules, so one factory builds them.

@@ -3,8 +3,8 @@ import { agentIdSchema } from "../../domain/identity/names.ts";
 import { type AckResult, ackMessages } from "../../domain/mesh/ack.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
+import { meshDeps } from "../kernel/deps.ts";
 import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
-import { meshDeps } from "./deps.ts";
 
 export const ackOptionsSchema = z
   .object({

@@ -1,13 +1,13 @@
 import * as z from "zod/mini";
+import { type CheckinResult, checkIn, previewCheckIn } from "../../domain/agents/checkin.ts";
 import { agentIdSchema, capabilitySchema } from "../../domain/identity/names.ts";
-import { type CheckinResult, checkIn, previewCheckIn } from "../../domain/mesh/checkin.ts";
 import { TTL_MAX_SECONDS, TTL_MIN_SECONDS } from "../../domain/mesh/ttl.ts";
 import { writeVaultToken } from "../../store/vault.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
+import { meshDeps } from "../kernel/deps.ts";
 import { neutralizeLine } from "../kernel/output.ts";
 import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
-import { meshDeps } from "./deps.ts";
 import { type HerdrWake, herdrWakeFor } from "./herdr-wake.ts";
 
 const oneLine = (max: number, min = 0) =>

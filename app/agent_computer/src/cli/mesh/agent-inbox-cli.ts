@@ -3,9 +3,9 @@ import { agentIdSchema } from "../../domain/identity/names.ts";
 import { type InboxResult, readInbox } from "../../domain/mesh/inbox.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
+import { meshDeps } from "../kernel/deps.ts";
 import { neutralize, neutralizeLine } from "../kernel/output.ts";
 import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
-import { meshDeps } from "./deps.ts";
 
 export const inboxOptionsSchema = z.object({
   agentId: agentIdSchema,

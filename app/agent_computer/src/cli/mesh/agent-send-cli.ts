@@ -4,8 +4,8 @@ import { type SendResult, sendMessage } from "../../domain/mesh/send.ts";
 import { AppError } from "../../errors.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
+import { meshDeps } from "../kernel/deps.ts";
 import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
-import { meshDeps } from "./deps.ts";
 
 export const MAX_BODY_BYTES = 65_536;
 

@@ -3,9 +3,9 @@ import { agentIdSchema } from "../../domain/identity/names.ts";
 import { listSent, type SentResult } from "../../domain/mesh/sent.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
+import { meshDeps } from "../kernel/deps.ts";
 import { neutralizeLine } from "../kernel/output.ts";
 import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
-import { meshDeps } from "./deps.ts";
 
 export const sentOptionsSchema = z.object({
   agentId: agentIdSchema,

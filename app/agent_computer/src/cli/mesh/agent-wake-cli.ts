@@ -1,5 +1,6 @@
 import { hostname } from "node:os";
 import * as z from "zod/mini";
+import { newId } from "../../domain/ids.ts";
 import { wakeTuningFromEnv } from "../../domain/wake/tuning.ts";
 import { herdrForArming, runWakeWatcher } from "../../domain/wake/watcher.ts";
 import { ensureWakeDir, listRegistrations, localWakeRegistry, storeLabel, wakeDirFor } from "../../store/wake-local.ts";
@@ -7,7 +8,6 @@ import { acquireWatcherLock, liveHolder, readHolder, type WatcherHolder } from "
 import { createLogger } from "../../worker/log.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
-import { newId } from "./deps.ts";
 
 export const watcherOptionsSchema = z.object({
   run: z

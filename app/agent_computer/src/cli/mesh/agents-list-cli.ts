@@ -3,9 +3,9 @@ import { agentIdSchema } from "../../domain/identity/names.ts";
 import { type DirectoryEntry, type DirectoryResult, listAgents } from "../../domain/mesh/directory.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
+import { meshDeps } from "../kernel/deps.ts";
 import { neutralizeLine } from "../kernel/output.ts";
 import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
-import { meshDeps } from "./deps.ts";
 
 export const agentsListOptionsSchema = z.object({
   includeStale: z._default(z.boolean(), false).check(z.describe("also list agents whose latest session expired (alive: false)")),

@@ -57,7 +57,7 @@ export const herdrWakeFor = async (
   }
   const paneId = options.herdrPane;
   const [{ createHerdr }, { checkArmable }] = await Promise.all([
-    import("../../adapters/herdr.ts"),
+    import("../../adapters/herdr/client.ts"),
     import("../../domain/wake/arm.ts"),
   ]);
   const check = await checkArmable({

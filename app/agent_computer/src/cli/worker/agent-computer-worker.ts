@@ -1,7 +1,7 @@
 import { z } from "zod";
+import { newId } from "../../domain/ids.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
-import { newId } from "../mesh/deps.ts";
 
 export const workerOptionsSchema = z.object({
   port: z.coerce

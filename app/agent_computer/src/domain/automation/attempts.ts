@@ -2,9 +2,9 @@
 // the final result. Every write names (run, attempt, lease token); a stale attempt's write is refused.
 import { randomBytes } from "node:crypto";
 import type { ClaimedRun, EnvEntry, Fence, JobRecord, RunOutcome, RunRecord, StoreTx } from "../../store/port.ts";
+import type { Deps } from "../deps.ts";
 import { deliverSystemMessage } from "../mesh/notify.ts";
 import { EVENT_TYPES, jobSource, jsonEvent } from "./cloudevent.ts";
-import type { AutomationDeps } from "./deps.ts";
 import { eventMessageBody } from "./fire.ts";
 
 /** A worker lost this many times in a row ends the run as failed (worker_lost) instead of rescuing it again. */
@@ -28,7 +28,7 @@ export class FencedError extends Error {
 
 const notifyFailure = async (
   tx: StoreTx,
-  deps: AutomationDeps,
+  deps: Deps,
   run: RunRecord,
   outcome: Pick<RunOutcome, "errorKind" | "error" | "exitCode" | "signal" | "stderrTail">,
 ) => {
@@ -68,7 +68,7 @@ const notifyFailure = async (
  * takes the write lock.
  */
 export const claimAttempts = async (
-  deps: AutomationDeps,
+  deps: Deps,
   input: { workerId: string; leaseMs: number; limit: number; hinted?: boolean },
 ): Promise<ClaimedAttempt[]> => {
   if (!input.hinted && !(await deps.store.read((tx) => tx.automation.claimableRunExists(deps.now)))) return [];
@@ -87,11 +87,11 @@ export const claimAttempts = async (
   });
 };
 
-export const heartbeatAttempt = (deps: AutomationDeps, fence: Fence, leaseMs: number): Promise<boolean> =>
+export const heartbeatAttempt = (deps: Deps, fence: Fence, leaseMs: number): Promise<boolean> =>
   deps.store.write((tx) => tx.automation.heartbeat(fence, deps.now + leaseMs));
 
 /** Records the script's result; a failed run wakes the owner when the job asked for it. False when fenced. */
-export const finishAttempt = (deps: AutomationDeps, fence: Fence, outcome: RunOutcome): Promise<boolean> =>
+export const finishAttempt = (deps: Deps, fence: Fence, outcome: RunOutcome): Promise<boolean> =>
   deps.store.write(async (tx) => {
     if (!(await tx.automation.finishRun(fence, outcome))) return false;
     if (outcome.state === "failed") {
@@ -102,7 +102,7 @@ export const finishAttempt = (deps: AutomationDeps, fence: Fence, outcome: RunOu
   });
 
 /** Gives the run back (worker shutting down): another worker rescues it as a new attempt at once. */
-export const releaseAttempt = (deps: AutomationDeps, fence: Fence): Promise<boolean> =>
+export const releaseAttempt = (deps: Deps, fence: Fence): Promise<boolean> =>
   deps.store.write((tx) => tx.automation.releaseLease(fence, deps.now));
 
 export interface EmitReceipt {
@@ -112,7 +112,7 @@ export interface EmitReceipt {
 }
 
 /** The SDK's emitEvent: an automation_job.emitted event in the owner's session, persisted before it returns. */
-export const emitFromAttempt = (deps: AutomationDeps, fence: Fence, payload: unknown): Promise<EmitReceipt> =>
+export const emitFromAttempt = (deps: Deps, fence: Fence, payload: unknown): Promise<EmitReceipt> =>
   deps.store.write(async (tx) => {
     if (!(await tx.automation.recordEmit(fence))) throw new FencedError(fence);
     const run = (await tx.automation.getRun(fence.runId)) as RunRecord;

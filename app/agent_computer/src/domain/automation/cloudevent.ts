@@ -1,3 +1,4 @@
+import { iso } from "../deps.ts";
 // The CloudEvents 1.0 envelope every trigger produces: the same JSON is appended to the owner's session
 // when a trigger has no job (a direct wake), and handed to the script as context().event when it has one.
 
@@ -25,8 +26,6 @@ export const EVENT_TYPES = {
 
 export const triggerSource = (triggerId: string): string => `/agent-computer/triggers/${triggerId}`;
 export const jobSource = (jobId: string): string => `/agent-computer/automation-jobs/${jobId}`;
-
-const iso = (ms: number): string => new Date(ms).toISOString();
 
 export const jsonEvent = (fields: {
   id: string;

@@ -1,9 +1,9 @@
 // The scheduler's one transaction: lock the due checkbacks and schedules, settle or advance each with a
 // compare-and-set, and fire it (run or wake) before commit. Several workers may call this at once.
 import type { StoreTx, TriggerRecord } from "../../store/port.ts";
+import { type Deps, iso, isoOrNull } from "../deps.ts";
 import { EVENT_TYPES, jsonEvent, triggerSource } from "./cloudevent.ts";
 import { MISFIRE_WINDOW_DEFAULT_SECONDS, planCatchUp } from "./cron.ts";
-import { type AutomationDeps, iso, isoOrNull } from "./deps.ts";
 import { type FireResult, fire } from "./fire.ts";
 
 export interface DueScan {
@@ -12,7 +12,7 @@ export interface DueScan {
   more: boolean;
 }
 
-const fireCheckback = async (tx: StoreTx, deps: AutomationDeps, t: TriggerRecord): Promise<FireResult | undefined> => {
+const fireCheckback = async (tx: StoreTx, deps: Deps, t: TriggerRecord): Promise<FireResult | undefined> => {
   if (!(await tx.automation.settleCheckback(t.id, deps.now))) return undefined;
   const event = jsonEvent({
     id: t.id,
@@ -24,7 +24,7 @@ const fireCheckback = async (tx: StoreTx, deps: AutomationDeps, t: TriggerRecord
   return fire(tx, deps, { trigger: t, fireKey: "", scheduledFor: t.dueAt, skippedTicks: 0, event });
 };
 
-const fireCron = async (tx: StoreTx, deps: AutomationDeps, t: TriggerRecord): Promise<FireResult | undefined> => {
+const fireCron = async (tx: StoreTx, deps: Deps, t: TriggerRecord): Promise<FireResult | undefined> => {
   const dueAt = t.dueAt as number;
   const plan = planCatchUp({
     expr: t.cronExpr ?? "",
@@ -78,7 +78,7 @@ const fireCron = async (tx: StoreTx, deps: AutomationDeps, t: TriggerRecord): Pr
 };
 
 /** Consumes up to `limit` due triggers in one transaction; each is consumed by exactly one caller. */
-export const consumeDueTriggers = (deps: AutomationDeps, limit: number): Promise<DueScan> =>
+export const consumeDueTriggers = (deps: Deps, limit: number): Promise<DueScan> =>
   deps.store.write(async (tx) => {
     const due = await tx.automation.claimDueTriggers(deps.now, limit);
     const fired: DueScan["fired"] = [];
@@ -90,4 +90,4 @@ export const consumeDueTriggers = (deps: AutomationDeps, limit: number): Promise
     return { fired, more: due.length === limit };
   });
 
-export const nextDueAt = (deps: AutomationDeps): Promise<number | null> => deps.store.read((tx) => tx.automation.nextDueAt());
+export const nextDueAt = (deps: Deps): Promise<number | null> => deps.store.read((tx) => tx.automation.nextDueAt());

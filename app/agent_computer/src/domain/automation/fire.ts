@@ -2,9 +2,9 @@
 // the owner (trigger without one), written in the caller's transaction. The firings primary key makes a
 // second consumption of the same (trigger, fire key) a no-op, whoever attempts it.
 import type { StoreTx, TriggerRecord } from "../../store/port.ts";
+import type { Deps } from "../deps.ts";
 import { deliverSystemMessage } from "../mesh/notify.ts";
 import type { CloudEvent } from "./cloudevent.ts";
-import type { AutomationDeps } from "./deps.ts";
 
 export interface Firing {
   trigger: TriggerRecord;
@@ -30,7 +30,7 @@ export const eventMessageBody = (event: CloudEvent): string => {
 };
 
 /** The caller hints workers (once per transaction) when a run was created. */
-export const fire = async (tx: StoreTx, deps: AutomationDeps, f: Firing): Promise<FireResult> => {
+export const fire = async (tx: StoreTx, deps: Deps, f: Firing): Promise<FireResult> => {
   const base = {
     triggerId: f.trigger.id,
     fireKey: f.fireKey,

@@ -1,7 +1,7 @@
 import { AppError } from "../../errors.ts";
 import type { JobRecord, StoreTx } from "../../store/port.ts";
+import type { Deps } from "../deps.ts";
 import { authenticate } from "../identity/authenticate.ts";
-import type { AutomationDeps } from "./deps.ts";
 import { resolveJobDir } from "./job-dir.ts";
 import { type JobView, jobView, type RunView, runView, type TriggerView, triggerView } from "./views.ts";
 
@@ -22,7 +22,7 @@ export const ownedJob = async (tx: StoreTx, owner: string, jobId: string): Promi
 };
 
 export const createJob = async (
-  deps: AutomationDeps,
+  deps: Deps,
   input: OwnerCall & { dir: string; label: string; wakeOnFailure: boolean; timeoutSeconds: number; cwd?: string },
 ): Promise<JobView & { entry: string }> => {
   const resolved = resolveJobDir(input.dir, input.cwd);
@@ -45,7 +45,7 @@ export const createJob = async (
   return { ...jobView(job), entry: resolved.entry };
 };
 
-export const listJobs = (deps: AutomationDeps, input: OwnerCall & { limit: number }): Promise<{ jobs: JobView[] }> =>
+export const listJobs = (deps: Deps, input: OwnerCall & { limit: number }): Promise<{ jobs: JobView[] }> =>
   deps.store.read(async (tx) => {
     await authenticate(tx, input.agentId, input.token);
     return { jobs: (await tx.automation.listJobs(input.agentId, input.limit)).map(jobView) };
@@ -58,7 +58,7 @@ export interface JobDetails {
 }
 
 export const showJob = (
-  deps: AutomationDeps,
+  deps: Deps,
   input: OwnerCall & { jobId: string; runs: number; runId?: string | undefined; baseUrl: string },
 ): Promise<JobDetails> =>
   deps.store.read(async (tx) => {
@@ -83,7 +83,7 @@ export interface CancelJobResult {
 }
 
 /** Stops future runs: the job, its active triggers and its queued runs are cancelled together; a running attempt finishes. */
-export const cancelJob = (deps: AutomationDeps, input: OwnerCall & { jobId: string }): Promise<CancelJobResult> =>
+export const cancelJob = (deps: Deps, input: OwnerCall & { jobId: string }): Promise<CancelJobResult> =>
   deps.store.write(async (tx) => {
     await authenticate(tx, input.agentId, input.token);
     const job = await ownedJob(tx, input.agentId, input.jobId);

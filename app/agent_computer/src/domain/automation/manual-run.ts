@@ -1,9 +1,9 @@
 // A test trigger: one manual event with the caller's data and exactly one run, so every SDK branch can be
 // exercised after registration and the durable run inspected.
 import { AppError } from "../../errors.ts";
+import type { Deps } from "../deps.ts";
 import { authenticate } from "../identity/authenticate.ts";
 import { EVENT_TYPES, jobSource, jsonEvent } from "./cloudevent.ts";
-import type { AutomationDeps } from "./deps.ts";
 import { type OwnerCall, ownedJob } from "./jobs.ts";
 
 /** A worker that heartbeated within this window counts as running. */
@@ -16,10 +16,7 @@ export interface ManualRunResult {
   live_workers: number;
 }
 
-export const startManualRun = (
-  deps: AutomationDeps,
-  input: OwnerCall & { jobId: string; data: unknown },
-): Promise<ManualRunResult> =>
+export const startManualRun = (deps: Deps, input: OwnerCall & { jobId: string; data: unknown }): Promise<ManualRunResult> =>
   deps.store.write(async (tx) => {
     await authenticate(tx, input.agentId, input.token);
     const job = await ownedJob(tx, input.agentId, input.jobId);

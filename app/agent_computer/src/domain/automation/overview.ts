@@ -3,7 +3,7 @@
 // read the store anyway. Owners' WorkerEnv values are cut out of run output and errors here, before
 // anything is rendered, so a script that prints its API key does not put it on a web page.
 import type { EnvEntry, StoreTx } from "../../store/port.ts";
-import type { AutomationDeps } from "./deps.ts";
+import type { Deps } from "../deps.ts";
 import { type JobView, jobView, type RunView, runView, type TriggerView, triggerView } from "./views.ts";
 
 /** Shorter values are too likely to occur by chance ("1", "true") to be worth cutting out. */
@@ -36,7 +36,7 @@ const envOf = async (tx: StoreTx, cache: Map<string, EnvEntry[]>, owner: string)
 };
 
 /** The newest jobs of every owner, each with its newest runs (output and errors redacted). */
-export const jobsOverview = (deps: AutomationDeps, input: { jobs: number; runsPerJob: number }): Promise<JobWithRuns[]> =>
+export const jobsOverview = (deps: Deps, input: { jobs: number; runsPerJob: number }): Promise<JobWithRuns[]> =>
   deps.store.read(async (tx) => {
     const envs = new Map<string, EnvEntry[]>();
     const result: JobWithRuns[] = [];
@@ -55,7 +55,7 @@ export const jobsOverview = (deps: AutomationDeps, input: { jobs: number; runsPe
 
 /** Every owner's triggers, newest first (the webhook secret is never part of a view). */
 export const triggersOverview = (
-  deps: AutomationDeps,
+  deps: Deps,
   input: { limit: number; includeEnded: boolean; baseUrl: string },
 ): Promise<OwnedTriggerView[]> =>
   deps.store.read(async (tx) =>

@@ -1,16 +1,16 @@
 import { randomBytes } from "node:crypto";
 import { AppError } from "../../errors.ts";
 import type { StoreTx, TriggerRecord, WebhookProvider } from "../../store/port.ts";
+import type { Deps } from "../deps.ts";
 import { authenticate } from "../identity/authenticate.ts";
 import { cronProblem, nextTick } from "./cron.ts";
-import type { AutomationDeps } from "./deps.ts";
 import { type OwnerCall, ownedJob } from "./jobs.ts";
 import { type TriggerView, triggerView } from "./views.ts";
 
 /** Standard Webhooks secret: whsec_ + base64 of 32 random bytes; shown once, stored because HMAC needs it. */
 export const mintWebhookSecret = (): string => `whsec_${randomBytes(32).toString("base64")}`;
 
-const blankTrigger = (deps: AutomationDeps, owner: string, kind: TriggerRecord["kind"], prefix: string): TriggerRecord => ({
+const blankTrigger = (deps: Deps, owner: string, kind: TriggerRecord["kind"], prefix: string): TriggerRecord => ({
   id: deps.newId(prefix),
   kind,
   owner,
@@ -32,7 +32,7 @@ const blankTrigger = (deps: AutomationDeps, owner: string, kind: TriggerRecord["
 });
 
 /** Authenticates the owner, checks the named job is theirs and active, and inserts the trigger. */
-const insertOwned = (deps: AutomationDeps, call: OwnerCall, jobId: string | undefined, trigger: TriggerRecord) =>
+const insertOwned = (deps: Deps, call: OwnerCall, jobId: string | undefined, trigger: TriggerRecord) =>
   deps.store.write(async (tx: StoreTx) => {
     await authenticate(tx, call.agentId, call.token);
     if (jobId !== undefined) {
@@ -45,7 +45,7 @@ const insertOwned = (deps: AutomationDeps, call: OwnerCall, jobId: string | unde
   });
 
 export const createCheckback = async (
-  deps: AutomationDeps,
+  deps: Deps,
   input: OwnerCall & { dueAt: number; jobId?: string | undefined; note?: string | undefined; baseUrl: string },
 ): Promise<TriggerView> => {
   const trigger = { ...blankTrigger(deps, input.agentId, "checkback", "chk"), dueAt: input.dueAt, label: input.note ?? null };
@@ -54,7 +54,7 @@ export const createCheckback = async (
 };
 
 export const createCronSchedule = async (
-  deps: AutomationDeps,
+  deps: Deps,
   input: OwnerCall & {
     cron: string;
     tz: string;
@@ -89,7 +89,7 @@ export const createCronSchedule = async (
 };
 
 export const createWebhook = async (
-  deps: AutomationDeps,
+  deps: Deps,
   input: OwnerCall & {
     label: string;
     provider: WebhookProvider;
@@ -111,7 +111,7 @@ export const createWebhook = async (
 };
 
 export const listTriggers = (
-  deps: AutomationDeps,
+  deps: Deps,
   input: OwnerCall & { includeEnded: boolean; limit: number; baseUrl: string },
 ): Promise<{ triggers: TriggerView[] }> =>
   deps.store.read(async (tx) => {
@@ -120,7 +120,7 @@ export const listTriggers = (
     return { triggers: triggers.map((t) => triggerView(t, input.baseUrl)) };
   });
 
-export const cancelTrigger = (deps: AutomationDeps, input: OwnerCall & { id: string; baseUrl: string }): Promise<TriggerView> =>
+export const cancelTrigger = (deps: Deps, input: OwnerCall & { id: string; baseUrl: string }): Promise<TriggerView> =>
   deps.store.write(async (tx) => {
     await authenticate(tx, input.agentId, input.token);
     const trigger = await tx.automation.getTrigger(input.id, true);

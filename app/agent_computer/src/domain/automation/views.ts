@@ -1,6 +1,6 @@
 // The JSON shapes the automation CLIs print (snake_case). A webhook secret never appears in any of them.
 import type { AttemptRecord, JobRecord, RunRecord, TriggerRecord } from "../../store/port.ts";
-import { iso, isoOrNull } from "./deps.ts";
+import { iso, isoOrNull } from "../deps.ts";
 
 export interface JobView {
   id: string;

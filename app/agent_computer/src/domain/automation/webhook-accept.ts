@@ -1,8 +1,8 @@
 // Accepting one webhook delivery. A 2xx answer means the delivery is durable: its firing and its run (or the
 // owner's wake message) are committed together. Rejected deliveries write nothing.
 import type { TriggerRecord } from "../../store/port.ts";
+import type { Deps } from "../deps.ts";
 import { webhookEvent } from "./cloudevent.ts";
-import type { AutomationDeps } from "./deps.ts";
 import { fire } from "./fire.ts";
 import { verifyDelivery } from "./webhook-verify.ts";
 
@@ -17,7 +17,7 @@ export interface DeliveryAnswer {
 const reject = (status: number, error: string, message: string): DeliveryAnswer => ({ status, body: { error, message } });
 
 /** The endpoint a request names, or the answer that ends it (unknown, or no longer active). */
-export const findEndpoint = async (deps: AutomationDeps, endpointId: string): Promise<TriggerRecord | DeliveryAnswer> => {
+export const findEndpoint = async (deps: Deps, endpointId: string): Promise<TriggerRecord | DeliveryAnswer> => {
   const trigger = /^hook_[0-9a-f]{32}$/.test(endpointId)
     ? await deps.store.read((tx) => tx.automation.getTrigger(endpointId))
     : undefined;
@@ -31,7 +31,7 @@ export const tooLarge = (limit: number, size: number): DeliveryAnswer =>
   reject(413, "body_too_large", `the body is ${size} bytes; this endpoint accepts at most ${limit}`);
 
 export const acceptDelivery = async (
-  deps: AutomationDeps,
+  deps: Deps,
   endpoint: TriggerRecord,
   request: { headers: Record<string, string>; body: Buffer },
 ): Promise<DeliveryAnswer> => {

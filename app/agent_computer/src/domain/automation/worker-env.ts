@@ -1,8 +1,8 @@
 // The owner's WorkerEnv: variables every attempt of the owner's jobs receives, read fresh at each attempt.
 // Values are secrets as far as output goes: listings show the key, the length and when it was set.
 import { AppError } from "../../errors.ts";
+import { type Deps, iso } from "../deps.ts";
 import { authenticate } from "../identity/authenticate.ts";
-import { type AutomationDeps, iso } from "./deps.ts";
 import type { OwnerCall } from "./jobs.ts";
 
 export const ENV_KEY = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
@@ -48,7 +48,7 @@ export interface MaskedEntry {
 const MASK = "********";
 
 export const setWorkerEnv = (
-  deps: AutomationDeps,
+  deps: Deps,
   input: OwnerCall & { entries: { key: string; value: string }[] },
 ): Promise<{ agent_id: string; set: string[]; count: number }> =>
   deps.store.write(async (tx) => {
@@ -60,14 +60,14 @@ export const setWorkerEnv = (
     return { agent_id: input.agentId, set: input.entries.map((e) => e.key), count: after.size };
   });
 
-export const unsetWorkerEnv = (deps: AutomationDeps, input: OwnerCall & { keys: string[] }) =>
+export const unsetWorkerEnv = (deps: Deps, input: OwnerCall & { keys: string[] }) =>
   deps.store.write(async (tx) => {
     await authenticate(tx, input.agentId, input.token);
     const removed = await tx.automation.unsetEnv(input.agentId, input.keys);
     return { agent_id: input.agentId, removed, not_set: input.keys.filter((k) => !removed.includes(k)) };
   });
 
-export const listWorkerEnv = (deps: AutomationDeps, input: OwnerCall): Promise<{ agent_id: string; variables: MaskedEntry[] }> =>
+export const listWorkerEnv = (deps: Deps, input: OwnerCall): Promise<{ agent_id: string; variables: MaskedEntry[] }> =>
   deps.store.read(async (tx) => {
     await authenticate(tx, input.agentId, input.token);
     const entries = await tx.automation.listEnv(input.agentId);

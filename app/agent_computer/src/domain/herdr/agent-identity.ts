@@ -1,7 +1,7 @@
 // The exact identity of a leased agent and the observations every decision is based on. Identity is the pane,
 // the terminal in it, the agent's name and kind, and its working directory: a restart or a replacement in the
 // same pane is a different identity.
-import { type Herdr, type HerdrAgent, type HerdrAgentStatus, isHerdrError } from "../../adapters/herdr.ts";
+import { type Herdr, type HerdrAgent, type HerdrAgentStatus, isHerdrError } from "../../adapters/herdr/client.ts";
 import { AppError } from "../../errors.ts";
 import { herdrFailure } from "./herdr-failure.ts";
 

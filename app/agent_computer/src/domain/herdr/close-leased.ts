@@ -2,7 +2,7 @@
 // only when it is idle or done at exactly the cursor the caller last saw, and only if identity and cursor stay
 // unchanged while its output is captured. Herdr's `pane close` takes no expected cursor, so the last checks and
 // the close are not atomic; the lease is marked closing first, which refuses every new request.
-import { isHerdrError } from "../../adapters/herdr.ts";
+import { isHerdrError } from "../../adapters/herdr/client.ts";
 import { AppError } from "../../errors.ts";
 import { isReadyForRequest, observeLeased } from "./agent-identity.ts";
 import type { ControllerAuthority } from "./controller-authority.ts";

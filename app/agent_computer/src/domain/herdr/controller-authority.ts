@@ -4,7 +4,8 @@
 import { timingSafeEqual } from "node:crypto";
 import { ancestry } from "../../adapters/process-ancestry.ts";
 import { AppError } from "../../errors.ts";
-import type { ControllerLeaseRecord } from "../../store/herdr-port.ts";
+import type { ControllerLeaseRecord } from "../../store/port-herdr.ts";
+import { iso } from "../deps.ts";
 import { callerContext, descendsFrom, observeCaller } from "./controller-caller.ts";
 import {
   type ControllerBinding,
@@ -13,7 +14,7 @@ import {
   readBinding,
   readCredential,
 } from "./controller-files.ts";
-import { type HerdrDeps, iso } from "./deps.ts";
+import type { HerdrDeps } from "./deps.ts";
 
 export interface ControllerAuthority {
   controllerId: string;

@@ -1,6 +1,6 @@
 // Who is calling: the Herdr pane this process runs in, the named agent Herdr sees there, and (Linux) the agent
 // process to bind. The pane is taken only from Herdr's own HERDR_PANE_ID, never from a flag.
-import type { HerdrAgent } from "../../adapters/herdr.ts";
+import type { HerdrAgent } from "../../adapters/herdr/client.ts";
 import { ancestry, type ProcessIdentity, sameProcess, terminalForegroundGroup } from "../../adapters/process-ancestry.ts";
 import { AppError } from "../../errors.ts";
 import type { HerdrDeps } from "./deps.ts";

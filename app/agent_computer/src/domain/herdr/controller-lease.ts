@@ -3,8 +3,9 @@
 // 0600 credential file, and the pane/agent/process binding to its binding file.
 import { randomBytes, randomUUID } from "node:crypto";
 import { AppError } from "../../errors.ts";
-import type { ControllerLeaseRecord } from "../../store/herdr-port.ts";
-import { UniqueViolation } from "../../store/sql/db.ts";
+import { UniqueViolation } from "../../store/port.ts";
+import type { ControllerLeaseRecord } from "../../store/port-herdr.ts";
+import { iso } from "../deps.ts";
 import { loadAuthority } from "./controller-authority.ts";
 import { callerContext, observeCaller, resolveControllerProcess } from "./controller-caller.ts";
 import {
@@ -14,7 +15,7 @@ import {
   removeControllerFiles,
   writeControllerFiles,
 } from "./controller-files.ts";
-import { type HerdrDeps, iso, reserve } from "./deps.ts";
+import { type HerdrDeps, reserve } from "./deps.ts";
 
 export const DEFAULT_CONTROLLER_TTL_SECONDS = 900;
 

@@ -1,8 +1,9 @@
 // What the Herdr coordination services need from the outside world; the CLI builds it, tests may fake parts.
 import { randomUUID } from "node:crypto";
 import { createGit, type Git } from "../../adapters/git.ts";
-import type { Herdr } from "../../adapters/herdr.ts";
+import type { Herdr } from "../../adapters/herdr/client.ts";
 import type { Store } from "../../store/port.ts";
+
 import { type ReservationLock, withReservations } from "./reservation-lock.ts";
 import type { HerdrStateDirs } from "./state-files.ts";
 
@@ -26,5 +27,3 @@ export const newHexId = (): string => randomUUID().replaceAll("-", "");
 /** Runs fn under the named host-local reservation locks. */
 export const reserve = <T>(deps: HerdrDeps, names: readonly ReservationLock[], fn: () => Promise<T>): Promise<T> =>
   withReservations(deps.dirs.locks, names, { hostId: deps.hostId }, fn);
-
-export const iso = (ms: number): string => new Date(ms).toISOString();

@@ -3,7 +3,7 @@
 // done) and records its cursor in a durable `reserved` receipt; only then is the request typed. A receipt turns
 // `pending` only when Herdr reports that same identity `working` at a later cursor; anything less stays a
 // blocking `reserved` receipt, because the request may or may not have reached the agent.
-import { isHerdrError } from "../../adapters/herdr.ts";
+import { isHerdrError } from "../../adapters/herdr/client.ts";
 import { AppError, isAppError } from "../../errors.ts";
 import { isReadyForRequest, observeAgent, sameIdentity } from "./agent-identity.ts";
 import { collectMany } from "./collect.ts";

@@ -1,6 +1,6 @@
 // A failed herdr call as the stable error a caller of our CLIs sees. Herdr's own code travels in the message;
 // its raw stderr never does (the adapter already dropped it).
-import { type HerdrError, isHerdrError } from "../../adapters/herdr.ts";
+import { type HerdrError, isHerdrError } from "../../adapters/herdr/client.ts";
 import { AppError } from "../../errors.ts";
 
 export const herdrFailure = (error: unknown): unknown => {

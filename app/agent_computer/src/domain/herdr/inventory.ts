@@ -2,13 +2,14 @@
 // receipts. None of them loads the credential; none shows a lease id of the controller, a fence, a lock owner's
 // pid or lock id.
 
-import type { HerdrAgent } from "../../adapters/herdr.ts";
+import type { HerdrAgent } from "../../adapters/herdr/client.ts";
 import { currentBootId } from "../../adapters/process-ancestry.ts";
+import { iso } from "../deps.ts";
 import { sameIdentity } from "./agent-identity.ts";
 import type { CloseResult } from "./close-leased.ts";
 import { controllerIdFrom } from "./controller-caller.ts";
 import { readBinding } from "./controller-files.ts";
-import { type HerdrDeps, iso } from "./deps.ts";
+import type { HerdrDeps } from "./deps.ts";
 import { isHeld, type LeaseRecord, leaseIdentity, listLeases } from "./leases.ts";
 import { listReceipts, outstandingFor, tokenOf } from "./receipts.ts";
 import { inspectLock, RESERVATION_LOCKS } from "./reservation-lock.ts";

@@ -3,7 +3,7 @@
 // own CLI arguments; every other kind refuses extra arguments (no reviewed adapter exists for them).
 import { statSync } from "node:fs";
 import { isAbsolute } from "node:path";
-import type { HerdrAgentKind } from "../../adapters/herdr.ts";
+import type { HerdrAgentKind } from "../../adapters/herdr/client.ts";
 import { AppError } from "../../errors.ts";
 import { type CloseResult, closeLeasedPane } from "./close-leased.ts";
 import { loadAuthority } from "./controller-authority.ts";

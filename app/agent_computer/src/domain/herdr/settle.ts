@@ -3,7 +3,7 @@
 // than the caller's cursor: the counter is global to the Herdr server, so it is compared with >, never +1.
 
 import { createHash } from "node:crypto";
-import { type Herdr, type HerdrAgent, isHerdrError } from "../../adapters/herdr.ts";
+import { type Herdr, type HerdrAgent, isHerdrError } from "../../adapters/herdr/client.ts";
 import { type AgentIdentity, isSettled, observeAgent, sameIdentity } from "./agent-identity.ts";
 import { herdrFailure } from "./herdr-failure.ts";
 

@@ -2,7 +2,7 @@
 // exists and updated with the pane before the agent starts, so a crash leaves an inspectable record. Only
 // agent_pane_busy on that same pane is retried (a new tab's shell may not be ready yet), within a bounded
 // window; any other failure closes exactly the pane this start created.
-import { type HerdrAgentKind, isHerdrError } from "../../adapters/herdr.ts";
+import { type HerdrAgentKind, isHerdrError } from "../../adapters/herdr/client.ts";
 import { AppError } from "../../errors.ts";
 import type { ControllerAuthority } from "./controller-authority.ts";
 import type { HerdrDeps } from "./deps.ts";

@@ -3,7 +3,7 @@
 // SHA-256) and the Git state the coordinator just observed; it closes only the leased pane and never touches
 // Git: branch, worktree and every byte in it stay as they are.
 import { AppError } from "../../errors.ts";
-import type { WriterClaimState } from "../../store/herdr-port.ts";
+import type { WriterClaimState } from "../../store/port-herdr.ts";
 import { type CloseResult, closeLeasedPane } from "./close-leased.ts";
 import { loadAuthority } from "./controller-authority.ts";
 import type { HerdrDeps } from "./deps.ts";

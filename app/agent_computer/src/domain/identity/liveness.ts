@@ -1,5 +1,5 @@
-import type { PidStatus } from "../../adapters/local-host.ts";
 import type { IdentityRecord, SessionRecord } from "../../store/port.ts";
+import type { LocalHost } from "../deps.ts";
 
 export type LivenessEvidence = "pid" | "age";
 
@@ -7,12 +7,6 @@ export interface Liveness {
   alive: boolean;
   /** pid: the holder's process was checked on this host; age: only its silence was measured against its ttl. */
   evidence: LivenessEvidence;
-}
-
-/** This machine's stable id and a way to look at its processes; injected so tests can fake both. */
-export interface LocalHost {
-  hostId: string;
-  probe(pid: number): PidStatus;
 }
 
 /**

@@ -1,12 +1,5 @@
 import { AppError } from "../../errors.ts";
-
-export type RateKind = "register" | "send";
-export type RateScope = "name" | "host";
-
-export interface RateRule {
-  max: number;
-  windowS: number;
-}
+import type { RateLimits, RateRule } from "../deps.ts";
 
 /** Where each limit is configured, and its default ("N/S": N successful calls per S seconds; "off" disables). */
 export const RATE_SETTINGS = {
@@ -19,11 +12,6 @@ export const RATE_SETTINGS = {
     host: { env: "AGENT_COMPUTER_RATE_SEND_PER_HOST", default: "600/60" },
   },
 } as const;
-
-/** The configured rule of one limit; undefined limits are never consulted, so only they are parsed. */
-export interface RateLimits {
-  rule(kind: RateKind, scope: RateScope): RateRule | null;
-}
 
 export const parseRateRule = (variable: string, text: string): RateRule | null => {
   const value = text.trim();

@@ -1,6 +1,7 @@
 import { AppError } from "../../errors.ts";
 import type { StoreTx } from "../../store/port.ts";
-import { RATE_SETTINGS, type RateKind, type RateLimits } from "./rate-config.ts";
+import type { RateKind, RateLimits } from "../deps.ts";
+import { RATE_SETTINGS } from "./rate-config.ts";
 
 const NOUN: Record<RateKind, string> = { register: "registrations", send: "sends" };
 

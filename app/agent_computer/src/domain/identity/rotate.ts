@@ -1,5 +1,5 @@
 import { AppError } from "../../errors.ts";
-import { iso, type MeshDeps } from "../mesh/deps.ts";
+import { type Deps, iso } from "../deps.ts";
 import { authenticate } from "./authenticate.ts";
 import { hashToken, mintToken } from "./token.ts";
 
@@ -16,7 +16,7 @@ export const ROTATE_NOTE =
   "Update RELAY_AGENT_TOKEN or your --token-file wherever the old token was kept.";
 
 /** Replaces the token (compare-and-swap on the hash that authenticated, so two rotations cannot both win). */
-export const rotateToken = (deps: MeshDeps, input: { name: string; token: string | undefined }): Promise<RotateResult> =>
+export const rotateToken = (deps: Deps, input: { name: string; token: string | undefined }): Promise<RotateResult> =>
   deps.store.write(async (tx) => {
     const agent = await authenticate(tx, input.name, input.token, { lock: true });
     const token = mintToken();

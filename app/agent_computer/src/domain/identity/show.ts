@@ -1,4 +1,4 @@
-import type { MeshDeps } from "../mesh/deps.ts";
+import type { Deps } from "../deps.ts";
 import { authenticate } from "./authenticate.ts";
 import { livenessOf } from "./liveness.ts";
 import { type AgentView, agentView } from "./view.ts";
@@ -10,7 +10,7 @@ export interface ShowResult {
 }
 
 /** The agent's registration, its current session and liveness as others see them (authenticated; changes nothing). */
-export const showAgent = (deps: MeshDeps, input: { name: string; token: string | undefined }): Promise<ShowResult> =>
+export const showAgent = (deps: Deps, input: { name: string; token: string | undefined }): Promise<ShowResult> =>
   deps.store.read(async (tx) => {
     await authenticate(tx, input.name, input.token);
     const agent = await tx.identity.getAgent(input.name);

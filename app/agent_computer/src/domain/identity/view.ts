@@ -1,5 +1,5 @@
 import type { IdentityRecord, SessionRecord } from "../../store/port.ts";
-import { iso } from "../mesh/deps.ts";
+import { iso } from "../deps.ts";
 import type { Liveness } from "./liveness.ts";
 
 /** An agent as every identity command prints it (never its token or any hash). */

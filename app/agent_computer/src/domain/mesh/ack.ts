@@ -1,5 +1,5 @@
 import { AppError } from "../../errors.ts";
-import type { MeshDeps } from "./deps.ts";
+import type { Deps } from "../deps.ts";
 import { enterMesh } from "./live-session.ts";
 
 export type AckInput =
@@ -13,7 +13,7 @@ export interface AckResult {
 }
 
 /** Marks messages read. Idempotent; an id that is not this agent's rejects the whole call. */
-export const ackMessages = (deps: MeshDeps, input: AckInput): Promise<AckResult> =>
+export const ackMessages = (deps: Deps, input: AckInput): Promise<AckResult> =>
   deps.store.write(async (tx) => {
     const session = await enterMesh(deps, tx, input.agentId, input.token, true);
     if ("upToSeq" in input) {

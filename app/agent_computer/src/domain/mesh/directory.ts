@@ -1,6 +1,6 @@
 import type { IdentityRecord, SessionRecord, StoreTx } from "../../store/port.ts";
+import { type Deps, iso } from "../deps.ts";
 import { type LivenessEvidence, livenessOf } from "../identity/liveness.ts";
-import { iso, type MeshDeps } from "./deps.ts";
 import { enterMesh } from "./live-session.ts";
 
 export interface DirectoryInput {
@@ -35,7 +35,7 @@ export const ALIVE_MEANS =
   "alive means the agent called the mesh within its own ttl (liveness_evidence age), or, for an agent registered with " +
   "its pid on this host, that its process is running (liveness_evidence pid); not that it is reachable right now";
 
-const toEntry = (deps: MeshDeps, session: SessionRecord, agent: IdentityRecord | undefined): DirectoryEntry => {
+const toEntry = (deps: Deps, session: SessionRecord, agent: IdentityRecord | undefined): DirectoryEntry => {
   const now = deps.now;
   const liveness = agent
     ? livenessOf(agent, session, now, deps.local)
@@ -57,7 +57,7 @@ const toEntry = (deps: MeshDeps, session: SessionRecord, agent: IdentityRecord |
   };
 };
 
-const entries = async (tx: StoreTx, deps: MeshDeps, includeStale: boolean): Promise<DirectoryEntry[]> => {
+const entries = async (tx: StoreTx, deps: Deps, includeStale: boolean): Promise<DirectoryEntry[]> => {
   const sessions = await tx.mesh.directory(deps.now, includeStale);
   const result: DirectoryEntry[] = [];
   for (const session of sessions) {
@@ -69,7 +69,7 @@ const entries = async (tx: StoreTx, deps: MeshDeps, includeStale: boolean): Prom
 };
 
 /** The agent directory; passing your own --agent-id (with its token) also renews your presence. */
-export const listAgents = async (deps: MeshDeps, input: DirectoryInput): Promise<DirectoryResult> => {
+export const listAgents = async (deps: Deps, input: DirectoryInput): Promise<DirectoryResult> => {
   const agents = input.agentId
     ? await deps.store.write(async (tx) => {
         await enterMesh(deps, tx, input.agentId as string, input.token, false);

@@ -1,6 +1,6 @@
 import type { SessionRecord, StoreTx } from "../../store/port.ts";
+import { iso } from "../deps.ts";
 import { SYSTEM_SENDER } from "../identity/names.ts";
-import { iso } from "./deps.ts";
 import { deliverSystemMessage } from "./notify.ts";
 
 /**

@@ -1,7 +1,7 @@
 import { AppError } from "../../errors.ts";
 import type { SessionRecord, StoreTx } from "../../store/port.ts";
+import type { Deps } from "../deps.ts";
 import { verifyCredentials } from "../identity/authenticate.ts";
-import type { MeshDeps } from "./deps.ts";
 import { endExpiredSessions } from "./expiry.ts";
 
 /**
@@ -19,21 +19,21 @@ export const PRESENCE_WRITE_INTERVAL_MS = 1000;
  * session, at most once a second.
  */
 export async function enterMesh(
-  deps: MeshDeps,
+  deps: Deps,
   tx: StoreTx,
   agentId: string,
   token: string | undefined,
   require: true,
 ): Promise<SessionRecord>;
 export async function enterMesh(
-  deps: MeshDeps,
+  deps: Deps,
   tx: StoreTx,
   agentId: string,
   token: string | undefined,
   require: false,
 ): Promise<undefined>;
 export async function enterMesh(
-  deps: MeshDeps,
+  deps: Deps,
   tx: StoreTx,
   agentId: string,
   token: string | undefined,

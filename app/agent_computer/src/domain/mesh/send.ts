@@ -1,9 +1,9 @@
 import { AppError } from "../../errors.ts";
 import type { SentMessage, StoreTx } from "../../store/port.ts";
-import { UniqueViolation } from "../../store/sql/db.ts";
+import { UniqueViolation } from "../../store/port.ts";
+import { type Deps, iso } from "../deps.ts";
 import { takeRateSlots } from "../identity/rate-limit.ts";
 import { deliverTo } from "./deliver.ts";
-import { iso, type MeshDeps } from "./deps.ts";
 import { enterMesh } from "./live-session.ts";
 
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -49,7 +49,7 @@ const replayResult = (from: string, original: SentMessage): SendResult => ({
 const uniqueSorted = (names: string[]): string[] => (names.length === 1 ? names : [...new Set(names)].sort());
 
 const broadcastRecipients = async (
-  deps: MeshDeps,
+  deps: Deps,
   tx: StoreTx,
   from: string,
   { role, repo }: { role?: string | undefined; repo?: string | undefined },
@@ -60,7 +60,7 @@ const broadcastRecipients = async (
     .map((s) => s.agentName);
 };
 
-const sendOnce = (deps: MeshDeps, input: SendInput): Promise<SendResult> =>
+const sendOnce = (deps: Deps, input: SendInput): Promise<SendResult> =>
   deps.store.write(async (tx) => {
     await enterMesh(deps, tx, input.from, input.token, false);
     const key = input.idempotencyKey ?? null;
@@ -112,7 +112,7 @@ const sendOnce = (deps: MeshDeps, input: SendInput): Promise<SendResult> =>
  * not_checked_in (stored, never delivered) or unknown_agent (rejected). A concurrent retry with the
  * same idempotency key loses the unique index race and re-reads the original.
  */
-export const sendMessage = async (deps: MeshDeps, input: SendInput): Promise<SendResult> => {
+export const sendMessage = async (deps: Deps, input: SendInput): Promise<SendResult> => {
   try {
     return await sendOnce(deps, input);
   } catch (error) {

@@ -1,5 +1,5 @@
 import type { DeliveryState } from "../../store/port.ts";
-import { iso, type MeshDeps } from "./deps.ts";
+import { type Deps, iso } from "../deps.ts";
 import { enterMesh } from "./live-session.ts";
 
 export interface SentInput {
@@ -23,7 +23,7 @@ export interface SentResult {
 const PREVIEW_CHARS = 80;
 
 /** The sender's view: per message and recipient, pending / acked / expired_undelivered / not_checked_in. */
-export const listSent = (deps: MeshDeps, input: SentInput): Promise<SentResult> =>
+export const listSent = (deps: Deps, input: SentInput): Promise<SentResult> =>
   deps.store.write(async (tx) => {
     await enterMesh(deps, tx, input.agentId, input.token, false);
     const messages = await tx.mesh.sent(input.agentId, input.limit);

@@ -1,5 +1,5 @@
 import type { SessionRecord } from "../../store/port.ts";
-import type { MeshDeps } from "./deps.ts";
+import type { Deps } from "../deps.ts";
 import { defaultTtlSeconds } from "./ttl.ts";
 
 /** What a caller may set on its presence session; anything omitted keeps the open session's value. */
@@ -13,7 +13,7 @@ export interface SessionFields {
 
 /** The session after this call: a renewal of `open` (same id and watermark) or a new one starting now. */
 export const buildSession = (
-  deps: MeshDeps,
+  deps: Deps,
   agentName: string,
   fields: SessionFields,
   open: SessionRecord | undefined,

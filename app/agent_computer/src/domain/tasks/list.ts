@@ -1,5 +1,5 @@
 import type { TaskState } from "../../store/port.ts";
-import type { MeshDeps } from "../mesh/deps.ts";
+import type { Deps } from "../deps.ts";
 import { enterMesh } from "../mesh/live-session.ts";
 import { type TaskView, taskView } from "./view.ts";
 
@@ -18,7 +18,7 @@ export interface ListResult {
 }
 
 /** Tasks this agent posted or holds (or every task), newest first. Renews the caller's presence. */
-export const listTasks = (deps: MeshDeps, input: ListInput): Promise<ListResult> =>
+export const listTasks = (deps: Deps, input: ListInput): Promise<ListResult> =>
   deps.store.write(async (tx) => {
     await enterMesh(deps, tx, input.agentId, input.token, false);
     const tasks = await tx.tasks.list({

@@ -1,5 +1,5 @@
 import type { TaskPriority, TaskRecord } from "../../store/port.ts";
-import type { MeshDeps } from "../mesh/deps.ts";
+import type { Deps } from "../deps.ts";
 import { enterMesh } from "../mesh/live-session.ts";
 import { routeTask } from "./route.ts";
 import { type TaskView, taskView } from "./view.ts";
@@ -20,7 +20,7 @@ export interface PostResult {
 }
 
 /** Stores a task and routes it at once to the least-loaded live capable agent, or queues it. */
-export const postTask = (deps: MeshDeps, input: PostInput): Promise<PostResult> =>
+export const postTask = (deps: Deps, input: PostInput): Promise<PostResult> =>
   deps.store.write(async (tx) => {
     await enterMesh(deps, tx, input.agentId, input.token, false);
     const task: TaskRecord = {

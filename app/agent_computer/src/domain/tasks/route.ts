@@ -1,6 +1,6 @@
 import type { IdentityRecord, StoreTx, TaskRecord } from "../../store/port.ts";
+import type { Deps } from "../deps.ts";
 import { livenessOf } from "../identity/liveness.ts";
-import type { MeshDeps } from "../mesh/deps.ts";
 import { deliverSystemMessage } from "../mesh/notify.ts";
 import { type TaskSummary, taskSummary } from "./view.ts";
 
@@ -16,7 +16,7 @@ export const covers = (capabilities: readonly string[], required: readonly strin
  * fewest assigned or accepted tasks; ties go to the most recently seen, then to the name.
  */
 export const pickAssignee = async (
-  deps: MeshDeps,
+  deps: Deps,
   tx: StoreTx,
   required: readonly string[],
   exclude: ReadonlySet<string>,
@@ -39,7 +39,7 @@ export const pickAssignee = async (
  * armed auto-wake can wake it. Returns undefined when another transaction changed the task first.
  */
 export const assignTask = async (
-  deps: MeshDeps,
+  deps: Deps,
   tx: StoreTx,
   task: TaskRecord,
   assignee: string,
@@ -67,12 +67,7 @@ export const assignTask = async (
 };
 
 /** Routes a task to the best live agent, or (back) to the queue; returns the task as stored afterwards. */
-export const routeTask = async (
-  deps: MeshDeps,
-  tx: StoreTx,
-  task: TaskRecord,
-  exclude: ReadonlySet<string>,
-): Promise<TaskRecord> => {
+export const routeTask = async (deps: Deps, tx: StoreTx, task: TaskRecord, exclude: ReadonlySet<string>): Promise<TaskRecord> => {
   const assignee = await pickAssignee(deps, tx, task.requiredCaps, exclude);
   const assigned = assignee ? await assignTask(deps, tx, task, assignee) : undefined;
   if (assigned || task.state === "queued") return assigned ?? task;
@@ -81,7 +76,7 @@ export const routeTask = async (
 };
 
 /** Hands every queued task this agent is capable of to it, most urgent first (not tasks it posted itself). */
-export const assignQueued = async (deps: MeshDeps, tx: StoreTx, agent: IdentityRecord): Promise<TaskSummary[]> => {
+export const assignQueued = async (deps: Deps, tx: StoreTx, agent: IdentityRecord): Promise<TaskSummary[]> => {
   const assigned: TaskSummary[] = [];
   for (const task of await tx.tasks.queued(QUEUE_SCAN_LIMIT)) {
     if (task.poster === agent.name || !covers(agent.capabilities, task.requiredCaps)) continue;

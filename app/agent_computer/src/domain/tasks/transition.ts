@@ -1,6 +1,6 @@
 import { AppError } from "../../errors.ts";
 import type { StoreTx, TaskRecord, TaskState } from "../../store/port.ts";
-import type { MeshDeps } from "../mesh/deps.ts";
+import type { Deps } from "../deps.ts";
 import { enterMesh } from "../mesh/live-session.ts";
 import { deliverSystemMessage } from "../mesh/notify.ts";
 import { type TaskView, taskView } from "./view.ts";
@@ -30,7 +30,7 @@ export interface TransitionInput {
   text?: string | undefined;
 }
 
-const notify = async (deps: MeshDeps, tx: StoreTx, task: TaskRecord, actor: string): Promise<void> => {
+const notify = async (deps: Deps, tx: StoreTx, task: TaskRecord, actor: string): Promise<void> => {
   const recipient = actor === task.poster ? task.assignee : task.poster;
   if (!recipient || recipient === actor || !(await tx.mesh.getAgent(recipient))) return;
   const detail = task.result ?? task.reason;
@@ -48,7 +48,7 @@ const notify = async (deps: MeshDeps, tx: StoreTx, task: TaskRecord, actor: stri
  * One step of a task's life, as a compare-and-swap: it lands only if the task is still in a state the
  * step allows and nobody changed it since it was read, so of two racing steps exactly one wins.
  */
-export const transitionTask = (deps: MeshDeps, input: TransitionInput): Promise<TaskView> =>
+export const transitionTask = (deps: Deps, input: TransitionInput): Promise<TaskView> =>
   deps.store.write(async (tx) => {
     await enterMesh(deps, tx, input.agentId, input.token, false);
     const task = await tx.tasks.get(input.taskId);

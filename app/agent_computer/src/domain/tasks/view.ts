@@ -1,5 +1,5 @@
 import type { TaskRecord } from "../../store/port.ts";
-import { iso } from "../mesh/deps.ts";
+import { iso } from "../deps.ts";
 
 export interface TaskView {
   id: string;

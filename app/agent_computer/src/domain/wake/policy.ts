@@ -7,7 +7,7 @@
 // - nothing on the wake path writes a message: issuing a token, prompting and redeeming write only wake_tokens;
 // - at most one outstanding wake per agent (a unique index), and a hard hourly cap, bound even two agents that
 //   answer each other automatically.
-import type { HerdrAgentStatus } from "../../adapters/herdr.ts";
+import type { HerdrAgentStatus } from "../../adapters/herdr/client.ts";
 import type { WakeBacklog } from "../../store/port-wake.ts";
 import type { WakeTuning } from "./tuning.ts";
 

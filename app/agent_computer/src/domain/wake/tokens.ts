@@ -1,7 +1,7 @@
 // Issuing a wake: one transaction that re-checks every store-side rule (session, one outstanding wake, hourly
 // cap) right before the token exists, so two watchers racing for one agent cannot both prompt it.
 import type { Store } from "../../store/port.ts";
-import { UniqueViolation } from "../../store/sql/db.ts";
+import { UniqueViolation } from "../../store/port.ts";
 import { hashWakeToken, mintWakeToken } from "./prompt.ts";
 import type { WakeTuning } from "./tuning.ts";
 

@@ -1,9 +1,9 @@
 // The wake watcher: for every agent armed on this host, poll the store for new mail (NOTIFY on PostgreSQL makes
 // it immediate), decide with policy.ts, and submit the fixed prompt through the Herdr adapter. It runs inside
 // agent-computer-worker or as the light watcher agent-checkin-cli starts; both hold the host's watcher lock.
-import { createHerdr, type Herdr, type HerdrError, isHerdrError } from "../../adapters/herdr.ts";
+import { createHerdr, type Herdr, type HerdrError, isHerdrError } from "../../adapters/herdr/client.ts";
 import type { Store } from "../../store/port.ts";
-import { WAKE_CHANNEL } from "../../store/sql/wake.ts";
+import { WAKE_CHANNEL } from "../../store/port.ts";
 import type { WakeRegistration } from "../../store/wake-local.ts";
 import { type PaneTracker, startPaneTracker } from "./pane-tracker.ts";
 import { decideWake, type WakeDecision } from "./policy.ts";

@@ -1,5 +1,6 @@
 import { AppError } from "../../errors.ts";
-import { type Db, type Driver, UniqueViolation } from "../sql/db.ts";
+import { UniqueViolation } from "../port.ts";
+import type { Db, Driver } from "../sql/db.ts";
 
 const RETRYABLE = new Set(["40P01", "40001"]); // deadlock detected, serialization failure
 const MAX_ATTEMPTS = 5;

@@ -1,5 +1,5 @@
 // Row → record mappers for the automation tables (PostgreSQL returns BIGINT as strings; num() evens that out).
-import type { AttemptRecord, FiringRecord, JobRecord, RunRecord, TriggerRecord, WorkerRecord } from "../automation-port.ts";
+import type { AttemptRecord, FiringRecord, JobRecord, RunRecord, TriggerRecord, WorkerRecord } from "../port-automation.ts";
 import { num, numOrNull } from "./db.ts";
 
 export type Row = Record<string, unknown>;

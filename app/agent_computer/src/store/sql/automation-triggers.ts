@@ -1,6 +1,6 @@
 // Jobs, triggers and firings. Consumption is guarded twice: a row lock (FOR UPDATE SKIP LOCKED on
 // PostgreSQL, BEGIN IMMEDIATE on SQLite) and a compare-and-set, with the firings primary key as the last word.
-import type { AutomationRepo } from "../automation-port.ts";
+import type { AutomationRepo } from "../port-automation.ts";
 import { type Row, toFiring, toJob, toTrigger } from "./automation-rows.ts";
 import type { Db } from "./db.ts";
 

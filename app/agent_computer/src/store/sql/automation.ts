@@ -1,13 +1,10 @@
 // The automation repository: jobs and triggers, runs, worker environments and live workers, over one Db.
-import type { AutomationRepo } from "../automation-port.ts";
+import { AUTOMATION_CHANNEL, type AutomationRepo } from "../port-automation.ts";
 import { type Row, toWorker } from "./automation-rows.ts";
 import { runsRepo } from "./automation-runs.ts";
 import { jobsAndTriggers } from "./automation-triggers.ts";
 import type { Db } from "./db.ts";
 import { num } from "./db.ts";
-
-/** The channel workers LISTEN on; a notification only means "look again now". */
-export const AUTOMATION_CHANNEL = "agent_computer_automation";
 
 export const automationRepo = (db: Db): AutomationRepo => ({
   ...jobsAndTriggers(db),

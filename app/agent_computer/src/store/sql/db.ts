@@ -24,17 +24,6 @@ export interface Driver extends Db {
   close(): Promise<void>;
 }
 
-/** Raised by drivers for a unique-constraint violation, so services can re-read instead of failing. */
-export class UniqueViolation extends Error {
-  constructor(
-    readonly constraint: string,
-    options?: { cause?: unknown },
-  ) {
-    super(`unique constraint violated: ${constraint}`, options);
-    this.name = "UniqueViolation";
-  }
-}
-
 export interface Migration {
   version: number;
   name: string;

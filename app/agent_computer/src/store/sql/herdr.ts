@@ -1,5 +1,5 @@
 // SQL for the Herdr coordination repository, written once for both dialects ($n placeholders).
-import type { ControllerLeaseRecord, HerdrRepo, WriterClaimRecord, WriterClaimState } from "../herdr-port.ts";
+import type { ControllerLeaseRecord, HerdrRepo, WriterClaimRecord, WriterClaimState } from "../port-herdr.ts";
 import { type Db, jsonList, num, numOrNull } from "./db.ts";
 import { type Row, str, strOrNull } from "./mesh.ts";
 

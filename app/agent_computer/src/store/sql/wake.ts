@@ -1,9 +1,6 @@
 import type { WakeInboxEntry, WakeRepo, WakeTokenRecord, WakeTokenState } from "../port-wake.ts";
 import { type Db, num, numOrNull } from "./db.ts";
 
-/** The PostgreSQL NOTIFY channel the 004 migration's trigger signals on every delivery insert. */
-export const WAKE_CHANNEL = "agent_computer_wake";
-
 type Row = Record<string, unknown>;
 
 const toToken = (r: Row): WakeTokenRecord => ({

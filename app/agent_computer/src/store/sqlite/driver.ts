@@ -1,6 +1,7 @@
 import type { Statement } from "bun:sqlite";
 import { AppError } from "../../errors.ts";
-import { type Db, type Driver, UniqueViolation } from "../sql/db.ts";
+import { UniqueViolation } from "../port.ts";
+import type { Db, Driver } from "../sql/db.ts";
 import { type CheckpointThread, LONG_LIVED_AUTOCHECKPOINT_PAGES, startCheckpointThread } from "./checkpoint-thread.ts";
 import { GroupCommitQueue } from "./group-commit.ts";
 import { WriteLane } from "./write-lane.ts";

@@ -1,11 +1,11 @@
 import type { SessionRecord, StoreTx } from "../../store/port.ts";
-import { UniqueViolation } from "../../store/sql/db.ts";
+import { UniqueViolation } from "../../store/port.ts";
+import { type Deps, iso } from "../deps.ts";
 import { authenticate } from "../identity/authenticate.ts";
-import { AUTH_NOTE, registerFirst } from "../identity/register-new.ts";
+import { endExpiredSessions } from "../mesh/expiry.ts";
+import { buildSession } from "../mesh/session.ts";
 import type { TaskSummary } from "../tasks/view.ts";
-import { iso, type MeshDeps } from "./deps.ts";
-import { endExpiredSessions } from "./expiry.ts";
-import { buildSession } from "./session.ts";
+import { AUTH_NOTE, registerFirst } from "./register-new.ts";
 
 export interface CheckinInput {
   agentId: string;
@@ -51,7 +51,7 @@ const toResult = (session: SessionRecord, action: CheckinAction, token?: string)
   ...(token ? { agent_token: token, auth_note: AUTH_NOTE } : {}),
 });
 
-const checkInOnce = (deps: MeshDeps, input: CheckinInput): Promise<CheckinResult> =>
+const checkInOnce = (deps: Deps, input: CheckinInput): Promise<CheckinResult> =>
   deps.store.write(async (tx: StoreTx) => {
     await endExpiredSessions(tx, deps.now, deps.newId);
     const agent = await tx.mesh.getAgent(input.agentId, true);
@@ -79,7 +79,7 @@ const checkInOnce = (deps: MeshDeps, input: CheckinInput): Promise<CheckinResult
  * Creates or renews this agent's presence; an unknown name is registered first and gets its token once.
  * Two racing first check-ins of one name meet at the primary key; the loser re-runs as a known name.
  */
-export const checkIn = async (deps: MeshDeps, input: CheckinInput): Promise<CheckinResult> => {
+export const checkIn = async (deps: Deps, input: CheckinInput): Promise<CheckinResult> => {
   try {
     return await checkInOnce(deps, input);
   } catch (error) {
@@ -89,7 +89,7 @@ export const checkIn = async (deps: MeshDeps, input: CheckinInput): Promise<Chec
 };
 
 /** What --confirm would do, computed from a read-only snapshot; changes nothing and needs no token. */
-export const previewCheckIn = (deps: MeshDeps, input: CheckinInput): Promise<CheckinResult & { preview: true }> =>
+export const previewCheckIn = (deps: Deps, input: CheckinInput): Promise<CheckinResult & { preview: true }> =>
   deps.store.read(async (tx) => {
     const agent = await tx.mesh.getAgent(input.agentId);
     const open = await tx.mesh.openSession(input.agentId);

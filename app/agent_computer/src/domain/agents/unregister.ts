@@ -1,8 +1,8 @@
-import type { MeshDeps } from "../mesh/deps.ts";
+import type { Deps } from "../deps.ts";
+import { authenticate } from "../identity/authenticate.ts";
 import { bounceUndelivered, endExpiredSessions } from "../mesh/expiry.ts";
 import { routeTask } from "../tasks/route.ts";
 import { type TaskSummary, taskSummary } from "../tasks/view.ts";
-import { authenticate } from "./authenticate.ts";
 
 export interface UnregisterResult {
   success: true;
@@ -16,7 +16,7 @@ export interface UnregisterResult {
  * Removes the agent: its session ends (senders of unread mail get a bounce), its inbox is deleted, and
  * tasks assigned to it go to another capable live agent or back to the queue. The name becomes free.
  */
-export const unregisterAgent = (deps: MeshDeps, input: { name: string; token: string | undefined }): Promise<UnregisterResult> =>
+export const unregisterAgent = (deps: Deps, input: { name: string; token: string | undefined }): Promise<UnregisterResult> =>
   deps.store.write(async (tx) => {
     await endExpiredSessions(tx, deps.now, deps.newId);
     await authenticate(tx, input.name, input.token, { lock: true });

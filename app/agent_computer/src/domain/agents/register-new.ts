@@ -1,13 +1,13 @@
 import { AppError } from "../../errors.ts";
 import type { IdentityRecord, SessionRecord, StoreTx } from "../../store/port.ts";
-import type { MeshDeps } from "../mesh/deps.ts";
+import type { Deps } from "../deps.ts";
+import { SYSTEM_SENDER } from "../identity/names.ts";
+import { takeRateSlots } from "../identity/rate-limit.ts";
+import { hashToken, mintToken } from "../identity/token.ts";
 import { buildSession, type SessionFields } from "../mesh/session.ts";
 import { assignQueued } from "../tasks/route.ts";
 import type { TaskSummary } from "../tasks/view.ts";
 import { holderFacts, type RegistrationRequest } from "./holder.ts";
-import { SYSTEM_SENDER } from "./names.ts";
-import { takeRateSlots } from "./rate-limit.ts";
-import { hashToken, mintToken } from "./token.ts";
 
 export const AUTH_NOTE =
   "This token is shown once and only its hash is stored. It was saved to the 0600 token vault in the state " +
@@ -23,12 +23,12 @@ export interface Registered {
 }
 
 /** Counts a registration against the per-name and per-host limits (the host is the machine running the call). */
-export const countRegistration = (deps: MeshDeps, tx: StoreTx, name: string): Promise<void> =>
+export const countRegistration = (deps: Deps, tx: StoreTx, name: string): Promise<void> =>
   takeRateSlots(tx, deps.limits, "register", { name, host: deps.local?.hostId ?? deps.host }, deps.now);
 
 /** Opens the presence session of a registration (or renews `open`) and hands it the queued tasks it can do. */
 export const claimSession = async (
-  deps: MeshDeps,
+  deps: Deps,
   tx: StoreTx,
   agent: IdentityRecord,
   fields: SessionFields | undefined,
@@ -52,7 +52,7 @@ export const claimSession = async (
  * agent-checkin-cli --confirm. Mints the token (returned once; only its hash is stored), records the
  * immutable facts (class, host id, managed), starts the presence session and assigns queued tasks.
  */
-export const registerFirst = async (deps: MeshDeps, tx: StoreTx, request: RegistrationRequest): Promise<Registered> => {
+export const registerFirst = async (deps: Deps, tx: StoreTx, request: RegistrationRequest): Promise<Registered> => {
   if (request.name === SYSTEM_SENDER) {
     throw new AppError("INVALID_INPUT", `the name ${SYSTEM_SENDER} is reserved for notices from the mesh itself`);
   }

@@ -1,14 +1,14 @@
 import { AppError } from "../../errors.ts";
 import type { IdentityRecord, SessionRecord, StoreTx } from "../../store/port.ts";
-import { UniqueViolation } from "../../store/sql/db.ts";
-import type { MeshDeps } from "../mesh/deps.ts";
+import { UniqueViolation } from "../../store/port.ts";
+import type { Deps } from "../deps.ts";
+import { type Liveness, livenessOf } from "../identity/liveness.ts";
+import { hashToken, mintToken, tokenMatches } from "../identity/token.ts";
+import { type AgentView, agentView } from "../identity/view.ts";
 import { bounceUndelivered, endExpiredSessions } from "../mesh/expiry.ts";
 import type { TaskSummary } from "../tasks/view.ts";
 import { checkImmutables, holderFacts, isSameHolder, type RegistrationRequest } from "./holder.ts";
-import { type Liveness, livenessOf } from "./liveness.ts";
 import { AUTH_NOTE, claimSession, countRegistration, type Registered, registerFirst } from "./register-new.ts";
-import { hashToken, mintToken, tokenMatches } from "./token.ts";
-import { type AgentView, agentView } from "./view.ts";
 
 export const PROTOCOL_VERSION = 1;
 
@@ -98,7 +98,7 @@ const capabilitiesNote = (requested: readonly string[], stored: readonly string[
 };
 
 /** Re-registration of a known name: credentials, the takeover precondition, the live-holder rule, then the swap. */
-const registerKnown = async (deps: MeshDeps, tx: StoreTx, existing: IdentityRecord, input: RegisterInput): Promise<Done> => {
+const registerKnown = async (deps: Deps, tx: StoreTx, existing: IdentityRecord, input: RegisterInput): Promise<Done> => {
   checkImmutables(existing, input);
   const facts = holderFacts(deps, input, existing.hostId, existing);
   await countRegistration(deps, tx, input.name);
@@ -146,7 +146,7 @@ const DONE: Record<RegisterAction, string> = {
 
 type Done = Registered & { action: RegisterAction; ended?: string };
 
-const registerOnce = (deps: MeshDeps, input: RegisterInput): Promise<RegisterResult> =>
+const registerOnce = (deps: Deps, input: RegisterInput): Promise<RegisterResult> =>
   deps.store.write(async (tx) => {
     await endExpiredSessions(tx, deps.now, deps.newId);
     const existing = await tx.identity.getAgent(input.name, true);
@@ -182,7 +182,7 @@ const registerOnce = (deps: MeshDeps, input: RegisterInput): Promise<RegisterRes
  * register-agent-cli's service: an idempotent upsert keyed by name. Two racing first registrations of
  * one name meet at the primary key; the loser re-runs and is then an ordinary re-registration.
  */
-export const registerAgent = async (deps: MeshDeps, input: RegisterInput): Promise<RegisterResult> => {
+export const registerAgent = async (deps: Deps, input: RegisterInput): Promise<RegisterResult> => {
   try {
     return await registerOnce(deps, input);
   } catch (error) {

@@ -1,8 +1,8 @@
 import { AppError } from "../../errors.ts";
-import type { MeshDeps } from "../mesh/deps.ts";
+import type { Deps } from "../deps.ts";
+import { authenticate } from "../identity/authenticate.ts";
 import { assignQueued } from "../tasks/route.ts";
 import type { TaskSummary } from "../tasks/view.ts";
-import { authenticate } from "./authenticate.ts";
 
 export interface ExpandInput {
   name: string;
@@ -23,7 +23,7 @@ export interface ExpandResult {
  * Adds capabilities to a registered agent. Capabilities only grow: others route tasks by them, so a
  * silent removal would strand work. An agent that is checked in gets the queued tasks it can now do.
  */
-export const expandCapabilities = async (deps: MeshDeps, input: ExpandInput): Promise<ExpandResult> => {
+export const expandCapabilities = async (deps: Deps, input: ExpandInput): Promise<ExpandResult> => {
   if (input.remove.length > 0) {
     throw new AppError("REDUCTION_NOT_ALLOWED", `capabilities cannot be removed (asked to remove ${input.remove.join(", ")})`, {
       hint: `to drop capabilities: agent-identity-cli unregister --name ${input.name}, then register-agent-cli with the new set`,

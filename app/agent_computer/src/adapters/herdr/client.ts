@@ -1,6 +1,6 @@
 // The only place in the app that runs `herdr`. It speaks the real Herdr 0.8 CLI contract
 // (../shared/reference/herdr-0.8.md §1): JSON envelopes on stdout, error envelopes on stderr, raw text for reads.
-import { HerdrError } from "./herdr/errors.ts";
+import { HerdrError } from "./errors.ts";
 import {
   HERDR_AGENT_KINDS,
   type HerdrAgent,
@@ -8,10 +8,10 @@ import {
   type HerdrAgentStatus,
   type HerdrPane,
   type HerdrTab,
-} from "./herdr/records.ts";
-import { type HerdrRunOptions, runHerdrJson, runHerdrText } from "./herdr/run.ts";
+} from "./records.ts";
+import { type HerdrRunOptions, runHerdrJson, runHerdrText } from "./run.ts";
 
-export { HERDR_ERROR_KINDS, HerdrError, type HerdrErrorKind, isHerdrError } from "./herdr/errors.ts";
+export { HERDR_ERROR_KINDS, HerdrError, type HerdrErrorKind, isHerdrError } from "./errors.ts";
 export {
   HERDR_AGENT_KINDS,
   HERDR_AGENT_NAME_PATTERN,
@@ -21,7 +21,7 @@ export {
   type HerdrAgentStatus,
   type HerdrPane,
   type HerdrTab,
-} from "./herdr/records.ts";
+} from "./records.ts";
 
 export type HerdrReadSource = "visible" | "recent" | "recent-unwrapped" | "detection";
 

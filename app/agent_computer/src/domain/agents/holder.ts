@@ -1,8 +1,8 @@
 import { AppError } from "../../errors.ts";
 import type { HolderFacts, IdentityRecord } from "../../store/port.ts";
-import type { MeshDeps } from "../mesh/deps.ts";
+import type { Deps } from "../deps.ts";
+import { normalizeCliProfile } from "../identity/cli-profiles.ts";
 import type { SessionFields } from "../mesh/session.ts";
-import { normalizeCliProfile } from "./cli-profiles.ts";
 
 /** One registration call, as the shared registration service sees it (undefined = flag omitted). */
 export interface RegistrationRequest {
@@ -28,7 +28,7 @@ export interface RegistrationRequest {
  * to everyone at once, so such a registration is refused rather than recorded.
  */
 export const holderFacts = (
-  deps: MeshDeps,
+  deps: Deps,
   request: RegistrationRequest,
   hostId: string | null,
   previous: IdentityRecord | undefined,
@@ -79,7 +79,7 @@ export const checkImmutables = (existing: IdentityRecord, request: RegistrationR
 };
 
 /** Whether this call comes from the very process that holds the name (same pid and start time, same host). */
-export const isSameHolder = (existing: IdentityRecord, facts: HolderFacts, local: MeshDeps["local"]): boolean =>
+export const isSameHolder = (existing: IdentityRecord, facts: HolderFacts, local: Deps["local"]): boolean =>
   facts.agentPid !== null &&
   local !== undefined &&
   existing.hostId === local.hostId &&

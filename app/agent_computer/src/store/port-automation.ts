@@ -195,3 +195,6 @@ export interface AutomationRepo {
   /** A wake-up hint for workers (PostgreSQL NOTIFY on commit; nothing on SQLite). Polling stays the truth. */
   hintWorkers(): Promise<void>;
 }
+
+/** The channel workers LISTEN on; a notification only means "look again now". */
+export const AUTOMATION_CHANNEL = "agent_computer_automation";

@@ -1,12 +1,10 @@
-// The console as a worker service: three read-only pages and their two static files on the worker's HTTP
-// server (loopback by default). Every response forbids inline script and style, framing and sniffing;
+// The console's routes: three read-only pages and their two static files, served on the worker's HTTP
+// server (loopback by default; worker/console.ts mounts them). Every response forbids inline script and style, framing and sniffing;
 // a request naming a foreign Host is refused (host-guard.ts).
 import { localHostId, probePid } from "../adapters/local-host.ts";
 import { jobsOverview, triggersOverview } from "../domain/automation/overview.ts";
+import type { Deps } from "../domain/deps.ts";
 import { listAgents } from "../domain/mesh/directory.ts";
-import type { WorkerContext } from "../worker/context.ts";
-import { errorText } from "../worker/log.ts";
-import type { RouteHandler, Routes, WorkerService } from "../worker/service.ts";
 import { agentsPage } from "./agents-page.ts";
 import { ASSETS } from "./assets.ts";
 import { hostAllowed } from "./host-guard.ts";
@@ -14,6 +12,23 @@ import { html } from "./html.ts";
 import { jobsPage } from "./jobs-page.ts";
 import { type ConsolePath, layout, type Page } from "./layout.ts";
 import { triggersPage } from "./triggers-page.ts";
+
+/** What the console needs from the process that serves it. */
+export interface ConsoleDeps {
+  /** The address the server is bound to: decides which Host headers are accepted (host-guard.ts). */
+  bindHost: string;
+  localUrl(): string;
+  env: Record<string, string | undefined>;
+  /** Fresh domain deps with the current time, for one page. */
+  deps(): Deps;
+  logError(msg: string, fields: Record<string, unknown>): void;
+}
+
+type RouteHandler = (request: Request) => Response | Promise<Response>;
+/** Path → GET handler, in the shape Bun.serve's routes take. */
+export type ConsoleRoutes = Record<string, { GET: RouteHandler }>;
+
+const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 export const LIMITS = { jobs: 50, runsPerJob: 5, triggers: 200 } as const;
 
@@ -28,23 +43,23 @@ const COMMON_HEADERS = {
   "referrer-policy": "no-referrer",
 };
 
-const refusedHost = (ctx: WorkerContext): Response =>
+const refusedHost = (ctx: ConsoleDeps): Response =>
   new Response(`This console answers only to loopback host names; open ${ctx.localUrl()}/\n`, {
     status: 421,
     headers: { ...COMMON_HEADERS, "content-type": "text/plain; charset=utf-8" },
   });
 
 const page =
-  (ctx: WorkerContext, path: ConsolePath, load: () => Promise<Page>): RouteHandler =>
+  (ctx: ConsoleDeps, path: ConsolePath, load: () => Promise<Page>): RouteHandler =>
   async (request) => {
-    if (!hostAllowed(ctx.options.host, request.headers.get("host"))) return refusedHost(ctx);
+    if (!hostAllowed(ctx.bindHost, request.headers.get("host"))) return refusedHost(ctx);
     let status = 200;
     let content: Page;
     try {
       content = await load();
     } catch (error) {
       // The message could name the database server; it goes to the log, not to the page.
-      ctx.log.child("console").log("error", "console page failed", { path, error: errorText(error) });
+      ctx.logError("console page failed", { path, error: errorText(error) });
       status = 503;
       content = {
         title: "Store unavailable",
@@ -57,13 +72,13 @@ const page =
     });
   };
 
-const assetRoutes = (ctx: WorkerContext): Routes =>
+const assetRoutes = (ctx: ConsoleDeps): ConsoleRoutes =>
   Object.fromEntries(
     Object.entries(ASSETS).map(([path, asset]) => [
       path,
       {
         GET: (request) =>
-          hostAllowed(ctx.options.host, request.headers.get("host"))
+          hostAllowed(ctx.bindHost, request.headers.get("host"))
             ? new Response(asset.body, {
                 headers: { ...COMMON_HEADERS, "content-type": asset.type, "cache-control": "no-cache" },
               })
@@ -72,33 +87,27 @@ const assetRoutes = (ctx: WorkerContext): Routes =>
     ]),
   );
 
-export const consoleService = (ctx: WorkerContext): WorkerService => ({
-  name: "console",
-  routes: {
-    "/": {
-      GET: page(ctx, "/", async () => jobsPage(await jobsOverview(ctx.deps(), LIMITS), LIMITS)),
-    },
-    "/triggers": {
-      GET: page(ctx, "/triggers", async () =>
-        triggersPage(
-          await triggersOverview(ctx.deps(), { limit: LIMITS.triggers, includeEnded: true, baseUrl: ctx.localUrl() }),
-          LIMITS.triggers,
-        ),
-      ),
-    },
-    "/agents": {
-      GET: page(ctx, "/agents", async () =>
-        agentsPage(
-          await listAgents(
-            { ...ctx.deps(), local: { hostId: await localHostId(ctx.env), probe: probePid } },
-            { includeStale: true, token: undefined },
-          ),
-        ),
-      ),
-    },
-    ...assetRoutes(ctx),
+export const consoleRoutes = (ctx: ConsoleDeps): ConsoleRoutes => ({
+  "/": {
+    GET: page(ctx, "/", async () => jobsPage(await jobsOverview(ctx.deps(), LIMITS), LIMITS)),
   },
-  start: () => {},
-  drain: async () => {},
-  force: async () => {},
+  "/triggers": {
+    GET: page(ctx, "/triggers", async () =>
+      triggersPage(
+        await triggersOverview(ctx.deps(), { limit: LIMITS.triggers, includeEnded: true, baseUrl: ctx.localUrl() }),
+        LIMITS.triggers,
+      ),
+    ),
+  },
+  "/agents": {
+    GET: page(ctx, "/agents", async () =>
+      agentsPage(
+        await listAgents(
+          { ...ctx.deps(), local: { hostId: await localHostId(ctx.env), probe: probePid } },
+          { includeStale: true, token: undefined },
+        ),
+      ),
+    ),
+  },
+  ...assetRoutes(ctx),
 });

@@ -1,8 +1,8 @@
 import { AppError } from "../../errors.ts";
-import { iso, type MeshDeps } from "../mesh/deps.ts";
+import { type Deps, iso } from "../deps.ts";
+import { authenticate } from "../identity/authenticate.ts";
+import { hashToken, mintRecoveryToken } from "../identity/token.ts";
 import { bounceUndelivered } from "../mesh/expiry.ts";
-import { authenticate } from "./authenticate.ts";
-import { hashToken, mintRecoveryToken } from "./token.ts";
 
 export interface RevokeResult {
   success: true;
@@ -25,7 +25,7 @@ const RECOVERY_NOTE =
  * mints a new token for anyone (the name is released, its immutable facts kept).
  */
 export const revokeToken = (
-  deps: MeshDeps,
+  deps: Deps,
   input: { name: string; token: string | undefined; issueRecovery: boolean },
 ): Promise<RevokeResult> =>
   deps.store.write(async (tx) => {
