@@ -6,9 +6,8 @@
 // --bytecode) no module reached through import() was evaluated early, but the bytecode of the whole bundle was
 // loaded at start, before the process knew which binary it was: 4 ms of CPU for nothing. Measured alternatives
 // (CPU of `agent-inbox-cli --help` before its text was baked in, 30-40 alternating runs): no --bytecode 85-96 ms;
-// CommonJS 16-17; these flags 13-15; ESM without
-// splitting 26; --bytecode-depth=0 or 1 worse; --bytecode-order from a recorded run, --min-chunk-size and --minify
-// within the noise. --minify stays for the smaller file.
+// CommonJS 16-17; these flags 13-15; ESM without splitting 26; --bytecode-depth=0 or 1 worse; --bytecode-order from
+// a recorded run, --min-chunk-size and --minify within the noise. --minify stays for the smaller file.
 export const compileFlags = [
   "--compile",
   "--bytecode",
