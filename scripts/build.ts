@@ -5,9 +5,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { $ } from "bun";
 import { binaries } from "../app/agent_computer/src/cli/binaries.ts";
-import { compileFlags } from "./compile-flags.ts";
+import { compileOptions } from "./compile-options.ts";
 
 const root = join(import.meta.dir, "..");
 const entry = join(root, "app/agent_computer/src/cli/main.ts");
@@ -50,6 +49,6 @@ try {
 } finally {
   rmSync(home, { recursive: true, force: true });
 }
-const define = `AGENT_COMPUTER_STATIC_HELP=${JSON.stringify(help)}`;
-await $`${process.execPath} build ${compileFlags} --define ${define} ${entry} --outfile ${outfile}`.quiet();
+const built = await Bun.build(compileOptions(entry, outfile, { AGENT_COMPUTER_STATIC_HELP: JSON.stringify(help) }));
+if (!built.success) throw new AggregateError(built.logs, "bun build failed");
 console.log(`built ${outfile}`);

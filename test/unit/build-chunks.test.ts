@@ -1,17 +1,16 @@
-// The compiled form loads only what the invoked binary uses: scripts/build.ts bundles with the flags of
-// scripts/compile-flags.ts, whose ESM code splitting turns each import() of the binary registry into a chunk of
-// its own. Bundled here the same way (without --compile, whose output cannot be inspected, and without --minify,
+// The compiled form loads only what the invoked binary uses: scripts/build.ts bundles with the options of
+// scripts/compile-options.ts, whose ESM code splitting turns each import() of the binary registry into a chunk of
+// its own. Bundled here the same way (without compiling, whose output cannot be inspected, and without minifying,
 // which drops the module path comments), the entry's static import graph must hold no command, and one command's
 // graph no other command, no PostgreSQL driver and no worker.
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, normalize } from "node:path";
 import { beforeAll, describe, expect, test } from "vitest";
-import { compileFlags } from "../../scripts/compile-flags.ts";
+import { bundleOptions } from "../../scripts/compile-options.ts";
 
 const root = join(import.meta.dirname, "..", "..");
 const out = mkdtempSync(join(tmpdir(), "ac-chunks-"));
-const onlyForCompile = (flag: string) => flag === "--compile" || flag === "--bytecode" || flag.startsWith("--no-compile-");
 
 /** Chunk file → the source modules it holds, from the bundler's `// path` comments. */
 const modulesOf = (chunk: string): string[] =>
@@ -33,13 +32,9 @@ const staticGraph = (start: string): string[] => {
 
 const modulesLoadedBy = (chunk: string): string[] => staticGraph(chunk).flatMap(modulesOf);
 
-beforeAll(() => {
-  const flags = compileFlags.filter((f) => !onlyForCompile(f) && f !== "--minify");
-  const built = Bun.spawnSync(
-    [process.execPath, "build", ...flags, "--target=bun", join(root, "app/agent_computer/src/cli/main.ts"), "--outdir", out],
-    { stdout: "pipe", stderr: "pipe" },
-  );
-  expect(built.exitCode, built.stderr.toString()).toBe(0);
+beforeAll(async () => {
+  const built = await Bun.build({ ...bundleOptions(join(root, "app/agent_computer/src/cli/main.ts")), outdir: out });
+  expect(built.success, built.logs.join("\n")).toBe(true);
 }, 60_000);
 
 describe("chunks of the compiled form", () => {
