@@ -43,7 +43,7 @@ try {
 
 // The compiled floor: the same one-line script, compiled with exactly the options of scripts/build.ts.
 const compiledOneLine = join(scratch, "one-line");
-const built = await Bun.build(compileOptions(floorScript, compiledOneLine));
+const built = await Bun.build(compileOptions([floorScript], compiledOneLine));
 if (!built.success) throw new AggregateError(built.logs, "compiling the one-line program failed");
 const tmpFloorScript = join(mkdtempSync(join(tmpdir(), "ac-floor-")), "one-line.ts");
 writeFileSync(tmpFloorScript, "console.log(1);\n");

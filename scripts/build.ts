@@ -10,6 +10,8 @@ import { compileOptions } from "./compile-options.ts";
 
 const root = join(import.meta.dir, "..");
 const entry = join(root, "app/agent_computer/src/cli/main.ts");
+// A Worker's program is bundled only as an entry point of its own: the SQLite checkpoint thread's.
+const checkpointWorker = join(root, "app/agent_computer/src/store/sqlite/checkpoint-worker.ts");
 const outfile = join(root, "dist/agent-computer");
 
 /** `<name> --help` as the source form prints it to a pipe, with a fresh HOME and no state dir of the caller's. */
@@ -49,6 +51,8 @@ try {
 } finally {
   rmSync(home, { recursive: true, force: true });
 }
-const built = await Bun.build(compileOptions(entry, outfile, { AGENT_COMPUTER_STATIC_HELP: JSON.stringify(help) }));
+const built = await Bun.build(
+  compileOptions([entry, checkpointWorker], outfile, { AGENT_COMPUTER_STATIC_HELP: JSON.stringify(help) }),
+);
 if (!built.success) throw new AggregateError(built.logs, "bun build failed");
 console.log(`built ${outfile}`);

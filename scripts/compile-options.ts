@@ -33,10 +33,13 @@ export const commanderLazyBuiltins: BunPlugin = {
   },
 };
 
-/** The bundle of `entry` as the compiled form holds it; `define` replaces global identifiers at build time. */
-export const bundleOptions = (entry: string, define: Record<string, string> = {}) =>
+/**
+ * The bundle of `entrypoints` as the compiled form holds it (the first is the program; a Worker's program is
+ * bundled only as an entry point of its own); `define` replaces global identifiers at build time.
+ */
+export const bundleOptions = (entrypoints: string[], define: Record<string, string> = {}) =>
   ({
-    entrypoints: [entry],
+    entrypoints,
     target: "bun",
     format: "esm",
     splitting: true,
@@ -45,8 +48,8 @@ export const bundleOptions = (entry: string, define: Record<string, string> = {}
   }) satisfies BuildConfig;
 
 /** The compiled executable: bytecode, minified, never autoloading .env or bunfig.toml from the working directory. */
-export const compileOptions = (entry: string, outfile: string, define: Record<string, string> = {}): BuildConfig => ({
-  ...bundleOptions(entry, define),
+export const compileOptions = (entrypoints: string[], outfile: string, define: Record<string, string> = {}): BuildConfig => ({
+  ...bundleOptions(entrypoints, define),
   bytecode: true,
   minify: true,
   compile: { outfile, autoloadDotenv: false, autoloadBunfig: false },

@@ -37,13 +37,13 @@ SQL
   export AGENT_COMPUTER_TEST_PG_URL="${AGENT_COMPUTER_TEST_PG_URL:-postgres://agent_computer:agent_computer@127.0.0.1:5432/agent_computer_test}"
 fi
 
+# npm ci also builds the compiled executable (the package's prepare step), so no separate build follows.
 npm ci --no-audit --no-fund --loglevel=error
 node_modules/.bin/bun --version >/dev/null || { echo "bun did not install: node_modules/.bin/bun --version failed" >&2; exit 1; }
+[ -x dist/agent-computer ] || { echo "npm ci built no dist/agent-computer (its prepare step did not run)" >&2; exit 1; }
 npm run --silent check
 
-npm run --silent build
-
-# The whole suite runs against the compiled form (what `npm run build` gives users); the black-box
+# The whole suite runs against the compiled form (what `npm ci` builds for users); the black-box
 # suite runs a second time against the TypeScript source form. One variable switches the form.
 mkdir -p test-artifacts
 status=0

@@ -1,11 +1,13 @@
 // The embedded default: the first command creates and migrates the SQLite store, private to its owner.
 import { Database } from "bun:sqlite";
-import { chmodSync, existsSync, mkdtempSync, statSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readlinkSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, test } from "vitest";
-import { sqliteMigrations } from "../../app/agent_computer/src/store/sqlite/migrations.ts";
-import { runBin } from "../helpers/bin.ts";
+import { sqliteMigrations } from "../../app/agent_computer/src/store/sqlite/migration-set.ts";
+import { startDaemon } from "../helpers/automation.ts";
+import { binaryForm, runBin } from "../helpers/bin.ts";
+import { pollUntil } from "../helpers/wait.ts";
 
 /** A machine where agent-computer never ran: the state dir comes from XDG_STATE_HOME and does not exist yet. */
 const freshMachine = () => {
@@ -53,4 +55,34 @@ test("a state dir and store whose modes were loosened are made private again by 
   expect(list.exitCode).toBe(0);
   expect(modeOf(stateDir)).toBe(0o700);
   expect(modeOf(storeFile)).toBe(0o600);
+});
+
+/** How many descriptors the process holds on the file: one per SQLite connection that opened it. */
+const descriptorsOn = (pid: number, file: string): number =>
+  readdirSync(`/proc/${pid}/fd`).filter((fd) => {
+    try {
+      return readlinkSync(`/proc/${pid}/fd/${fd}`) === file;
+    } catch {
+      return false; // closed since the listing
+    }
+  }).length;
+
+test(`the worker (${binaryForm} form) checkpoints on a thread of its own: a second connection to the store`, async () => {
+  const { env, stateDir, storeFile } = freshMachine();
+  expect((await runBin("agent-checkin-cli", ["--agent-id", "first", "--confirm"], { env })).exitCode).toBe(0);
+  const daemon = await startDaemon({
+    HOME: env.HOME,
+    AGENT_COMPUTER_HOME: stateDir,
+    AGENT_COMPUTER_DATABASE_URL: "",
+    AGENT_COMPUTER_FORM: binaryForm,
+  });
+  try {
+    const pid = daemon.process.pid as number;
+    // The main connection and the checkpoint thread's: a thread whose program failed to load never opens one.
+    const both = () => descriptorsOn(pid, storeFile) === 2 || undefined;
+    expect(await pollUntil(both, { timeoutMs: 20_000, stepMs: 50, what: "the checkpoint thread's connection" })).toBe(true);
+  } finally {
+    daemon.process.kill("SIGTERM");
+    await daemon.process;
+  }
 });

@@ -32,7 +32,12 @@ if (!pgUrl) console.warn("SKIPPED: PostgreSQL store suites (set AGENT_COMPUTER_T
 
 const sqliteTarget = async (): Promise<StoreTarget> => {
   const home = mkdtempSync(join(tmpdir(), "ac-store-"));
-  const env = { AGENT_COMPUTER_HOME: home };
+  // To bisect a bug against group commit, AGENT_COMPUTER_SQLITE_GROUP_COMMIT=0 reaches every SQLite suite.
+  const groupCommit = process.env.AGENT_COMPUTER_SQLITE_GROUP_COMMIT;
+  const env: Record<string, string> = {
+    AGENT_COMPUTER_HOME: home,
+    ...(groupCommit ? { AGENT_COMPUTER_SQLITE_GROUP_COMMIT: groupCommit } : {}),
+  };
   const { Database } = await import("bun:sqlite");
   return {
     name: "sqlite",

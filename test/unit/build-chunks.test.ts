@@ -33,7 +33,7 @@ const staticGraph = (start: string): string[] => {
 const modulesLoadedBy = (chunk: string): string[] => staticGraph(chunk).flatMap(modulesOf);
 
 beforeAll(async () => {
-  const built = await Bun.build({ ...bundleOptions(join(root, "app/agent_computer/src/cli/main.ts")), outdir: out });
+  const built = await Bun.build({ ...bundleOptions([join(root, "app/agent_computer/src/cli/main.ts")]), outdir: out });
   expect(built.success, built.logs.join("\n")).toBe(true);
 }, 60_000);
 

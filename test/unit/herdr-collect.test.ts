@@ -9,7 +9,7 @@ import { collectOne } from "../../app/agent_computer/src/domain/herdr/collect.ts
 import type { HerdrDeps } from "../../app/agent_computer/src/domain/herdr/deps.ts";
 import { newReceipt, type ReceiptRecord, saveReceipt } from "../../app/agent_computer/src/domain/herdr/receipts.ts";
 import { waitForSettled } from "../../app/agent_computer/src/domain/herdr/settle.ts";
-import { herdrStateDirs } from "../../app/agent_computer/src/domain/herdr/state-files.ts";
+import { herdrStateDirs } from "../../app/agent_computer/src/local/herdr-state.ts";
 import { resolvePaths } from "../../app/agent_computer/src/paths.ts";
 
 const identity: AgentIdentity = {

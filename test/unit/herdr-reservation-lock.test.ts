@@ -1,5 +1,5 @@
-// Reservation locks: absent, active, stale (dead pid, reused pid, reboot, ownerless) and indeterminate (another
-// host, unverifiable). Stale ones are moved aside and taken; indeterminate ones are never touched.
+// Reservation locks: absent, active, stale (dead pid, reused pid, reboot, unreadable for long) and indeterminate
+// (another host, unverifiable). Stale ones are moved aside and taken; indeterminate ones are never touched.
 
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -13,18 +13,17 @@ const HOST = "host-under-test";
 const newHome = () => mkdtempSync(join(process.env.AC_TEST_ROOT ?? "/tmp", "locks-"));
 const locksOf = (home: string) => join(home, "herdr", "locks");
 
+/** A lock file as a holder writes it; undefined plants an unreadable one. */
 const plant = (home: string, name: string, owner: Record<string, unknown> | undefined): void => {
-  const dir = join(locksOf(home), `${name}.lock`);
-  mkdirSync(dir, { recursive: true });
-  if (owner) writeFileSync(join(dir, "owner.json"), JSON.stringify(owner));
+  mkdirSync(locksOf(home), { recursive: true });
+  writeFileSync(join(locksOf(home), `${name}.lock`), owner ? JSON.stringify(owner) : "{not json");
 };
 
 const self = () => processIdentity(process.pid) as NonNullable<ReturnType<typeof processIdentity>>;
 const ownerFor = (extra: Record<string, unknown>) => ({
-  version: 2,
   lock_id: "secret-lock-id-123",
   pid: process.pid,
-  host_id: HOST,
+  host: HOST,
   acquired_at: Date.now(),
   boot_id: currentBootId(),
   start_ticks: self().startTicks,
@@ -66,7 +65,7 @@ describe.runIf(currentBootId() !== null)("lock states (Linux procfs)", () => {
 
   test("a foreign-host or unverifiable lock is indeterminate and is never taken over", async () => {
     const home = newHome();
-    plant(home, "writer", ownerFor({ host_id: "other-host", pid: await deadPid() }));
+    plant(home, "writer", ownerFor({ host: "other-host", pid: await deadPid() }));
     plant(home, "reviewer", ownerFor({ boot_id: null }));
     const local = { hostId: HOST, now: Date.now() };
     expect(inspectLock(locksOf(home), "writer", local).state).toBe("indeterminate");
@@ -74,7 +73,7 @@ describe.runIf(currentBootId() !== null)("lock states (Linux procfs)", () => {
     await expect(withReservations(locksOf(home), ["writer"], { hostId: HOST }, async () => "ran")).rejects.toMatchObject({
       code: "RESERVATION_BUSY",
     });
-    expect(JSON.parse(readFileSync(join(locksOf(home), "writer.lock", "owner.json"), "utf8")).host_id).toBe("other-host");
+    expect(JSON.parse(readFileSync(join(locksOf(home), "writer.lock"), "utf8")).host).toBe("other-host");
   });
 
   test("a stale lock is moved aside and taken; a held one is released after use, also on failure", async () => {
@@ -107,7 +106,7 @@ describe.runIf(currentBootId() !== null)("lock states (Linux procfs)", () => {
 
   test("bridge-status reports each lock's state without owner pid or lock id", async () => {
     const home = newHome();
-    plant(home, "writer", ownerFor({ host_id: "other-host" }));
+    plant(home, "writer", ownerFor({ host: "other-host" }));
     plant(home, "reviewer", ownerFor({ pid: await deadPid() }));
     plant(home, "adopted", ownerFor({ boot_id: "00000000-0000-0000-0000-000000000000" }));
     plant(home, "receipts", ownerFor({}));

@@ -78,6 +78,7 @@ const recordingQueue = (failing: Set<string> = new Set()) => {
     get: async <T>(sql: string, params: readonly unknown[] = []) =>
       (database.query(sql).get(...(params as never[])) ?? undefined) as T | undefined,
     run: async (sql: string, params: readonly unknown[] = []) => database.query(sql).run(...(params as never[])).changes,
+    exec: async (script: string) => void database.run(script),
   };
   const queue = new GroupCommitQueue((sql) => {
     control.push(sql);

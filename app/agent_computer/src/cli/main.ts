@@ -15,7 +15,7 @@ import { reachedPhase } from "./kernel/startup-phase.ts";
 config({ jitless: true, ...en() });
 
 const main = async (): Promise<void> => {
-  const invokedAs = takeLauncherSettings(process.env, process.argv[1]);
+  const invokedAs = takeLauncherSettings(process.env, process.argv[1], process.argv0);
   reachedPhase("entry");
   const argv = process.argv.slice(2);
   if (argv.length === 1 && (argv[0] === "--help" || argv[0] === "-h")) {

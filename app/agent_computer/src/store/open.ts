@@ -27,15 +27,16 @@ const openDriver = async (
     // Dynamic imports keep the unused driver out of every process.
     const [{ openPostgres }, { postgresMigrations }] = await Promise.all([
       import("./postgres/driver.ts"),
-      import("./postgres/migrations.ts"),
+      import("./postgres/migration-set.ts"),
     ]);
     return { driver: openPostgres(url), migrations: postgresMigrations };
   }
-  const [{ openSqlite }, { sqliteMigrations }] = await Promise.all([
+  const [{ groupCommitFromEnv, openSqlite }, { sqliteMigrations }] = await Promise.all([
     import("./sqlite/driver.ts"),
-    import("./sqlite/migrations.ts"),
+    import("./sqlite/migration-set.ts"),
   ]);
-  return { driver: await openSqlite(resolvePaths(env).sqliteFile, use), migrations: sqliteMigrations };
+  const options = { ...use, groupCommit: groupCommitFromEnv(env) };
+  return { driver: await openSqlite(resolvePaths(env).sqliteFile, options), migrations: sqliteMigrations };
 };
 
 /** Opens the store the environment names, creating and migrating it on first use. */

@@ -4,8 +4,8 @@
 import { hostname } from "node:os";
 import { wakeTuningFromEnv } from "../domain/wake/tuning.ts";
 import { herdrForArming, runWakeWatcher } from "../domain/wake/watcher.ts";
-import { ensureWakeDir, localWakeRegistry, storeLabel, wakeDirFor } from "../store/wake-local.ts";
-import { acquireWatcherLock, type LockAttempt, liveHolder } from "../store/wake-lock.ts";
+import { acquireWatcherLock, type LockAttempt, liveHolder } from "../local/wake-lock.ts";
+import { ensureWakeDir, localWakeRegistry, storeLabel, wakeDirFor } from "../local/wake-registrations.ts";
 import type { WorkerContext } from "./context.ts";
 import { errorText } from "./log.ts";
 import type { WorkerService } from "./service.ts";

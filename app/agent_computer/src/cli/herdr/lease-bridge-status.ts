@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { localHostId } from "../../adapters/local-host.ts";
 import { bridgeStatus } from "../../domain/herdr/inventory.ts";
-import { herdrStateDirs } from "../../domain/herdr/state-files.ts";
+import { herdrStateDirs } from "../../local/herdr-state.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 

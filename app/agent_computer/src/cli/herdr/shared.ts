@@ -5,8 +5,8 @@ import { createHerdr, HERDR_AGENT_KINDS, HERDR_AGENT_NAME_PATTERN } from "../../
 import { localHostId } from "../../adapters/local-host.ts";
 import { defaultGit, type HerdrDeps, newHexId } from "../../domain/herdr/deps.ts";
 import type { HandoffOutput } from "../../domain/herdr/handoff-results.ts";
-import { herdrStateDirs } from "../../domain/herdr/state-files.ts";
 import type { ErrorCode } from "../../errors.ts";
+import { herdrStateDirs } from "../../local/herdr-state.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { neutralize, neutralizeLine } from "../kernel/output.ts";
 

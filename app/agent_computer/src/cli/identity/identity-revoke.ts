@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { type RevokeResult, revokeToken } from "../../domain/agents/revoke.ts";
-import { removeVaultToken } from "../../store/vault.ts";
+import { removeVaultToken } from "../../local/vault.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { meshDeps } from "../kernel/deps.ts";

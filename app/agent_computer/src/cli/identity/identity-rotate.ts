@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { type RotateResult, rotateToken } from "../../domain/identity/rotate.ts";
-import { writeVaultToken } from "../../store/vault.ts";
+import { writeVaultToken } from "../../local/vault.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { meshDeps } from "../kernel/deps.ts";

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { type UnregisterResult, unregisterAgent } from "../../domain/agents/unregister.ts";
-import { removeVaultToken } from "../../store/vault.ts";
+import { removeVaultToken } from "../../local/vault.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { meshDeps } from "../kernel/deps.ts";

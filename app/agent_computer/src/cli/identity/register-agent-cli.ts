@@ -2,7 +2,7 @@ import { z } from "zod";
 import { type RegisterResult, registerAgent } from "../../domain/agents/register.ts";
 import { CLI_PROFILES } from "../../domain/identity/cli-profiles.ts";
 import { agentId, capabilitySchema } from "../../domain/identity/names.ts";
-import { writeVaultToken } from "../../store/vault.ts";
+import { writeVaultToken } from "../../local/vault.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { meshDeps } from "../kernel/deps.ts";

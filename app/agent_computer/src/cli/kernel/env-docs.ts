@@ -15,6 +15,8 @@ export const ENV_DOCS = {
   AGENT_COMPUTER_WORKER_URL: "base URL of this host's worker (default http://127.0.0.1:8787), used to print webhook URLs.",
   AGENT_COMPUTER_SKILLS_DIR:
     "directory of Skills whose <name>/mcp.json declare the MCP servers automation attempts may call (default: the package's skills/).",
+  AGENT_COMPUTER_SQLITE_GROUP_COMMIT:
+    "1 (default) lets concurrent transactions of one process share a COMMIT on the SQLite store; 0 gives every call a plain BEGIN IMMEDIATE … COMMIT of its own, to bisect a bug (store/sqlite/group-commit.ts).",
   NO_COLOR: "disables colour (colour is only used on a TTY anyway).",
   HERDR_SESSION: "the named Herdr session whose server herdr talks to (set by Herdr inside its panes); passed through to herdr.",
   AGENT_COMPUTER_WAKE_POLL_MS:

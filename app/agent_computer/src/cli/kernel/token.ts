@@ -1,6 +1,6 @@
 import * as z from "zod/mini";
 import { AppError } from "../../errors.ts";
-import { readVaultToken } from "../../store/vault.ts";
+import { readVaultToken } from "../../local/vault.ts";
 import type { CommandContext } from "./context.ts";
 
 export const tokenFileSchema = z

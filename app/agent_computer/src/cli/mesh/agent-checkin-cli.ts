@@ -2,7 +2,7 @@ import * as z from "zod/mini";
 import { type CheckinResult, checkIn, previewCheckIn } from "../../domain/agents/checkin.ts";
 import { agentIdSchema, capabilitySchema } from "../../domain/identity/names.ts";
 import { TTL_MAX_SECONDS, TTL_MIN_SECONDS } from "../../domain/mesh/ttl.ts";
-import { writeVaultToken } from "../../store/vault.ts";
+import { writeVaultToken } from "../../local/vault.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { meshDeps } from "../kernel/deps.ts";

@@ -11,7 +11,7 @@ import {
   type WakeRegistration,
   wakeDirFor,
   writeRegistration,
-} from "../../store/wake-local.ts";
+} from "../../local/wake-registrations.ts";
 import type { CommandContext } from "../kernel/context.ts";
 
 export interface HerdrWake {

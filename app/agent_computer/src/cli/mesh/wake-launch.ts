@@ -4,7 +4,7 @@
 import { closeSync, existsSync, openSync, renameSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { execa } from "execa";
-import { liveHolder, type WatcherHolder } from "../../store/wake-lock.ts";
+import { liveHolder, type WatcherHolder } from "../../local/wake-lock.ts";
 
 export interface LaunchPlan {
   command: string;

@@ -50,12 +50,24 @@ export const workerOptionsSchema = z.object({
 
 export type WorkerCliOptions = z.output<typeof workerOptionsSchema>;
 
+/**
+ * A worker stopped by a signal ends by that same signal, after the kernel has printed the summary and closed the
+ * store: its parent sees how it stopped (a shell's $? is 143 or 130, `npm start` ends the same way, systemd
+ * counts it a clean stop). Listeners left by libraries would catch the signal and let the exit status be 0.
+ */
+const endBySignalAtExit = (signal: "SIGTERM" | "SIGINT"): void => {
+  process.once("exit", () => {
+    process.removeAllListeners(signal);
+    process.kill(process.pid, signal);
+  });
+};
+
 export const runWorkerCommand = async (options: WorkerCliOptions, ctx: CommandContext) => {
   const [{ runWorker }, { installPaths }] = await Promise.all([
     import("../../worker/daemon.ts"),
     import("../../worker/install-paths.ts"),
   ]);
-  return runWorker({
+  const summary = await runWorker({
     store: await ctx.store(),
     env: ctx.env,
     paths: ctx.paths,
@@ -71,6 +83,8 @@ export const runWorkerCommand = async (options: WorkerCliOptions, ctx: CommandCo
       skillsDir: options.skillsDir ?? ctx.env.AGENT_COMPUTER_SKILLS_DIR ?? installPaths().defaultSkillsDir,
     },
   });
+  if (summary.stopped_by !== "once") endBySignalAtExit(summary.stopped_by);
+  return summary;
 };
 
 type Summary = Awaited<ReturnType<typeof runWorkerCommand>>;
@@ -97,7 +111,9 @@ export default defineCommand({
     `({"mcpServers":{…}}; $\{SKILL_DIR} expands to the skill directory), with "imports": [] and ephemeral servers.\n` +
     "--once consumes what is due, runs every queued run to its end and exits (for scripts and tests). Shutdown: the " +
     "first SIGTERM/SIGINT stops intake and lets running attempts finish for up to --drain-seconds; a second signal (or " +
-    "the deadline) kills them and releases their runs for another worker.\n" +
+    "the deadline) kills them and releases their runs for another worker. Exit status: 0 when --once ran out of work; " +
+    "stopped by SIGTERM or SIGINT, the worker prints its summary and then ends by that same signal, so a shell reports " +
+    "143 (SIGTERM) or 130 (SIGINT) and a supervisor sees a stop by signal; otherwise the codes below.\n" +
     "Jobs and triggers: create-automation-job-cli --help.",
   schema: workerOptionsSchema,
   flags: {

@@ -4,16 +4,16 @@
 import { timingSafeEqual } from "node:crypto";
 import { ancestry } from "../../adapters/process-ancestry.ts";
 import { AppError } from "../../errors.ts";
-import type { ControllerLeaseRecord } from "../../store/port-herdr.ts";
-import { iso } from "../deps.ts";
-import { callerContext, descendsFrom, observeCaller } from "./controller-caller.ts";
 import {
   type ControllerBinding,
   type ControllerCredential,
   fenceHashOf,
   readBinding,
   readCredential,
-} from "./controller-files.ts";
+} from "../../local/controller-files.ts";
+import type { ControllerLeaseRecord } from "../../store/port-herdr.ts";
+import { iso } from "../deps.ts";
+import { callerContext, descendsFrom, observeCaller } from "./controller-caller.ts";
 import type { HerdrDeps } from "./deps.ts";
 
 export interface ControllerAuthority {

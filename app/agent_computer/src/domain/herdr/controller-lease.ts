@@ -3,18 +3,18 @@
 // 0600 credential file, and the pane/agent/process binding to its binding file.
 import { randomBytes, randomUUID } from "node:crypto";
 import { AppError } from "../../errors.ts";
-import { UniqueViolation } from "../../store/port.ts";
-import type { ControllerLeaseRecord } from "../../store/port-herdr.ts";
-import { iso } from "../deps.ts";
-import { loadAuthority } from "./controller-authority.ts";
-import { callerContext, observeCaller, resolveControllerProcess } from "./controller-caller.ts";
 import {
   type ControllerBinding,
   fenceHashOf,
   readBinding,
   removeControllerFiles,
   writeControllerFiles,
-} from "./controller-files.ts";
+} from "../../local/controller-files.ts";
+import { UniqueViolation } from "../../store/port.ts";
+import type { ControllerLeaseRecord } from "../../store/port-herdr.ts";
+import { iso } from "../deps.ts";
+import { loadAuthority } from "./controller-authority.ts";
+import { callerContext, observeCaller, resolveControllerProcess } from "./controller-caller.ts";
 import { type HerdrDeps, reserve } from "./deps.ts";
 
 export const DEFAULT_CONTROLLER_TTL_SECONDS = 900;

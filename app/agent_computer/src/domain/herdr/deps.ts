@@ -2,10 +2,9 @@
 import { randomUUID } from "node:crypto";
 import { createGit, type Git } from "../../adapters/git.ts";
 import type { Herdr } from "../../adapters/herdr/client.ts";
+import type { HerdrStateDirs } from "../../local/herdr-state.ts";
 import type { Store } from "../../store/port.ts";
-
 import { type ReservationLock, withReservations } from "./reservation-lock.ts";
-import type { HerdrStateDirs } from "./state-files.ts";
 
 export interface HerdrDeps {
   herdr: Herdr;

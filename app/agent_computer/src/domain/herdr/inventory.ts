@@ -4,16 +4,16 @@
 
 import type { HerdrAgent } from "../../adapters/herdr/client.ts";
 import { currentBootId } from "../../adapters/process-ancestry.ts";
+import { readBinding } from "../../local/controller-files.ts";
+import type { HerdrStateDirs } from "../../local/herdr-state.ts";
 import { iso } from "../deps.ts";
 import { sameIdentity } from "./agent-identity.ts";
 import type { CloseResult } from "./close-leased.ts";
 import { controllerIdFrom } from "./controller-caller.ts";
-import { readBinding } from "./controller-files.ts";
 import type { HerdrDeps } from "./deps.ts";
 import { isHeld, type LeaseRecord, leaseIdentity, listLeases } from "./leases.ts";
 import { listReceipts, outstandingFor, tokenOf } from "./receipts.ts";
 import { inspectLock, RESERVATION_LOCKS } from "./reservation-lock.ts";
-import type { HerdrStateDirs } from "./state-files.ts";
 
 export const CAPABILITIES = [
   "controller-fencing-v1",

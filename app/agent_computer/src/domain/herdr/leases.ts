@@ -1,8 +1,8 @@
 // Reviewer, writer and adopted-pane leases as this host's records: they name panes, so they never leave the
 // host. A writer's claim on branch, worktree and scopes is mirrored in the shared store (writer-claims).
 import { AppError } from "../../errors.ts";
+import { type HerdrStateDirs, listJson, readJson, writeJsonAtomic } from "../../local/herdr-state.ts";
 import type { AgentIdentity } from "./agent-identity.ts";
-import { type HerdrStateDirs, listJson, readJson, writeJsonAtomic } from "./state-files.ts";
 
 export type LeaseType = "reviewer" | "writer" | "adopted";
 export type LeaseState =

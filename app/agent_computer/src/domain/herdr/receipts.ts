@@ -3,10 +3,10 @@
 // durably (fsync) because a crash must never forget that a request may have reached an agent.
 import { randomUUID } from "node:crypto";
 import { AppError } from "../../errors.ts";
+import { type HerdrStateDirs, listJson, readJson, writeJsonAtomic } from "../../local/herdr-state.ts";
 import type { AgentIdentity } from "./agent-identity.ts";
 import { type HerdrDeps, reserve } from "./deps.ts";
 import type { LeaseType } from "./leases.ts";
-import { type HerdrStateDirs, listJson, readJson, writeJsonAtomic } from "./state-files.ts";
 
 export type ReceiptState = "reserved" | "pending" | "completed" | "failed";
 export type ReceiptFailure = "delivery_failed" | "identity_changed" | "cursor_superseded" | "abandoned";

@@ -2,9 +2,9 @@
 // it immediate), decide with policy.ts, and submit the fixed prompt through the Herdr adapter. It runs inside
 // agent-computer-worker or as the light watcher agent-checkin-cli starts; both hold the host's watcher lock.
 import { createHerdr, type Herdr, type HerdrError, isHerdrError } from "../../adapters/herdr/client.ts";
+import type { WakeRegistration } from "../../local/wake-registrations.ts";
 import type { Store } from "../../store/port.ts";
 import { WAKE_CHANNEL } from "../../store/port.ts";
-import type { WakeRegistration } from "../../store/wake-local.ts";
 import { type PaneTracker, startPaneTracker } from "./pane-tracker.ts";
 import { decideWake, type WakeDecision } from "./policy.ts";
 import { buildWakePrompt } from "./prompt.ts";

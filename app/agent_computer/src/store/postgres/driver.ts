@@ -30,7 +30,7 @@ const classify = (error: unknown): unknown => {
 type Runner = { unsafe: (sql: string, params?: unknown[]) => Promise<unknown> };
 
 const wrap = (runner: Runner): Db => {
-  const exec = async <T>(sql: string, params: readonly unknown[] = []): Promise<T[] & { count: number }> => {
+  const query = async <T>(sql: string, params: readonly unknown[] = []): Promise<T[] & { count: number }> => {
     try {
       return (await runner.unsafe(sql, [...params])) as T[] & { count: number };
     } catch (error) {
@@ -40,9 +40,17 @@ const wrap = (runner: Runner): Db => {
   return {
     dialect: "postgres",
     forUpdate: " FOR UPDATE",
-    all: async <T>(sql: string, params?: readonly unknown[]) => [...(await exec<T>(sql, params))],
-    get: async <T>(sql: string, params?: readonly unknown[]) => (await exec<T>(sql, params))[0],
-    run: async (sql: string, params?: readonly unknown[]) => (await exec(sql, params)).count ?? 0,
+    all: async <T>(sql: string, params?: readonly unknown[]) => [...(await query<T>(sql, params))],
+    get: async <T>(sql: string, params?: readonly unknown[]) => (await query<T>(sql, params))[0],
+    run: async (sql: string, params?: readonly unknown[]) => (await query(sql, params)).count ?? 0,
+    // Without parameters Bun.SQL sends a simple query, which may hold several statements; the server parses it.
+    exec: async (script) => {
+      try {
+        await runner.unsafe(script);
+      } catch (error) {
+        throw classify(error);
+      }
+    },
   };
 };
 
@@ -67,15 +75,22 @@ export const openPostgres = (url: string): Driver => {
   };
   return {
     ...db,
-    exec: async (script) => {
-      try {
-        await sql.unsafe(script);
-      } catch (error) {
-        throw classify(error);
-      }
-    },
     transaction: (fn) => begin("ISOLATION LEVEL READ COMMITTED", fn),
     snapshot: (fn) => begin("ISOLATION LEVEL REPEATABLE READ READ ONLY", fn),
+    withAdvisoryLock: async (key, fn) => {
+      const locker = await sql.reserve().catch((error: unknown) => Promise.reject(classify(error)));
+      try {
+        await locker.unsafe("SELECT pg_advisory_lock($1)", [key]).catch((error: unknown) => Promise.reject(classify(error)));
+        try {
+          return await fn();
+        } finally {
+          // Ending the session would release the lock too; unlocking hands it on before the connection is reused.
+          await locker.unsafe("SELECT pg_advisory_unlock($1)", [key]).catch(() => undefined);
+        }
+      } finally {
+        await locker.release();
+      }
+    },
     // Notifications sent while the listener reconnects are lost; onlisten re-runs then, so callers re-poll.
     listen: async (channel, onHint) => {
       const subscription = await sql.listen(channel, onHint, onHint);

@@ -7,11 +7,14 @@ export interface Db {
   get<T>(sql: string, params?: readonly unknown[]): Promise<T | undefined>;
   /** Runs a statement and returns the number of rows it changed. */
   run(sql: string, params?: readonly unknown[]): Promise<number>;
+  /**
+   * Runs a script of several statements, without parameters, as the database parses it (a migration file):
+   * semicolons inside string literals, trigger and function bodies stay where they are.
+   */
+  exec(script: string): Promise<void>;
 }
 
 export interface Driver extends Db {
-  /** Runs a multi-statement script without parameters (migrations). */
-  exec(script: string): Promise<void>;
   /**
    * A write transaction: BEGIN IMMEDIATE on SQLite, where a failing batchmate can replay fn (group-commit.ts);
    * retried on deadlock/serialisation failure on PostgreSQL. fn follows Store.write's rules.
@@ -19,6 +22,11 @@ export interface Driver extends Db {
   transaction<T>(fn: (db: Db) => Promise<T>): Promise<T>;
   /** A read-only snapshot. */
   snapshot<T>(fn: (db: Db) => Promise<T>): Promise<T>;
+  /**
+   * PostgreSQL only: runs fn while this process holds the session advisory lock `key` (on a connection of its
+   * own, so fn's transactions run beside it); another holder makes it wait.
+   */
+  withAdvisoryLock?<T>(key: number, fn: () => Promise<T>): Promise<T>;
   /** PostgreSQL only: LISTEN on a channel; onHint runs per notification and after every (re)subscribe. */
   listen?(channel: string, onHint: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;

@@ -6,34 +6,9 @@
 // checkpoint, kept as the safety valve, finds little left to copy and runs four times less often.
 //
 // One-shot commands never start it: they commit once and checkpoint inline, as SQLite does by default.
+// The thread's program is checkpoint-worker.ts; the rules it keeps are listed in group-commit.ts.
 
-/**
- * The thread's program, run from a Blob so that the source form and the compiled executable load it the
- * same way (a worker file would need its own entry point in the build). It sleeps in Atomics.wait until the
- * main thread counts a commit, lets a few milliseconds of commits gather, checkpoints, and sleeps again: an
- * idle process costs no wake-ups. signals[0] counts commits, signals[1] = 1 asks it to stop.
- */
-const THREAD_SOURCE = `
-import { Database } from "bun:sqlite";
-self.onmessage = ({ data }) => {
-  const { file, signals, gatherMs } = data;
-  const db = new Database(file);
-  let seen = 0;
-  while (Atomics.load(signals, 1) === 0) {
-    Atomics.wait(signals, 0, seen);
-    if (Atomics.load(signals, 1) !== 0) break;
-    Bun.sleepSync(gatherMs);
-    seen = Atomics.load(signals, 0);
-    try {
-      db.run("PRAGMA wal_checkpoint(PASSIVE)");
-    } catch {
-      // A failed pass changes nothing: the main connection's automatic checkpoint still bounds the WAL.
-    }
-  }
-  db.close();
-  postMessage("closed");
-};
-`;
+import type { CheckpointWorkerStart } from "./checkpoint-worker.ts";
 
 /** How long the thread lets commits gather before it copies them. */
 const GATHER_MS = 10;
@@ -45,6 +20,16 @@ const STOP_WAIT_MS = 2000;
  */
 export const LONG_LIVED_AUTOCHECKPOINT_PAGES = 4000;
 
+/**
+ * Where the thread's program is. From source: beside this file. In the compiled executable: the entry point
+ * scripts/build.ts bundles for it, named by its path under the bundle's root (app/agent_computer/src, the
+ * entry points' common folder). Bun 1.4 maps neither import.meta.url (the bundler writes in the source path)
+ * nor an absolute path to a bundled entry point, only this relative name; the compiled run of
+ * test/e2e/sqlite-store-file.test.ts fails if it stops finding it.
+ */
+const workerProgram = (): string | URL =>
+  Bun.main.startsWith("/$bunfs/") ? "./store/sqlite/checkpoint-worker.ts" : new URL("./checkpoint-worker.ts", import.meta.url);
+
 export interface CheckpointThread {
   /** Called after each COMMIT: wakes the thread if it sleeps. Costs an atomic add and, rarely, a futex wake. */
   committed(): void;
@@ -54,15 +39,15 @@ export interface CheckpointThread {
 
 export const startCheckpointThread = (file: string): CheckpointThread => {
   const signals = new Int32Array(new SharedArrayBuffer(8));
-  const url = URL.createObjectURL(new Blob([THREAD_SOURCE], { type: "application/javascript" }));
-  const worker = new Worker(url);
+  const worker = new Worker(workerProgram());
   const closed = new Promise<void>((resolve) => {
     worker.addEventListener("message", () => resolve());
     worker.addEventListener("error", () => resolve());
     worker.addEventListener("close", () => resolve());
   });
   worker.unref();
-  worker.postMessage({ file, signals, gatherMs: GATHER_MS });
+  const start: CheckpointWorkerStart = { file, signals, gatherMs: GATHER_MS };
+  worker.postMessage(start);
   let stopping: Promise<void> | undefined;
   return {
     committed: () => {
@@ -77,7 +62,6 @@ export const startCheckpointThread = (file: string): CheckpointThread => {
         // A thread that cannot answer (it never started) is not waited for long.
         await Promise.race([closed, Bun.sleep(STOP_WAIT_MS)]);
         worker.terminate();
-        URL.revokeObjectURL(url);
       })();
       return stopping;
     },

@@ -4,6 +4,7 @@ import { UniqueViolation } from "../port.ts";
 import type { Db, Driver } from "../sql/db.ts";
 import { type CheckpointThread, LONG_LIVED_AUTOCHECKPOINT_PAGES, startCheckpointThread } from "./checkpoint-thread.ts";
 import { GroupCommitQueue } from "./group-commit.ts";
+import { SerialTransactions } from "./serial-transactions.ts";
 import { WriteLane } from "./write-lane.ts";
 
 const BUSY_TIMEOUT_MS = 5000;
@@ -34,25 +35,46 @@ const modeOf = async (path: string): Promise<number | undefined> => {
 };
 
 /**
- * Directory 0700 and file 0600, created if missing. When both already are, two stats settle it: node:fs (two
- * milliseconds of start-up) is loaded only to create or repair.
+ * Directory 0700 and file 0600, created if missing. When both already are, two stats settle it: the private-file
+ * primitives (and node:fs, two milliseconds of start-up) are loaded only to create or repair.
  */
 const prepareFile = async (file: string): Promise<void> => {
   const dir = file.slice(0, file.lastIndexOf("/")) || "/";
   const [dirMode, fileMode] = await Promise.all([modeOf(dir), modeOf(file)]);
   if (dirMode === 0o700 && fileMode === 0o600) return;
-  const { chmodSync, closeSync, mkdirSync, openSync } = await import("node:fs");
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  chmodSync(dir, 0o700);
-  if (fileMode === undefined) closeSync(openSync(file, "a", 0o600));
-  chmodSync(file, 0o600);
+  const { ensurePrivateDir, ensurePrivateFile } = await import("../../local/private-files.ts");
+  ensurePrivateDir(dir);
+  ensurePrivateFile(file);
 };
 
 /**
- * Opens the file; bun:sqlite is imported here, not statically, so commands that never open a store never load it.
- * `longLived` (a daemon that writes all day) moves WAL checkpoints to a thread of their own (checkpoint-thread.ts).
+ * AGENT_COMPUTER_SQLITE_GROUP_COMMIT: 0 turns group commit off (one plain transaction per call, to bisect a
+ * bug); 1 or unset keeps it on. Anything else is refused rather than read as either.
  */
-export const openSqlite = async (file: string, options: { longLived?: boolean } = {}): Promise<Driver> => {
+export const groupCommitFromEnv = (env: Readonly<Record<string, string | undefined>>): boolean => {
+  const raw = env.AGENT_COMPUTER_SQLITE_GROUP_COMMIT;
+  if (raw === undefined || raw === "" || raw === "1") return true;
+  if (raw === "0") return false;
+  throw new AppError("INVALID_INPUT", "AGENT_COMPUTER_SQLITE_GROUP_COMMIT must be 0 (off) or 1 (on, the default)");
+};
+
+export interface SqliteOptions {
+  /** A daemon that writes all day: WAL checkpoints move to a thread of their own (checkpoint-thread.ts). */
+  longLived?: boolean;
+  /**
+   * false: one plain transaction per call (serial-transactions.ts) instead of group commit, to bisect a bug
+   * (AGENT_COMPUTER_SQLITE_GROUP_COMMIT=0). Default true.
+   */
+  groupCommit?: boolean;
+  /** Hears every transaction-control statement (BEGIN, COMMIT, SAVEPOINT, …) before it runs: for tests. */
+  trace?: (statement: string) => void;
+}
+
+/**
+ * Opens the file; bun:sqlite is imported here, not statically, so commands that never open a store never load it.
+ * The rules every transaction on it follows are written down once, in group-commit.ts.
+ */
+export const openSqlite = async (file: string, options: SqliteOptions = {}): Promise<Driver> => {
   const { Database } = await import("bun:sqlite");
   await prepareFile(file);
   const database = new Database(file, { create: true, strict: true });
@@ -92,16 +114,17 @@ export const openSqlite = async (file: string, options: { longLived?: boolean } 
     get: async <T>(sql: string, params: readonly unknown[] = []) =>
       attempt(() => (prepare(sql).get(...(params as never[])) ?? undefined) as T | undefined),
     run: async (sql: string, params: readonly unknown[] = []) => attempt(() => prepare(sql).run(...(params as never[])).changes),
+    // Database.run parses a script statement by statement, as SQLite does, and stops at the first that fails.
+    exec: async (script) => attempt(() => void database.run(script)),
   };
-  const queue = new GroupCommitQueue(
-    (sql) => attempt(() => void prepare(sql).run()),
-    db,
-    checkpoints?.committed,
-    WriteLane.of(file),
-  );
+  const control = (sql: string): void => {
+    options.trace?.(sql);
+    attempt(() => void prepare(sql).run());
+  };
+  const Transactions = options.groupCommit === false ? SerialTransactions : GroupCommitQueue;
+  const queue = new Transactions(control, db, checkpoints?.committed, WriteLane.of(file));
   return {
     ...db,
-    exec: async (script) => attempt(() => void database.run(script)),
     transaction: (fn) => queue.run("write", fn),
     snapshot: (fn) => queue.run("read", fn),
     close: async () => {

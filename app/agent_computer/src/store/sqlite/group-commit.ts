@@ -1,10 +1,34 @@
+// The SQLite write path: the rules it keeps, written down here once. driver.ts, write-lane.ts,
+// serial-transactions.ts and checkpoint-thread.ts point here; test/unit/sqlite-group-commit.test.ts,
+// sqlite-group-commit-switch.test.ts and sqlite-checkpoint-thread.test.ts hold them to it.
+//
+// 1. One connection per store, one transaction on it at a time: every store.write and store.read of a process
+//    goes through its queue (GroupCommitQueue, or SerialTransactions under AGENT_COMPUTER_SQLITE_GROUP_COMMIT=0),
+//    never to the connection directly. (The driver's own all/get/run/exec, outside any transaction, serve the
+//    migration runner while the store opens, before any caller has it, and tests.)
+// 2. A caller hears its outcome only after the COMMIT that made its writes durable, or after the rollback that
+//    discarded them; nothing is reported as done before it is committed.
+// 3. Each call is all or nothing: its writes land exactly once or not at all, and a batchmate's failure never
+//    takes another call's writes with it. Because a failing batch is rolled back and replayed, a callback may run
+//    more than once and only its last run counts: callbacks touch nothing outside the transaction (store/port.ts).
+// 4. Calls run in arrival order; a later call in a batch sees the writes of the earlier ones. Reads and writes
+//    never share a batch; a batch holds at most MAX_BATCH calls.
+// 5. When BEGIN, COMMIT or a savepoint statement itself fails, every call of the batch is rejected, none of it is
+//    committed, and the queue goes on with the next batch.
+// 6. A write transaction holds SQLite's write lock across the awaits of its callbacks. So connections of one
+//    process to one file take turns on the file's WriteLane (asynchronously) before BEGIN IMMEDIATE, never in
+//    busy_timeout (synchronously, on the very thread the holder needs to finish). Reads take no lane (WAL).
+// 7. afterCommit runs after every committed write batch and never after a rollback. The checkpoint thread it
+//    wakes has its own connection, runs only PASSIVE checkpoints (which never block a writer), is stopped before
+//    the main connection closes, and never keeps the process alive.
+
 import type { Db } from "../sql/db.ts";
 import { WriteLane } from "./write-lane.ts";
 
-type Mode = "write" | "read";
+export type TransactionMode = "write" | "read";
 
 interface Pending {
-  mode: Mode;
+  mode: TransactionMode;
   fn: (db: Db) => Promise<unknown>;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
@@ -38,7 +62,7 @@ export class GroupCommitQueue {
     private readonly lane: WriteLane = new WriteLane(),
   ) {}
 
-  run<T>(mode: Mode, fn: (db: Db) => Promise<T>): Promise<T> {
+  run<T>(mode: TransactionMode, fn: (db: Db) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ mode, fn, resolve: resolve as (value: unknown) => void, reject });
       if (!this.draining) void this.drain();
@@ -67,14 +91,14 @@ export class GroupCommitQueue {
     return this.queue.length > 0;
   }
 
-  private async runBatch(mode: Mode, batch: Pending[]): Promise<void> {
+  private async runBatch(mode: TransactionMode, batch: Pending[]): Promise<void> {
     // Readers never wait for a writer in WAL mode: only write batches take the lane.
     if (mode === "write") await this.lane.hold(() => this.settleBatch(mode, batch));
     else await this.settleBatch(mode, batch);
   }
 
   /** Runs the batch; every caller hears an outcome, even when BEGIN, COMMIT or a savepoint statement fails. */
-  private async settleBatch(mode: Mode, batch: Pending[]): Promise<void> {
+  private async settleBatch(mode: TransactionMode, batch: Pending[]): Promise<void> {
     try {
       // A batch of one needs no savepoint: rolling back the transaction rolls back exactly its writes.
       await this.runTransaction(mode, batch, this.guardNext && batch.length > 1);
@@ -86,7 +110,7 @@ export class GroupCommitQueue {
     }
   }
 
-  private async runTransaction(mode: Mode, batch: Pending[], guarded: boolean): Promise<void> {
+  private async runTransaction(mode: TransactionMode, batch: Pending[], guarded: boolean): Promise<void> {
     this.execute(mode === "write" ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED");
     const outcomes = guarded ? await this.runGuarded(batch) : await this.runBare(batch);
     if (outcomes === undefined) {

@@ -3,7 +3,7 @@
  * across the awaits of its batch, and another connection's BEGIN IMMEDIATE waits for that lock synchronously,
  * on the very thread that would finish the first batch: both would stall until busy_timeout. Waiting here,
  * asynchronously, lets the first batch finish. Uncontended (one store per process, the usual case) it costs
- * nothing; processes still wait for each other through SQLite's busy_timeout.
+ * nothing; processes still wait for each other through SQLite's busy_timeout. Rule 6 of group-commit.ts.
  */
 export class WriteLane {
   private held = false;

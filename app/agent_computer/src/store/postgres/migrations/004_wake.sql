@@ -25,7 +25,12 @@ CREATE INDEX wake_tokens_by_agent_time ON wake_tokens (agent_name, created_at);
 CREATE UNIQUE INDEX wake_tokens_one_outstanding ON wake_tokens (agent_name) WHERE state = 'outstanding';
 
 -- A NOTIFY hint for wake watchers whenever deliveries are written (sends, notices, automation events); polling
--- stays the truth. The body is kept on one line because migrations are split at semicolons that end a line.
-CREATE FUNCTION agent_computer_wake_hint() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_notify('agent_computer_wake', ''); RETURN NULL; END $$;
+-- stays the truth.
+CREATE FUNCTION agent_computer_wake_hint() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM pg_notify('agent_computer_wake', '');
+  RETURN NULL;
+END
+$$;
 
 CREATE TRIGGER deliveries_wake_hint AFTER INSERT ON deliveries FOR EACH STATEMENT EXECUTE FUNCTION agent_computer_wake_hint();

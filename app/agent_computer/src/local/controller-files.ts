@@ -2,9 +2,8 @@
 // credential (lease id + fence token). Both are 0600 files keyed by controller id; the credential is read only
 // after the binding matched the caller, and is never printed, logged or passed in argv.
 import { createHash } from "node:crypto";
-import type { ProcessIdentity } from "../../adapters/process-ancestry.ts";
-import type { HerdrStateDirs } from "./state-files.ts";
-import { readJson, removeFile, writeJsonAtomic } from "./state-files.ts";
+import type { ProcessIdentity } from "../adapters/process-ancestry.ts";
+import { type HerdrStateDirs, readJson, removeFile, writeJsonAtomic } from "./herdr-state.ts";
 
 export interface ControllerBinding {
   version: 1;

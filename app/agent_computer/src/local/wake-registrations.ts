@@ -1,26 +1,23 @@
 // This host's auto-wake registrations: which local agent is in which Herdr pane. A pane id is host-local, so it
 // lives here, in 0600 files under a 0700 directory of the state dir, and never in a (possibly shared) store.
 // Everything is kept per store identity, so two stores used on one host never wake each other's agents.
-import {
-  chmodSync,
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import * as z from "zod/mini";
-import { AGENT_ID_PATTERN } from "../domain/identity/names.ts";
 import type { Paths } from "../paths.ts";
+import { ensurePrivateDir, readTextIfPresent, removePrivateFile, writePrivateFile } from "./private-files.ts";
+
+/**
+ * The agent ids a registration may carry. An agent id names the registration's file, so this module states the
+ * rule itself: it is the agent-id charset of domain/identity/names.ts, which local/ (below domain/) cannot import;
+ * test/unit/local-wake-registrations.test.ts keeps the two equal.
+ */
+export const REGISTERED_AGENT_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/;
 
 export const HERDR_PANE_PATTERN = /^[A-Za-z0-9_:.-]{1,64}$/;
 
 const registrationSchema = z.object({
-  agent_id: z.string().check(z.regex(AGENT_ID_PATTERN)),
+  agent_id: z.string().check(z.regex(REGISTERED_AGENT_PATTERN)),
   pane_id: z.string().check(z.regex(HERDR_PANE_PATTERN)),
   session_id: z.string().check(z.minLength(1), z.maxLength(200)),
   /** Herdr's terminal id when armed: another terminal in the pane means another agent, so the arming lapses. */
@@ -48,48 +45,40 @@ export const storeLabel = (env: Readonly<Record<string, string | undefined>>, pa
 export const wakeDirFor = (env: Readonly<Record<string, string | undefined>>, paths: Paths): string =>
   join(paths.stateDir, "wake", new Bun.CryptoHasher("sha256").update(storeLabel(env, paths)).digest("hex").slice(0, 16));
 
-const privateDir = (dir: string): string => {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  chmodSync(dir, 0o700);
-  return dir;
-};
+const LABEL_FILE = "store.txt";
 
 /** Creates the wake directory (0700, with its parent) and records the store label beside it for people. */
 export const ensureWakeDir = (wakeDir: string, label: string): string => {
-  privateDir(join(wakeDir, ".."));
-  privateDir(wakeDir);
-  const labelFile = join(wakeDir, "store.txt");
-  if (!existsSync(labelFile)) writeFileSync(labelFile, `${label}\n`, { mode: 0o600 });
+  ensurePrivateDir(join(wakeDir, ".."));
+  ensurePrivateDir(wakeDir);
+  if (!existsSync(join(wakeDir, LABEL_FILE))) writePrivateFile(wakeDir, LABEL_FILE, `${label}\n`);
   return wakeDir;
 };
 
 const agentsDir = (wakeDir: string): string => join(wakeDir, "agents");
-const fileOf = (wakeDir: string, agentId: string): string => join(agentsDir(wakeDir), `${agentId}.json`);
+const nameOf = (agentId: string): string => `${agentId}.json`;
 
 /** Atomic replace: a watcher never reads a half-written registration. */
 export const writeRegistration = (wakeDir: string, registration: WakeRegistration): void => {
   const valid = registrationSchema.parse(registration);
-  privateDir(agentsDir(wakeDir));
-  const file = fileOf(wakeDir, valid.agent_id);
-  const temp = `${file}.${process.pid}.tmp`;
-  writeFileSync(temp, `${JSON.stringify(valid, null, 2)}\n`, { mode: 0o600 });
-  renameSync(temp, file);
+  writePrivateFile(agentsDir(wakeDir), nameOf(valid.agent_id), `${JSON.stringify(valid, null, 2)}\n`);
 };
 
 export const removeRegistration = (wakeDir: string, agentId: string): void => {
-  rmSync(fileOf(wakeDir, agentId), { force: true });
+  removePrivateFile(agentsDir(wakeDir), nameOf(agentId));
 };
 
 const parse = (file: string): WakeRegistration | undefined => {
   try {
-    return registrationSchema.parse(JSON.parse(readFileSync(file, "utf8")));
+    const text = readTextIfPresent(file);
+    return text === undefined ? undefined : registrationSchema.parse(JSON.parse(text));
   } catch {
     return undefined;
   }
 };
 
 export const readRegistration = (wakeDir: string, agentId: string): WakeRegistration | undefined =>
-  parse(fileOf(wakeDir, agentId));
+  parse(join(agentsDir(wakeDir), nameOf(agentId)));
 
 /** Every valid registration; unreadable or malformed files are skipped (and never trusted). */
 export const listRegistrations = (wakeDir: string): WakeRegistration[] => {
@@ -100,7 +89,7 @@ export const listRegistrations = (wakeDir: string): WakeRegistration[] => {
     if (!name.endsWith(".json")) continue;
     const registration = parse(join(dir, name));
     // The file name must be the agent it claims to be.
-    if (registration && name === `${registration.agent_id}.json`) found.push(registration);
+    if (registration && name === nameOf(registration.agent_id)) found.push(registration);
   }
   return found;
 };
