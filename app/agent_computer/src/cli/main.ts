@@ -1,5 +1,5 @@
 // The multi-call entry: every bin/<name> launcher (and the compiled executable) lands here and
-// dispatches on the name it was invoked as. The compiled form is ESM with code splitting (scripts/compile-flags.ts):
+// dispatches on the name it was invoked as. The compiled form is ESM with code splitting (scripts/compile-options.ts):
 // each import() reached from here is a chunk of its own, loaded only when that import runs.
 import { config } from "zod/v4/core";
 import en from "zod/v4/locales/en.js";
