@@ -16,8 +16,10 @@ import { createCheckback, createCronSchedule, listTriggers } from "../../app/age
 import type { Deps } from "../../app/agent_computer/src/domain/deps.ts";
 import { newId } from "../../app/agent_computer/src/domain/ids.ts";
 import { readInbox } from "../../app/agent_computer/src/domain/mesh/inbox.ts";
-import type { Store } from "../../app/agent_computer/src/store/port.ts";
+import type { Fence, Store } from "../../app/agent_computer/src/store/port.ts";
 import { AUTOMATION_CHANNEL } from "../../app/agent_computer/src/store/port.ts";
+import { recordResult } from "../../app/agent_computer/src/worker/attempt-record.ts";
+import { createLogger } from "../../app/agent_computer/src/worker/log.ts";
 import { jobDir, waitFor } from "../helpers/automation.ts";
 import { createStoreTarget, type StoreTarget, storeNames } from "../helpers/stores.ts";
 
@@ -237,6 +239,75 @@ describe.each(storeNames)("automation contract [%s]", (storeName) => {
       [1, "w1", "lost"],
       [2, "w2", "succeeded"],
     ]);
+  });
+
+  test("NUL and lone surrogates in a result are stored as visible text, the same on every store", async () => {
+    const jobId = await job();
+    const { run_id } = await startManualRun(at(T0), { ...alice, jobId, data: null });
+    const [claimed] = (await claimAttempts(at(T0), { workerId: "w1", leaseMs: 10_000, limit: 500 })).filter(
+      (c) => c.run.id === run_id,
+    );
+    const outcome = {
+      ...done,
+      state: "failed" as const,
+      exitCode: 1,
+      errorKind: "exception",
+      error: "uncaught Error: bad\0name",
+      stdoutTail: "a\0b\n",
+      stderrTail: "x\ud800y",
+      finishedAt: T0 + 1,
+    };
+    expect(await finishAttempt(at(T0 + 1), claimed?.fence as Fence, outcome)).toBe(true);
+    const run = (await showJob(at(T0), { ...alice, jobId, runs: 1, baseUrl: BASE })).runs[0];
+    expect(run).toMatchObject({
+      state: "failed",
+      attempt: 1,
+      stdout_tail: "a\\u0000b\n",
+      stderr_tail: "x\ufffdy",
+      error: "uncaught Error: bad\\u0000name",
+    });
+  });
+
+  test("a result the store refuses still ends the run in one attempt, failed as result_unstorable", async () => {
+    const jobId = await job();
+    const { run_id } = await startManualRun(at(T0), { ...alice, jobId, data: null });
+    const [claimed] = (await claimAttempts(at(T0), { workerId: "w1", leaseMs: 10_000, limit: 500 })).filter(
+      (c) => c.run.id === run_id,
+    );
+    // A store that refuses this one result the way PostgreSQL refused NUL before it was escaped.
+    const refusing: Store = {
+      ...store,
+      write: (fn) =>
+        store.write((tx) =>
+          fn({
+            ...tx,
+            automation: {
+              ...tx.automation,
+              finishRun: (f, o) =>
+                o.stdoutTail.includes("REFUSE")
+                  ? Promise.reject(new Error('invalid byte sequence for encoding "UTF8": 0x00'))
+                  : tx.automation.finishRun(f, o),
+            },
+          }),
+        ),
+    };
+    const lines: string[] = [];
+    const recorded = await recordResult(
+      () => at(T0 + 2, refusing),
+      claimed?.fence as Fence,
+      { ...done, stdoutTail: "REFUSE", finishedAt: T0 + 2 },
+      createLogger((line) => lines.push(line)),
+    );
+    expect(recorded).toBe("stored_as_unstorable");
+    const run = (await showJob(at(T0), { ...alice, jobId, runs: 1, baseUrl: BASE })).runs[0];
+    expect(run).toMatchObject({ state: "failed", attempt: 1, error_kind: "result_unstorable", exit_code: 0, stdout_tail: "" });
+    expect(run?.error).toContain("ended succeeded but the store refused its result: invalid byte sequence");
+    expect(run?.attempts?.map((a) => a.outcome)).toEqual(["failed"]);
+    expect(lines.join("")).toContain("result_unstorable");
+    // Nothing is left to rescue: a later claim does not run it again.
+    expect(
+      (await claimAttempts(at(T0 + 60_000), { workerId: "w2", leaseMs: 10_000, limit: 500 })).map((c) => c.run.id),
+    ).not.toContain(run_id);
   });
 
   test("a run whose worker is lost three times fails as worker_lost and wakes an owner who asked", async () => {

@@ -30,7 +30,11 @@ const endpoint = async (extra: string[] = []): Promise<Endpoint> => {
 const runsOf = async (triggerId: string) =>
   Number((await target.sql("SELECT COUNT(*) AS n FROM automation_runs WHERE trigger_id = $1", [triggerId]))[0]?.n);
 
-const postStandard = (e: Endpoint, body: string, opts: { id?: string; ts?: number; secret?: string; url?: string } = {}) => {
+const postStandard = (
+  e: Endpoint,
+  body: string | Buffer,
+  opts: { id?: string; ts?: number; secret?: string; url?: string } = {},
+) => {
   const id = opts.id ?? `msg_${crypto.randomUUID().replaceAll("-", "")}`;
   const ts = opts.ts ?? Math.floor(Date.now() / 1000);
   return fetch(opts.url ?? e.url, {
@@ -116,6 +120,48 @@ describe("webhook receiver [sqlite]", () => {
     expect(Number((await target.sql("SELECT COUNT(*) AS n FROM automation_firings WHERE trigger_id = $1", [e.id]))[0]?.n)).toBe(
       0,
     );
+  });
+
+  test("signatures cover the raw bytes: a binary body signed over its bytes is accepted, a different one is refused", async () => {
+    const e = await endpoint(["--automation-job-id", jobId]);
+    // Both bodies are invalid UTF-8 and decode to the same text (U+FFFD), so only a check over bytes tells them apart.
+    const signed = Buffer.from([0xff, 0xfe, 0x00, 0x80]);
+    const other = Buffer.from([0xfe, 0xff, 0x00, 0x80]);
+    const id = "msg_binary_body_1";
+    const ts = Math.floor(Date.now() / 1000);
+    const signature = signStandard(e.secret, id, ts, signed);
+    const send = (body: Buffer, deliveryId: string) =>
+      fetch(e.url, {
+        method: "POST",
+        headers: {
+          "content-type": "application/octet-stream",
+          "webhook-id": deliveryId,
+          "webhook-timestamp": String(ts),
+          "webhook-signature": signature,
+        },
+        body,
+      });
+    expect((await send(signed, id)).status).toBe(202);
+    expect((await send(other, "msg_binary_body_2")).status).toBe(401);
+    expect(await runsOf(e.id)).toBe(1);
+  });
+
+  test("GitHub profile: a binary body is checked over its bytes too", async () => {
+    const e = await endpoint(["--automation-job-id", jobId, "--provider", "github"]);
+    const signed = Buffer.from([0xff, 0xfe, 0x00, 0x80]);
+    const send = (body: Buffer, delivery: string) =>
+      fetch(e.url, {
+        method: "POST",
+        headers: {
+          "x-github-event": "push",
+          "x-github-delivery": delivery,
+          "x-hub-signature-256": signGithub(e.secret, signed),
+        },
+        body,
+      });
+    expect((await send(signed, "bin-delivery-1")).status).toBe(202);
+    expect((await send(Buffer.from([0xfe, 0xff, 0x00, 0x80]), "bin-delivery-2")).status).toBe(401);
+    expect(await runsOf(e.id)).toBe(1);
   });
 
   test("GitHub profile: ping answered without a run, a signed delivery runs once, a bad signature is refused", async () => {

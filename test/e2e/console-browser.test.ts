@@ -62,8 +62,17 @@ const field = async (page: Page, row: string, name: string): Promise<string> =>
   ((await page.locator(`${row} [data-field="${name}"]`).first().textContent()) ?? "").trim();
 const runRow = () => `tbody.run[data-run-id="${runId}"]`;
 
-const manualRun = () =>
-  cli<{ run_id: string; run: { state: string } }>(env, alice, "run-automation-job-cli", ["--id", jobId, "--wait-seconds", "30"]);
+/** The job's script exits 3, so the awaited run ends failed: RUN_FAILED (exit 4) with the run in the error. */
+const manualRun = async () =>
+  (
+    await cli<{ error: { run_id: string; run: { state: string } } }>(
+      env,
+      alice,
+      "run-automation-job-cli",
+      ["--id", jobId, "--wait-seconds", "30"],
+      { expectExit: 4 },
+    )
+  ).error;
 
 beforeAll(async () => {
   target = await createStoreTarget("sqlite");

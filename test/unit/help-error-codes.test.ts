@@ -11,9 +11,10 @@ const SRC = resolve(import.meta.dirname, "../../app/agent_computer/src");
 const FAMILIES = ["identity", "mesh"];
 /**
  * Codes no module graph shows but every command that opens the store can produce: argv parsing and schema
- * validation (kernel/parse.ts, run by kernel/run.ts), a bug (kernel/run.ts), the store drivers (loaded by ctx.store()).
+ * validation (kernel/parse.ts, run by kernel/run.ts), a bug (kernel/run.ts), the store drivers (loaded by ctx.store()),
+ * and an unusable state directory or database URL (store/open.ts, also loaded by ctx.store()).
  */
-const ALWAYS = ["INVALID_INPUT", "INTERNAL", "STORE_UNAVAILABLE"];
+const ALWAYS = ["INVALID_INPUT", "INTERNAL", "STORE_UNAVAILABLE", "CONFIG_INVALID"];
 /**
  * Codes the scan finds in a module a command imports but on a path that command never takes. Each entry says why;
  * the test also fails when an entry stops being found, so this list cannot rot.

@@ -1,5 +1,5 @@
 // The import graph of app/ must agree with ARCHITECTURE.md: arrows only point down the layers
-// cli -> worker/console -> domain -> store/local -> adapters, errors.ts below everything. Units of the same rank
+// cli -> worker -> console/wake -> domain -> store/local -> adapters, errors.ts below everything. Units of the same rank
 // are siblings and never import each other, so no folder cycle can form. Type-only imports count too: a type
 // is a dependency of the design even when the bundler drops it.
 import { readdirSync, readFileSync } from "node:fs";
@@ -17,6 +17,8 @@ const UNITS: readonly (readonly [prefix: string, rank: number])[] = [
   ["worker/", 60],
   ["sdk/", 60],
   ["console/", 55],
+  // The one auto-wake service: the worker and agent-wake-cli run it; a sibling of console, which never wakes anyone.
+  ["wake/", 55],
   ["domain/agents/", 46],
   ["domain/automation/", 45],
   ["domain/herdr/", 45],
@@ -115,6 +117,9 @@ describe("the import graph of app/ follows the layers of ARCHITECTURE.md", () =>
     expect(violation("domain/identity/token.ts", "domain/mesh/session.ts")).toMatch(/upward/);
     expect(violation("cli/identity/task-post.ts", "cli/mesh/agent-send-cli.ts")).toMatch(/sibling/);
     expect(violation("console/service.ts", "worker/log.ts")).toMatch(/upward/);
+    expect(violation("console/service.ts", "wake/service.ts")).toMatch(/sibling/);
+    expect(violation("wake/service.ts", "cli/kernel/context.ts")).toMatch(/upward/);
+    expect(violation("worker/wake.ts", "wake/service.ts")).toBeUndefined();
     expect(violation("domain/mesh/send.ts", "store/sql/db.ts")).toMatch(/store port/);
     expect(violation("cli/mesh/agent-send-cli.ts", "domain/mesh/send.ts")).toBeUndefined();
     expect(violation("domain/mesh/send.ts", "errors.ts")).toBeUndefined();

@@ -1,7 +1,7 @@
 // The light watcher's launch plan: its own launcher with --run, a curated environment, and the JIT kept on
 // (it runs for long; the launcher turns the JIT off only for one-shot calls).
 import { describe, expect, test } from "vitest";
-import { lightWatcherPlan } from "../../app/agent_computer/src/cli/mesh/wake-launch.ts";
+import { lightWatcherPlan } from "../../app/agent_computer/src/wake/launch.ts";
 
 describe("light watcher launch plan", () => {
   test("curated environment with the JIT on, from the source form", () => {
@@ -14,7 +14,7 @@ describe("light watcher launch plan", () => {
         RELAY_AGENT_TOKEN: "act_secret",
         BUN_JSC_useJIT: "0",
       },
-      moduleDir: "/pkg/app/agent_computer/src/cli/mesh",
+      moduleDir: "/pkg/app/agent_computer/src/wake",
       execPath: "/pkg/node_modules/bun/bin/bun.exe",
     });
     expect(plan.command).toBe("/pkg/bin/agent-wake-cli");

@@ -20,6 +20,10 @@ export const EXIT_CODE_TABLE =
 /** Every stable error code, with the exit code it maps to and a one-line meaning for --help. */
 export const ERROR_CODES = {
   INVALID_INPUT: { exit: EXIT.usage, meaning: "a flag or argument is missing or invalid; nothing was written" },
+  CONFIG_INVALID: {
+    exit: EXIT.usage,
+    meaning: "an environment setting is unusable (e.g. AGENT_COMPUTER_HOME is a file); the message names it; nothing was written",
+  },
   AUTH_FAILED: { exit: EXIT.auth, meaning: "the agent token is missing or wrong" },
   RECOVERY_REQUIRED: { exit: EXIT.auth, meaning: "the token was revoked; register with the recovery token" },
   NOT_CHECKED_IN: { exit: EXIT.conflict, meaning: "no live check-in for this agent; run agent-checkin-cli --confirm" },
@@ -29,6 +33,14 @@ export const ERROR_CODES = {
   REDUCTION_NOT_ALLOWED: { exit: EXIT.conflict, meaning: "capabilities can only be added, never removed" },
   NO_OP_EXPANSION: { exit: EXIT.conflict, meaning: "every capability given is already held" },
   CONFLICT: { exit: EXIT.conflict, meaning: "the object is not in a state that allows this change" },
+  IDEMPOTENCY_CONFLICT: {
+    exit: EXIT.conflict,
+    meaning: "the idempotency key was already used for a different message (body, recipients or thread); nothing was sent",
+  },
+  RUN_FAILED: {
+    exit: EXIT.conflict,
+    meaning: "the awaited run ended failed or cancelled, not succeeded (run_id, state and the run are in the error)",
+  },
   UNKNOWN_AGENT: { exit: EXIT.notFound, meaning: "no registered agent has that name" },
   CONTROLLER_CONTEXT_MISSING: {
     exit: EXIT.conflict,

@@ -1,3 +1,4 @@
+import { AppError } from "../errors.ts";
 import { resolvePaths } from "../paths.ts";
 import type { Store } from "./port.ts";
 import type { Driver, Migration } from "./sql/db.ts";
@@ -24,6 +25,12 @@ const openDriver = async (
 ): Promise<{ driver: Driver; migrations: readonly Migration[] }> => {
   const url = env.AGENT_COMPUTER_DATABASE_URL;
   if (url) {
+    if (!/^postgres(ql)?:$/.test(URL.parse(url)?.protocol ?? "")) {
+      throw new AppError("CONFIG_INVALID", "AGENT_COMPUTER_DATABASE_URL is not a postgres:// or postgresql:// URL", {
+        hint: "unset it to use the embedded SQLite store, or set it to postgres://user:password@host:port/database",
+        details: { variable: "AGENT_COMPUTER_DATABASE_URL" },
+      });
+    }
     // Dynamic imports keep the unused driver out of every process.
     const [{ openPostgres }, { postgresMigrations }] = await Promise.all([
       import("./postgres/driver.ts"),
@@ -35,8 +42,16 @@ const openDriver = async (
     import("./sqlite/driver.ts"),
     import("./sqlite/migration-set.ts"),
   ]);
-  const options = { ...use, groupCommit: groupCommitFromEnv(env) };
-  return { driver: await openSqlite(resolvePaths(env).sqliteFile, options), migrations: sqliteMigrations };
+  const { stateDir, sqliteFile } = resolvePaths(env);
+  try {
+    return {
+      driver: await openSqlite(sqliteFile, { ...use, groupCommit: groupCommitFromEnv(env) }),
+      migrations: sqliteMigrations,
+    };
+  } catch (error) {
+    const { unusableStateDir } = await import("./state-dir.ts");
+    throw unusableStateDir(env, stateDir, error) ?? error;
+  }
 };
 
 /** Opens the store the environment names, creating and migrating it on first use. */

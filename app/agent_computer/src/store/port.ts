@@ -65,6 +65,8 @@ export interface NewMessage {
   body: string;
   threadId: string | null;
   idempotencyKey: string | null;
+  /** With an idempotency key: a hash of what was asked (body, recipients, thread), so a reuse of the key for another message is told apart from a retry. */
+  idempotencyHash?: string | null;
   createdAt: number;
 }
 
@@ -102,6 +104,8 @@ export interface SentMessage {
   body: string;
   threadId: string | null;
   createdAt: number;
+  /** See NewMessage.idempotencyHash; null for messages sent without a key or stored before hashes were kept. */
+  idempotencyHash: string | null;
   deliveries: DeliveryRecord[];
 }
 
@@ -111,6 +115,13 @@ export interface ExpiredDelivery {
   kind: string;
 }
 
+/** A recipient's next sequence number, its live session (if any) and what registration recorded about its process. */
+export interface InboxSlot {
+  seq: number;
+  sessionId: string | undefined;
+  holder: Pick<AgentRecord, "hostId"> & { agentPid: number | null; agentPidStart: string | null };
+}
+
 /** What the start of an authenticated mesh call needs, read in one step (see MeshRepo.callerState). */
 export interface CallerState {
   tokenHash: string;
@@ -118,6 +129,8 @@ export interface CallerState {
   lastSeenAt: number;
   /** last_activity_at of the caller's open session; undefined when it has none. */
   sessionActivityAt: number | undefined;
+  /** expires_at of the caller's open session (it may have run out and not be ended yet); undefined when it has none. */
+  sessionExpiresAt: number | undefined;
   /** true when some open session (anyone's) has run out its ttl and is waiting to be ended. */
   expiryDue: boolean;
 }
@@ -144,7 +157,7 @@ export interface MeshRepo {
    * Takes the agent's next inbox sequence number and, in the same step, the id of its open session if that is
    * still live at `now` (the delivery rule). Undefined when no agent has that name: nothing changes.
    */
-  takeInboxSlot(agentName: string, now: number): Promise<{ seq: number; sessionId: string | undefined } | undefined>;
+  takeInboxSlot(agentName: string, now: number): Promise<InboxSlot | undefined>;
   insertMessage(message: NewMessage): Promise<void>;
   insertDelivery(delivery: NewDelivery): Promise<void>;
   findByIdempotencyKey(sender: string, key: string): Promise<SentMessage | undefined>;

@@ -40,3 +40,22 @@ export const outcomeOf = (end: ProcessEnd, stdoutTail: string, stderrTail: strin
     return { ...fields, state: "failed", errorKind: "signal", error: `killed by ${end.signal ?? "a signal"}` };
   return { ...fields, state: "failed", errorKind: "exit", error: `exited with code ${end.exitCode}` };
 };
+
+const REASON_CHARS = 300;
+
+/**
+ * The run's end when the store refused its result: failed, the same exit code and signal, the tails dropped,
+ * and an error that says what the script did and why it was not stored.
+ */
+export const unstorableOutcome = (outcome: RunOutcome, reason: string): RunOutcome => ({
+  state: "failed",
+  exitCode: outcome.exitCode,
+  signal: outcome.signal,
+  errorKind: "result_unstorable",
+  error:
+    `the attempt ended ${outcome.state}${outcome.errorKind ? ` (${outcome.errorKind})` : ""} but the store refused its result: ` +
+    reason.slice(0, REASON_CHARS).replaceAll("\0", ""),
+  stdoutTail: "",
+  stderrTail: "",
+  finishedAt: outcome.finishedAt,
+});

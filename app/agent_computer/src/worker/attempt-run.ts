@@ -3,10 +3,11 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { buildMcporterConfig, readSkillDeclarations } from "../adapters/mcporter/config.ts";
-import { type ClaimedAttempt, finishAttempt, heartbeatAttempt, releaseAttempt } from "../domain/automation/attempts.ts";
+import { type ClaimedAttempt, heartbeatAttempt, releaseAttempt } from "../domain/automation/attempts.ts";
 import { resolveJobDir } from "../domain/automation/job-dir.ts";
 import type { RunOutcome } from "../store/port.ts";
 import { type AttemptPlan, planAttempt } from "./attempt-plan.ts";
+import { recordResult } from "./attempt-record.ts";
 import { outcomeOf, type ProcessEnd } from "./attempt-result.ts";
 import type { WorkerContext } from "./context.ts";
 import { errorText } from "./log.ts";
@@ -47,19 +48,14 @@ export const startAttempt = (ctx: WorkerContext, claimed: ClaimedAttempt, binDir
   let proc: Bun.Subprocess<"ignore", "pipe", "pipe"> | undefined;
   let forced = false;
   const finish = async (outcome: RunOutcome): Promise<void> => {
-    const kept = await finishAttempt(ctx.deps(), fence, outcome).catch((error) => {
-      log.log("error", "could not record the result; the lease will expire and the run be rescued", {
-        run_id: run.id,
-        error: errorText(error),
-      });
-      return true;
-    });
-    if (!kept) log.log("warn", "result refused: this attempt was fenced", { run_id: run.id, attempt: fence.attempt });
+    const recorded = await recordResult(ctx.deps, fence, outcome, log);
+    if (recorded === "fenced")
+      log.log("warn", "result refused: this attempt was fenced", { run_id: run.id, attempt: fence.attempt });
     log.log("info", "attempt finished", {
       run_id: run.id,
       attempt: fence.attempt,
-      state: outcome.state,
-      error_kind: outcome.errorKind,
+      state: recorded === "stored_as_unstorable" ? "failed" : outcome.state,
+      error_kind: recorded === "stored_as_unstorable" ? "result_unstorable" : outcome.errorKind,
     });
   };
 

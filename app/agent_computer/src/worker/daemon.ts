@@ -10,8 +10,9 @@ import type { Store } from "../store/port.ts";
 import type { WorkerContext, WorkerOptions } from "./context.ts";
 import { listen, localUrlOf } from "./http.ts";
 import { installPaths } from "./install-paths.ts";
-import { createLogger } from "./log.ts";
+import { createLogger, type Logger } from "./log.ts";
 import { workerServices } from "./services.ts";
+import { openWhenReachable } from "./store-wait.ts";
 import { Wakeup } from "./wakeup.ts";
 
 export interface WorkerSummary {
@@ -60,6 +61,10 @@ const listenForSignals = () => {
       const queued = pending.shift();
       return queued ? Promise.resolve(queued) : new Promise((resolve) => (waiter = resolve));
     },
+    /** Drops a wait nobody awaits any more, so the next signal is queued for the next `next()`. */
+    abandonWait: () => {
+      waiter = undefined;
+    },
     dispose: () => {
       process.off("SIGTERM", onTerm);
       process.off("SIGINT", onInt);
@@ -67,19 +72,52 @@ const listenForSignals = () => {
   };
 };
 
-export const runWorker = async (input: {
-  store: Store;
+interface WorkerInput {
+  /** Opens the store; called again while it is unreachable (see store-wait.ts). */
+  openStore(): Promise<Store>;
   env: Record<string, string | undefined>;
   paths: Paths;
   options: WorkerOptions;
   newId(prefix: string): string;
-}): Promise<WorkerSummary> => {
-  const { store, options } = input;
+}
+
+export const runWorker = async (input: WorkerInput): Promise<WorkerSummary> => {
   const signals = listenForSignals();
   const log = createLogger();
+  const workerId = input.newId("wrk");
+  // --once is a one-shot drain (tests, cron): it fails fast instead of waiting for the store.
+  const open = input.options.once
+    ? input.openStore().then((store) => ({ store }))
+    : openWhenReachable(input.openStore, log, signals.next);
+  const opened = await open.catch((error: unknown) => {
+    signals.dispose();
+    throw error;
+  });
+  if ("stoppedBy" in opened) {
+    signals.dispose();
+    log.log("info", "worker stopped before it started", { worker_id: workerId, stopped_by: opened.stoppedBy });
+    const mode = input.options.once ? "once" : "daemon";
+    return { worker_id: workerId, url: "", mode, stopped_by: opened.stoppedBy, forced: false };
+  }
+  signals.abandonWait();
+  try {
+    return await serve(input, opened.store, workerId, signals, log);
+  } finally {
+    await opened.store.close().catch(() => undefined);
+  }
+};
+
+const serve = async (
+  input: WorkerInput,
+  store: Store,
+  workerId: string,
+  signals: ReturnType<typeof listenForSignals>,
+  log: Logger,
+): Promise<WorkerSummary> => {
+  const { options } = input;
   let url = "";
   const ctx: WorkerContext = {
-    workerId: input.newId("wrk"),
+    workerId,
     store,
     options,
     paths: input.paths,

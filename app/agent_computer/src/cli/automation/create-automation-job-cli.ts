@@ -111,7 +111,7 @@ export default defineCommand({
   output:
     '{"id":"job_…","owner","label","dir","entry","wake_on_failure","timeout_seconds","state":"active","created_at",' +
     '"cancelled_at":null,"try_by_hand","next":["…"]}',
-  errors: [...OWNER_ERRORS, "STORE_UNAVAILABLE", "INTERNAL"],
+  errors: [...OWNER_ERRORS, "STORE_UNAVAILABLE", "CONFIG_INVALID", "INTERNAL"],
   env: [...OWNER_ENV],
   examples: [
     "create-automation-job-cli --agent-id builder-1 --dir ~/jobs/pr-digest --label 'summarise new PRs' --wake-on-failure",

@@ -21,6 +21,24 @@ import { triggerLine } from "./trigger-render.ts";
 const ISO_WITH_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/;
 const PAST_TOLERANCE_MS = 60_000;
 
+/**
+ * What is wrong with the calendar fields of an --at that has the ISO shape, or undefined. Date.parse rolls an
+ * impossible date over (February 30 becomes March 2) instead of refusing it, so the fields are checked first.
+ */
+const calendarProblem = (at: string): string | undefined => {
+  const f = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?(?:\.\d+)?(?:Z|[+-](\d{2}):(\d{2}))$/.exec(at)?.slice(1);
+  if (!f) return undefined;
+  const [year, month, day, hour, minute, second, offsetHours, offsetMinutes] = f.map((v) => Number(v ?? 0)) as number[];
+  const two = (n: number | undefined) => String(n).padStart(2, "0");
+  if (!month || month > 12) return `month ${two(month)} does not exist (01-12)`;
+  const days = new Date(Date.UTC(year as number, month, 0)).getUTCDate();
+  if (!day || day > days) return `day ${two(day)} does not exist in ${year}-${two(month)} (it has ${days} days)`;
+  if ((hour as number) > 23 || (minute as number) > 59 || (second as number) > 59)
+    return "the time of day is out of range (00:00:00-23:59:59)";
+  if ((offsetHours as number) > 23 || (offsetMinutes as number) > 59) return "the zone offset is out of range";
+  return undefined;
+};
+
 export const checkbackOptionsSchema = z
   .object({
     ...ownerFields,
@@ -42,6 +60,8 @@ export type CheckbackOptions = z.output<typeof checkbackOptionsSchema>;
 
 export const runCheckback = async (options: CheckbackOptions, ctx: CommandContext): Promise<TriggerView> => {
   const now = ctx.now();
+  const problem = options.at !== undefined ? calendarProblem(options.at) : undefined;
+  if (problem) throw new AppError("INVALID_INPUT", `--at: ${options.at} is not a real time: ${problem}`);
   const dueAt = options.at !== undefined ? Date.parse(options.at) : now + (options.in as number) * 1000;
   if (Number.isNaN(dueAt)) throw new AppError("INVALID_INPUT", `--at: not a valid time (got ${JSON.stringify(options.at)})`);
   if (dueAt < now - PAST_TOLERANCE_MS) throw new AppError("INVALID_INPUT", `--at: ${options.at} is in the past`);
@@ -76,7 +96,7 @@ export default defineCommand({
   writes: "one checkback trigger (owner, due time, optional job, note).",
   output:
     '{"id":"chk_…","kind":"checkback","label":<note>,"automation_job_id","state":"active","due_at","fire_count":0,"last_fired_at":null,"created_at","ended_at":null}',
-  errors: [...OWNER_ERRORS, "NOT_FOUND", "CONFLICT", "STORE_UNAVAILABLE", "INTERNAL"],
+  errors: [...OWNER_ERRORS, "NOT_FOUND", "CONFLICT", "STORE_UNAVAILABLE", "CONFIG_INVALID", "INTERNAL"],
   env: [...OWNER_ENV],
   examples: [
     "create-checkback-cli --agent-id builder-1 --in 45m --note 'is CI green on PR 12?'",

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { CRON_POLICY, MISFIRE_WINDOW_DEFAULT_SECONDS } from "../../domain/automation/cron.ts";
+import { CRON_FORMS, CRON_POLICY, MISFIRE_WINDOW_DEFAULT_SECONDS } from "../../domain/automation/cron.ts";
 import { createCronSchedule } from "../../domain/automation/triggers.ts";
 import type { TriggerView } from "../../domain/automation/views.ts";
 import { defineCommand } from "../kernel/command.ts";
@@ -21,15 +21,21 @@ export const cronOptionsSchema = z.object({
   ...ownerFields,
   cron: z
     .string()
-    .min(9)
-    .max(200)
-    .describe('5 fields "min hour day-of-month month day-of-week", or 6 with a leading seconds field; names and */n allowed'),
-  tz: z.string().min(1).max(64).default("UTC").describe("IANA time zone the fields are read in, e.g. Europe/Berlin"),
+    .trim()
+    .min(1, "must not be empty")
+    .max(200, "must be at most 200 characters")
+    .describe(`${CRON_FORMS}; names (MON, JAN), lists, ranges and */n steps allowed`),
+  tz: z
+    .string()
+    .min(1, "must not be empty")
+    .max(64, "must be at most 64 characters")
+    .default("UTC")
+    .describe("IANA time zone the fields are read in, e.g. Europe/Berlin"),
   misfireWindowSeconds: z.coerce
-    .number()
-    .int()
-    .min(10)
-    .max(31 * 86_400)
+    .number({ error: "must be a whole number of seconds" })
+    .int("must be a whole number of seconds")
+    .min(10, "must be at least 10 seconds")
+    .max(31 * 86_400, "must be at most 2678400 seconds (31 days)")
     .default(MISFIRE_WINDOW_DEFAULT_SECONDS)
     .describe("after downtime, the most recent missed tick still fires if it is at most this old (see the misfire policy)"),
   automationJobId: jobIdSchema.optional().describe("run this job on every tick; without it each tick's event wakes you (inbox)"),
@@ -74,7 +80,7 @@ export default defineCommand({
   output:
     '{"id":"cron_…","kind":"cron","label","automation_job_id","state":"active","cron","tz","next_fire_at",' +
     '"misfire_window_seconds","skipped_count","fire_count","last_fired_at","created_at","ended_at","upcoming":["…"]}',
-  errors: [...OWNER_ERRORS, "NOT_FOUND", "CONFLICT", "STORE_UNAVAILABLE", "INTERNAL"],
+  errors: [...OWNER_ERRORS, "NOT_FOUND", "CONFLICT", "STORE_UNAVAILABLE", "CONFIG_INVALID", "INTERNAL"],
   env: [...OWNER_ENV],
   examples: [
     "create-cron-schedule-cli --agent-id builder-1 --cron '0 9 * * 1-5' --tz Europe/Berlin --label 'standup digest'",

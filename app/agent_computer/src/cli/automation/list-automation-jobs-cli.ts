@@ -36,7 +36,7 @@ export default defineCommand({
   writes: "nothing.",
   output:
     '{"jobs":[{"id","owner","label","dir","wake_on_failure","timeout_seconds","state":"active|cancelled","created_at","cancelled_at"}]}',
-  errors: [...OWNER_ERRORS, "STORE_UNAVAILABLE", "INTERNAL"],
+  errors: [...OWNER_ERRORS, "STORE_UNAVAILABLE", "CONFIG_INVALID", "INTERNAL"],
   env: [...OWNER_ENV],
   examples: ["list-automation-jobs-cli --agent-id builder-1", "list-automation-jobs-cli --agent-id builder-1 --limit 5 --json"],
   run: runListJobs,

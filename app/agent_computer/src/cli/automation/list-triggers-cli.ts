@@ -38,7 +38,7 @@ export default defineCommand({
     '{"triggers":[{"id","kind":"checkback|cron|webhook","label","automation_job_id","state":"active|consumed|cancelled",' +
     '"fire_count","last_fired_at","created_at","ended_at", checkback: "due_at"; cron: "cron","tz","next_fire_at",' +
     '"misfire_window_seconds","skipped_count"; webhook: "provider","url","max_body_bytes"}]}',
-  errors: [...OWNER_ERRORS, "STORE_UNAVAILABLE", "INTERNAL"],
+  errors: [...OWNER_ERRORS, "STORE_UNAVAILABLE", "CONFIG_INVALID", "INTERNAL"],
   env: [...OWNER_ENV, "AGENT_COMPUTER_WORKER_URL"],
   examples: ["list-triggers-cli --agent-id builder-1", "list-triggers-cli --agent-id builder-1 --all --json"],
   run: runListTriggers,

@@ -21,7 +21,7 @@ export const runJobOptionsSchema = z.object({
     .min(0)
     .max(3600)
     .default(0)
-    .describe("wait up to this long for the run to end and print it"),
+    .describe("wait up to this long for the run to end and print it; a failed or cancelled run exits 4 (RUN_FAILED)"),
 });
 
 export type RunJobOptions = z.output<typeof runJobOptionsSchema>;
@@ -44,6 +44,18 @@ const readData = async (options: RunJobOptions, ctx: CommandContext): Promise<un
   }
 };
 
+/** A run awaited with --wait-seconds that ended other than succeeded: exit 4, the run in the error's details. */
+const runFailed = (run: RunView, jobId: string): AppError =>
+  new AppError(
+    "RUN_FAILED",
+    `run ${run.id} of ${jobId} ended ${run.state}${run.error ? ` (${run.error_kind ?? "error"}: ${run.error})` : ""}` +
+      `${run.exit_code !== null ? `, exit code ${run.exit_code}` : ""}`,
+    {
+      hint: `inspect it: show-automation-job-cli --id ${jobId} --run-id ${run.id}`,
+      details: { run_id: run.id, state: run.state, run },
+    },
+  );
+
 export const runRunJob = async (options: RunJobOptions, ctx: CommandContext): Promise<RunJobResult> => {
   const data = await readData(options, ctx);
   const deps = await automationDeps(ctx);
@@ -56,7 +68,10 @@ export const runRunJob = async (options: RunJobOptions, ctx: CommandContext): Pr
   const deadline = Date.now() + options.waitSeconds * 1000;
   for (;;) {
     const run = await deps.store.read((tx) => tx.automation.getRun(started.run_id));
-    if (run && TERMINAL.has(run.state)) return { ...started, run: runView(run) };
+    if (run && TERMINAL.has(run.state)) {
+      if (run.state !== "succeeded") throw runFailed(runView(run), options.id);
+      return { ...started, run: runView(run) };
+    }
     if (Date.now() >= deadline) {
       throw new AppError("TIMEOUT", `run ${started.run_id} did not end within ${options.waitSeconds} s (state ${run?.state})`, {
         hint: note ?? `inspect it later: show-automation-job-cli --id ${options.id} --run-id ${started.run_id}`,
@@ -82,8 +97,10 @@ export default defineCommand({
     "--data-file (or null). Use it after registering to exercise every SDK branch of the script, then inspect the durable " +
     "run (state, error, exit code, output tails, events emitted) with show-automation-job-cli --id <job> --run-id <run>. " +
     "The run is executed by agent-computer-worker like any other (it must be running on a host sharing the store; the " +
-    "output says when none was seen). --wait-seconds waits for the run to end and includes it in the output; a run still " +
-    "going at the deadline gives TIMEOUT (exit 7) but stays queued or running. Calling this twice starts two runs. " +
+    "output says when none was seen). --wait-seconds waits for the run to end: a run that succeeded is printed with the " +
+    "result (exit 0); a run that ended failed or cancelled gives RUN_FAILED (exit 4: the run's outcome is not the one " +
+    "asked for; exit 1 stays reserved for a bug in this tool) with run_id, state and the whole run in the error; a run " +
+    "still going at the deadline gives TIMEOUT (exit 7) but stays queued or running. Calling this twice starts two runs. " +
     "The whole lifecycle: create-automation-job-cli --help.",
   schema: runJobOptionsSchema,
   flags: {
@@ -95,7 +112,7 @@ export default defineCommand({
   writes: "one queued run of the job carrying the manual event.",
   output:
     '{"run_id","automation_job_id","event_id","live_workers","note"?,"run"?:{"id","state","attempt","error_kind","error","exit_code",…}}',
-  errors: [...OWNER_ERRORS, "NOT_FOUND", "CONFLICT", "TIMEOUT", "STORE_UNAVAILABLE", "INTERNAL"],
+  errors: [...OWNER_ERRORS, "NOT_FOUND", "CONFLICT", "RUN_FAILED", "TIMEOUT", "STORE_UNAVAILABLE", "CONFIG_INVALID", "INTERNAL"],
   env: [...OWNER_ENV],
   examples: [
     "run-automation-job-cli --agent-id builder-1 --id job_0193a1b2c3d4e5f60718293a4b5c6d7e",

@@ -36,6 +36,7 @@ export default defineCommand({
     "RESERVATION_BUSY",
     "UNAVAILABLE",
     "STORE_UNAVAILABLE",
+    "CONFIG_INVALID",
     "INTERNAL",
   ],
   env: BINDING_ENV,

@@ -42,6 +42,7 @@ export const AUTHORITY_ERRORS: readonly ErrorCode[] = [
   "RESERVATION_BUSY",
   "UNAVAILABLE",
   "STORE_UNAVAILABLE",
+  "CONFIG_INVALID",
 ];
 
 export const oneLine = (max: number) =>

@@ -65,6 +65,7 @@ export default defineCommand({
     "REDUCTION_NOT_ALLOWED",
     "NO_OP_EXPANSION",
     "STORE_UNAVAILABLE",
+    "CONFIG_INVALID",
     "INTERNAL",
   ],
   env: AUTH_ENV,

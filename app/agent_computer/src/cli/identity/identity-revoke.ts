@@ -56,7 +56,15 @@ export default defineCommand({
   output:
     '{"success":true,"name","auth_state":"revoked|recovery_pending","revoked_at","ended_session_id",' +
     '"recovery_token"?(shown once),"recovery_note"?,"note"}',
-  errors: ["INVALID_INPUT", "AUTH_FAILED", "RECOVERY_REQUIRED", "UNKNOWN_AGENT", "STORE_UNAVAILABLE", "INTERNAL"],
+  errors: [
+    "INVALID_INPUT",
+    "AUTH_FAILED",
+    "RECOVERY_REQUIRED",
+    "UNKNOWN_AGENT",
+    "STORE_UNAVAILABLE",
+    "CONFIG_INVALID",
+    "INTERNAL",
+  ],
   env: AUTH_ENV,
   examples: [
     "agent-identity-cli revoke-token --name builder-1",

@@ -35,7 +35,15 @@ export default defineCommand({
   flags: { name: { flag: "--name <name>" }, tokenFile: { flag: "--token-file <path>" } },
   writes: "the token hash of the agent and the vault file of this host.",
   output: '{"success":true,"name","agent_token"(shown once),"auth_note","rotated_at","vault_file"}',
-  errors: ["INVALID_INPUT", "AUTH_FAILED", "RECOVERY_REQUIRED", "UNKNOWN_AGENT", "STORE_UNAVAILABLE", "INTERNAL"],
+  errors: [
+    "INVALID_INPUT",
+    "AUTH_FAILED",
+    "RECOVERY_REQUIRED",
+    "UNKNOWN_AGENT",
+    "STORE_UNAVAILABLE",
+    "CONFIG_INVALID",
+    "INTERNAL",
+  ],
   env: AUTH_ENV,
   examples: [
     "agent-identity-cli rotate-token --name builder-1",

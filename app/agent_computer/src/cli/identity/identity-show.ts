@@ -29,7 +29,15 @@ export default defineCommand({
     '{"success":true,"agent":{"name","role","capabilities","class","description","host_id","managed","agent_pid",' +
     '"agent_pid_start","host_shell_pids","cli_profile","terminal_title_ref","auth_state","session_id","alive",' +
     '"liveness_evidence":"pid|age","created_at","last_seen_at"},"open_tasks"}',
-  errors: ["INVALID_INPUT", "AUTH_FAILED", "RECOVERY_REQUIRED", "UNKNOWN_AGENT", "STORE_UNAVAILABLE", "INTERNAL"],
+  errors: [
+    "INVALID_INPUT",
+    "AUTH_FAILED",
+    "RECOVERY_REQUIRED",
+    "UNKNOWN_AGENT",
+    "STORE_UNAVAILABLE",
+    "CONFIG_INVALID",
+    "INTERNAL",
+  ],
   env: AUTH_ENV,
   examples: [
     "agent-identity-cli show --name builder-1",

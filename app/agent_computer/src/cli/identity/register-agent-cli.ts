@@ -178,6 +178,7 @@ export default defineCommand({
     "FORCE_PRECONDITION_FAILED",
     "RATE_LIMITED",
     "STORE_UNAVAILABLE",
+    "CONFIG_INVALID",
     "INTERNAL",
   ],
   env: [

@@ -72,6 +72,7 @@ const transitionCommand = (action: TaskAction): CommandDef => {
       "NOT_FOUND",
       "CONFLICT",
       "STORE_UNAVAILABLE",
+      "CONFIG_INVALID",
       "INTERNAL",
     ],
     env: AUTH_ENV,

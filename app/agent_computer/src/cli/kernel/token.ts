@@ -1,4 +1,5 @@
 import * as z from "zod/mini";
+import { noteTokenOrigin } from "../../domain/identity/token-origin.ts";
 import { AppError } from "../../errors.ts";
 import { readVaultToken } from "../../local/vault.ts";
 import type { CommandContext } from "./context.ts";
@@ -11,20 +12,45 @@ export const tokenFileSchema = z
     ),
   );
 
-/** The token for an agent: --token-file, then RELAY_AGENT_TOKEN, then the local vault. Never from argv. */
+/**
+ * The token for an agent: --token-file, then RELAY_AGENT_TOKEN, then the local vault. Never from argv. Where it
+ * came from is noted (token-origin.ts), so a refusal names the source to fix, never the token.
+ */
 export const resolveToken = async (
   ctx: CommandContext,
   agentId: string,
   tokenFile: string | undefined,
 ): Promise<string | undefined> => {
   if (tokenFile !== undefined) {
+    let token: string | undefined;
     try {
-      const token = (await Bun.file(tokenFile).text()).trim();
-      if (token) return token;
+      token = (await Bun.file(tokenFile).text()).trim();
     } catch {
       // The path is reported, never the content.
     }
-    throw new AppError("INVALID_INPUT", `--token-file: cannot read a token from ${tokenFile}`);
+    if (!token) throw new AppError("INVALID_INPUT", `--token-file: cannot read a token from ${tokenFile}`);
+    noteTokenOrigin(token, {
+      source: `--token-file ${tokenFile}`,
+      hint: `that file holds another agent's token or an outdated one; give the file with ${agentId}'s current token`,
+    });
+    return token;
   }
-  return ctx.env.RELAY_AGENT_TOKEN?.trim() || readVaultToken(ctx.paths, agentId);
+  const fromEnv = ctx.env.RELAY_AGENT_TOKEN?.trim();
+  if (fromEnv) {
+    noteTokenOrigin(fromEnv, {
+      source: "RELAY_AGENT_TOKEN",
+      hint:
+        `RELAY_AGENT_TOKEN is set (perhaps for another agent) and wins over the vault: unset it to use ${agentId}'s ` +
+        `token from the vault, or pass --token-file <path> with ${agentId}'s token`,
+    });
+    return fromEnv;
+  }
+  const fromVault = await readVaultToken(ctx.paths, agentId);
+  if (fromVault) {
+    noteTokenOrigin(fromVault, {
+      source: `the vault (${ctx.paths.vaultDir}/${agentId}.token)`,
+      hint: `the token was rotated or the name registered again elsewhere; pass ${agentId}'s current token with --token-file <path> or RELAY_AGENT_TOKEN`,
+    });
+  }
+  return fromVault;
 };

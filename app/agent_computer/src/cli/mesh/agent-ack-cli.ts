@@ -72,6 +72,7 @@ export default defineCommand({
     "NOT_CHECKED_IN",
     "MESSAGE_NOT_FOUND",
     "STORE_UNAVAILABLE",
+    "CONFIG_INVALID",
     "INTERNAL",
   ],
   env: ["AGENT_COMPUTER_HOME", "AGENT_COMPUTER_DATABASE_URL", "RELAY_AGENT_TOKEN"],

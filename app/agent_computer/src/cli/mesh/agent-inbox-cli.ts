@@ -93,6 +93,7 @@ export default defineCommand({
     "NOT_CHECKED_IN",
     "WAKE_TOKEN_INVALID",
     "STORE_UNAVAILABLE",
+    "CONFIG_INVALID",
     "INTERNAL",
   ],
   env: ["AGENT_COMPUTER_HOME", "AGENT_COMPUTER_DATABASE_URL", "RELAY_AGENT_TOKEN"],

@@ -51,7 +51,15 @@ export default defineCommand({
   output:
     '{"agent_id","messages":[{"id","kind","created_at","thread_id","body_preview",' +
     '"recipients":[{"agent_id","state":"pending|acked|expired_undelivered|not_checked_in","seq","acked_at","closed_at"}]}]}',
-  errors: ["INVALID_INPUT", "AUTH_FAILED", "RECOVERY_REQUIRED", "UNKNOWN_AGENT", "STORE_UNAVAILABLE", "INTERNAL"],
+  errors: [
+    "INVALID_INPUT",
+    "AUTH_FAILED",
+    "RECOVERY_REQUIRED",
+    "UNKNOWN_AGENT",
+    "STORE_UNAVAILABLE",
+    "CONFIG_INVALID",
+    "INTERNAL",
+  ],
   env: ["AGENT_COMPUTER_HOME", "AGENT_COMPUTER_DATABASE_URL", "RELAY_AGENT_TOKEN"],
   examples: ["agent-sent-cli --agent-id builder-1", "agent-sent-cli --agent-id builder-1 --limit 5 --json"],
   run: runSent,

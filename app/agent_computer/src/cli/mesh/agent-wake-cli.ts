@@ -1,10 +1,8 @@
-import { hostname } from "node:os";
 import * as z from "zod/mini";
 import { newId } from "../../domain/ids.ts";
-import { wakeTuningFromEnv } from "../../domain/wake/tuning.ts";
-import { herdrForArming, runWakeWatcher } from "../../domain/wake/watcher.ts";
-import { acquireWatcherLock, liveHolder, readHolder, type WatcherHolder } from "../../local/wake-lock.ts";
-import { ensureWakeDir, listRegistrations, localWakeRegistry, storeLabel, wakeDirFor } from "../../local/wake-registrations.ts";
+import { liveHolder, type WatcherHolder } from "../../local/wake-lock.ts";
+import { listRegistrations, wakeDirFor } from "../../local/wake-registrations.ts";
+import { runWakeService } from "../../wake/service.ts";
 import { createLogger } from "../../worker/log.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
@@ -28,8 +26,6 @@ export interface WatcherOutput {
   armed: { agent_id: string; session_id: string; armed_at: string }[];
 }
 
-const LOCK_CHECK_MS = 1_000;
-
 const statusOf = (wakeDir: string, outcome: WatcherOutput["outcome"], watcher: WatcherHolder | null): WatcherOutput => ({
   outcome,
   wake_dir: wakeDir,
@@ -41,60 +37,32 @@ const statusOf = (wakeDir: string, outcome: WatcherOutput["outcome"], watcher: W
   })),
 });
 
-/** Runs the watcher in this process until a signal, the lock being taken away, or nothing armed for a while. */
+/** Without --run: who watches and who is armed. With --run: the light wake service in this process until a signal. */
 export const runWatcher = async (options: WatcherOptions, ctx: CommandContext): Promise<WatcherOutput> => {
   const wakeDir = wakeDirFor(ctx.env, ctx.paths);
   if (!options.run) return statusOf(wakeDir, "status", liveHolder(wakeDir) ?? null);
-  ensureWakeDir(wakeDir, storeLabel(ctx.env, ctx.paths));
-  let lock = acquireWatcherLock(wakeDir, "light");
-  if (!lock.acquired) return statusOf(wakeDir, "already_running", lock.holder ?? null);
-  let holding = true;
-  const store = await ctx.store();
-  const log = createLogger(undefined, "wake").log;
-  const tuning = wakeTuningFromEnv(ctx.env, store.dialect, (message) => log("warn", message));
   const abort = new AbortController();
   const stop = () => abort.abort();
   process.on("SIGTERM", stop);
   process.on("SIGINT", stop);
-  // The worker takes the lock over by signalling us; a removed lock (state dir deleted) also ends the watcher.
-  const lockCheck = setInterval(() => {
-    if (holding && readHolder(wakeDir)?.pid !== process.pid) abort.abort();
-  }, LOCK_CHECK_MS);
-  let outcome: "stopped" | "idle" = "stopped";
-  log("info", "light wake watcher started", { pid: process.pid, store: store.dialect, poll_ms: tuning.pollMs });
   try {
-    for (;;) {
-      outcome = await runWakeWatcher(
-        {
-          store,
-          host: hostname(),
-          newId,
-          tuning,
-          registry: localWakeRegistry(wakeDir),
-          herdrFor: herdrForArming(ctx.env),
-          log,
-          now: () => Date.now(),
-        },
-        { signal: abort.signal, exitWhenIdle: true },
-      );
-      if (outcome !== "idle") break;
-      // Release first, then look again: a check-in that armed meanwhile either sees no lock and starts a new
-      // watcher, or wrote its registration before this look and is served by this one.
-      holding = false;
-      lock.release();
-      if (listRegistrations(wakeDir).length === 0) break;
-      lock = acquireWatcherLock(wakeDir, "light");
-      if (!lock.acquired) break;
-      holding = true;
-    }
+    const result = await runWakeService(
+      {
+        env: ctx.env,
+        paths: ctx.paths,
+        openStore: () => ctx.store(),
+        newId,
+        log: createLogger(undefined, "wake").log,
+        now: () => Date.now(),
+      },
+      { role: "light", signal: abort.signal },
+    );
+    if (result.outcome === "already_running") return statusOf(wakeDir, "already_running", result.holder ?? null);
+    return statusOf(wakeDir, result.outcome, null);
   } finally {
-    clearInterval(lockCheck);
     process.off("SIGTERM", stop);
     process.off("SIGINT", stop);
-    if (holding && lock.acquired) lock.release();
-    log("info", "light wake watcher exited", { pid: process.pid, outcome });
   }
-  return statusOf(wakeDir, outcome, null);
 };
 
 const render = (r: WatcherOutput): string => {
@@ -129,7 +97,7 @@ export default defineCommand({
     "the lock file and watcher.log; it removes registrations whose session ended or whose pane lost its agent.",
   output:
     '{"outcome":"status|already_running|stopped|idle","wake_dir","watcher":{"pid","role","host","started_at"}|null,"armed":[{"agent_id","session_id","armed_at"}]}',
-  errors: ["INVALID_INPUT", "STORE_UNAVAILABLE", "INTERNAL"],
+  errors: ["INVALID_INPUT", "STORE_UNAVAILABLE", "CONFIG_INVALID", "INTERNAL"],
   env: [
     "AGENT_COMPUTER_HOME",
     "AGENT_COMPUTER_DATABASE_URL",

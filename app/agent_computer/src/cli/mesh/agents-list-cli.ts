@@ -62,7 +62,15 @@ export default defineCommand({
   output:
     '{"view":"list|topology","agents":[{"agent_id","class","alive","host","role","repo","caps","status","status_age_s",' +
     '"last_activity_at","expires_at","session_id","liveness_evidence":"pid|age"}],"classes"?:{"<class>":["agent_id"]},"note"}',
-  errors: ["INVALID_INPUT", "AUTH_FAILED", "RECOVERY_REQUIRED", "UNKNOWN_AGENT", "STORE_UNAVAILABLE", "INTERNAL"],
+  errors: [
+    "INVALID_INPUT",
+    "AUTH_FAILED",
+    "RECOVERY_REQUIRED",
+    "UNKNOWN_AGENT",
+    "STORE_UNAVAILABLE",
+    "CONFIG_INVALID",
+    "INTERNAL",
+  ],
   env: ["AGENT_COMPUTER_HOME", "AGENT_COMPUTER_DATABASE_URL", "RELAY_AGENT_TOKEN", "AGENT_COMPUTER_HOST_ID"],
   examples: ["agents-list-cli", "agents-list-cli --include-stale --json", "agents-list-cli --view topology --agent-id builder-1"],
   run: runAgentsList,

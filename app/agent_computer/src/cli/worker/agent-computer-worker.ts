@@ -68,7 +68,8 @@ export const runWorkerCommand = async (options: WorkerCliOptions, ctx: CommandCo
     import("../../worker/install-paths.ts"),
   ]);
   const summary = await runWorker({
-    store: await ctx.store(),
+    // A fresh open per try: the worker waits for a store that is not up yet (worker/store-wait.ts).
+    openStore: () => import("../../store/open.ts").then((m) => m.openStore(ctx.env, { longLived: true })),
     env: ctx.env,
     paths: ctx.paths,
     newId,
@@ -105,11 +106,15 @@ export default defineCommand({
     "Runs: each attempt is `bun --no-orphans main.ts` (the CURRENT main.ts of the job directory, resolved by real path) in " +
     "its own process group with cwd = the job directory, an environment built from scratch (PATH with bun and mcporter, " +
     "HOME, the owner's WorkerEnv, MCPORTER_CONFIG for this attempt) and the job's timeout, which kills the whole group. " +
-    "Script exception, non-zero exit and timeout are final (not retried). If this worker dies, the attempt's lease lapses " +
+    "Script exception, non-zero exit and timeout are final (not retried). Output tails keep NUL as the text \\u0000 and " +
+    "invalid UTF-8 as U+FFFD; a result the store still refuses ends the run failed (result_unstorable), not retried. If this worker dies, the attempt's lease lapses " +
     "and another worker starts a new fenced attempt (at most 3 attempts); the old attempt's writes are refused.\n" +
     "MCP: every attempt gets a 0600 mcporter config generated from the Skills' mcp.json files under --skills-dir " +
     `({"mcpServers":{…}}; $\{SKILL_DIR} expands to the skill directory), with "imports": [] and ephemeral servers.\n` +
-    "--once consumes what is due, runs every queued run to its end and exits (for scripts and tests). Shutdown: the " +
+    "Started while its store is unreachable, the daemon waits: it retries with a doubling delay (0.5 s up to 30 s), logging " +
+    "each try with the next delay, and starts once the store answers; a signal stops it meanwhile.\n" +
+    "--once consumes what is due, runs every queued run to its end and exits (for scripts and tests; it does not wait " +
+    "for an unreachable store). Shutdown: the " +
     "first SIGTERM/SIGINT stops intake and lets running attempts finish for up to --drain-seconds; a second signal (or " +
     "the deadline) kills them and releases their runs for another worker. Exit status: 0 when --once ran out of work; " +
     "stopped by SIGTERM or SIGINT, the worker prints its summary and then ends by that same signal, so a shell reports " +
@@ -130,7 +135,7 @@ export default defineCommand({
     "trigger firings, runs and attempts (state, exit code, error, stdout/stderr tails), events in owners' sessions, its own " +
     "worker record; per-attempt files under $AGENT_COMPUTER_HOME/run/attempts (removed when the attempt ends).",
   output: '{"worker_id","url","mode":"once|daemon","stopped_by":"once|SIGTERM|SIGINT","forced"}',
-  errors: ["INVALID_INPUT", "ADDRESS_IN_USE", "STORE_UNAVAILABLE", "INTERNAL"],
+  errors: ["INVALID_INPUT", "ADDRESS_IN_USE", "STORE_UNAVAILABLE", "CONFIG_INVALID", "INTERNAL"],
   env: ["AGENT_COMPUTER_HOME", "AGENT_COMPUTER_DATABASE_URL", "AGENT_COMPUTER_SKILLS_DIR"],
   examples: [
     "agent-computer-worker                      # daemon on 127.0.0.1:8787, embedded store",

@@ -4,6 +4,7 @@ import { UniqueViolation } from "../../store/port.ts";
 import type { Deps } from "../deps.ts";
 import { type Liveness, livenessOf } from "../identity/liveness.ts";
 import { hashToken, mintToken, tokenMatches } from "../identity/token.ts";
+import { tokenMismatch } from "../identity/token-origin.ts";
 import { type AgentView, agentView } from "../identity/view.ts";
 import { bounceUndelivered, endExpiredSessions } from "../mesh/expiry.ts";
 import type { TaskSummary } from "../tasks/view.ts";
@@ -64,9 +65,7 @@ const checkCredentials = (existing: IdentityRecord, input: RegisterInput): "keep
       hint: TOKEN_SOURCES_HINT,
     });
   }
-  if (!tokenMatches(input.token, existing.tokenHash)) {
-    throw new AppError("AUTH_FAILED", `the token does not match agent ${name}`, { hint: TOKEN_SOURCES_HINT });
-  }
+  if (!tokenMatches(input.token, existing.tokenHash)) throw tokenMismatch(name, input.token);
   return "keep";
 };
 

@@ -28,19 +28,73 @@ const cronOf = (expr: string, tz: string): Cron => {
   return cron;
 };
 
-/** Checks an expression and a zone; returns a message for the user, or undefined when both are valid. */
-export const cronProblem = (expr: string, tz: string): string | undefined => {
-  const fields = expr.trim().split(/\s+/).length;
-  if (fields !== 5 && fields !== 6) return `must have 5 fields (minute precision) or 6 (leading seconds field); got ${fields}`;
+/** The nicknames croner expands (case-insensitive); @reboot is not one: nothing here sees a reboot. */
+export const CRON_NICKNAMES = ["@yearly", "@annually", "@monthly", "@weekly", "@daily", "@midnight", "@hourly"] as const;
+
+export const CRON_FORMS =
+  '5 fields "minute hour day-of-month month day-of-week", 6 with a leading seconds field, or a nickname: ' +
+  "@hourly, @daily (= @midnight), @weekly, @monthly, @yearly (= @annually)";
+
+/** Each field's name and what it accepts, in the order of a 6-field expression. */
+const FIELDS = [
+  ["seconds", "0-59"],
+  ["minute", "0-59"],
+  ["hour", "0-23"],
+  ["day-of-month", "1-31, L (last day) or nW (the weekday nearest day n)"],
+  ["month", "1-12 or JAN-DEC"],
+  ["day-of-week", "0-7 (0 and 7 are Sunday) or SUN-SAT, n#k (the k-th, 1-5) or nL (the last) of the month"],
+] as const;
+
+const SYNTAX = "lists (1,5), ranges (1-5) and steps (*/15, 0-30/5) work in every field";
+
+/** A user-facing problem with one flag of a schedule. */
+export interface CronProblem {
+  flag: "--cron" | "--tz";
+  problem: string;
+}
+
+const parses = (expr: string, tz: string): boolean => {
+  try {
+    new Cron(expr, { timezone: tz, mode: "5-or-6-parts", paused: true });
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** Which field croner refuses: each is tried alone, every other field a wildcard. Our words, not the library's. */
+const fieldProblem = (fields: string[], tz: string): string => {
+  const named = fields.length === 6 ? FIELDS : FIELDS.slice(1);
+  for (const [i, value] of fields.entries()) {
+    const alone = fields.map((f, j) => (j === i ? f : "*")).join(" ");
+    const [name, allowed] = named[i] as (typeof FIELDS)[number];
+    if (!parses(alone, tz)) return `the ${name} field ${JSON.stringify(value)} is not valid: it takes ${allowed}; ${SYNTAX}`;
+  }
+  return `${JSON.stringify(fields.join(" "))} is not a valid schedule; give ${CRON_FORMS}`;
+};
+
+/** Checks an expression and a zone; returns the flag at fault and what is wrong, or undefined when both are valid. */
+export const cronProblem = (expr: string, tz: string): CronProblem | undefined => {
+  const text = expr.trim();
+  const fields = text.split(/\s+/);
+  if (text.startsWith("@")) {
+    if (!(CRON_NICKNAMES as readonly string[]).includes(text.toLowerCase())) {
+      return { flag: "--cron", problem: `${JSON.stringify(text)} is not a nickname this scheduler knows; give ${CRON_FORMS}` };
+    }
+  } else if (fields.length !== 5 && fields.length !== 6) {
+    return { flag: "--cron", problem: `has ${fields.length} field(s); give ${CRON_FORMS}` };
+  }
   try {
     new Intl.DateTimeFormat("en-US", { timeZone: tz });
   } catch {
-    return `unknown IANA time zone ${JSON.stringify(tz)}`;
+    return {
+      flag: "--tz",
+      problem: `unknown IANA time zone ${JSON.stringify(tz)}; use a name like UTC, Europe/Berlin or America/New_York`,
+    };
   }
-  try {
-    if (!cronOf(expr, tz).nextRun(new Date())) return "never fires";
-  } catch (error) {
-    return (error as Error).message.replace(/^CronPattern: /, "");
+  if (!parses(text, tz)) return { flag: "--cron", problem: fieldProblem(fields, tz) };
+  if (!cronOf(text, tz).nextRun(new Date())) {
+    return { flag: "--cron", problem: `${JSON.stringify(text)} never fires (no date matches it, e.g. February 30)` };
   }
   return undefined;
 };

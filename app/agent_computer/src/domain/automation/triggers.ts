@@ -65,7 +65,7 @@ export const createCronSchedule = async (
   },
 ): Promise<TriggerView & { upcoming: string[] }> => {
   const problem = cronProblem(input.cron, input.tz);
-  if (problem) throw new AppError("INVALID_INPUT", `--cron/--tz: ${problem}`);
+  if (problem) throw new AppError("INVALID_INPUT", `${problem.flag}: ${problem.problem}`);
   const first = nextTick(input.cron, input.tz, deps.now);
   if (first === null) throw new AppError("INVALID_INPUT", "--cron: the expression never fires");
   const trigger = {

@@ -1,9 +1,9 @@
 import { AppError } from "../../errors.ts";
 import type { AgentRecord, StoreTx } from "../../store/port.ts";
 import { tokenMatches } from "./token.ts";
+import { TOKEN_SOURCES_HINT, tokenMismatch } from "./token-origin.ts";
 
-export const TOKEN_SOURCES_HINT =
-  "pass --token-file <path>, set RELAY_AGENT_TOKEN, or keep the token in the vault (written at registration)";
+export { TOKEN_SOURCES_HINT } from "./token-origin.ts";
 
 /** Loads the agent and checks the presented token; every authenticated call starts here. */
 export const authenticate = async (
@@ -39,7 +39,5 @@ export function verifyCredentials<T extends Pick<AgentRecord, "tokenHash" | "aut
     });
   }
   if (token === undefined) throw new AppError("AUTH_FAILED", `no token for ${name}`, { hint: TOKEN_SOURCES_HINT });
-  if (!tokenMatches(token, agent.tokenHash)) {
-    throw new AppError("AUTH_FAILED", `the token does not match agent ${name}`, { hint: TOKEN_SOURCES_HINT });
-  }
+  if (!tokenMatches(token, agent.tokenHash)) throw tokenMismatch(name, token);
 }

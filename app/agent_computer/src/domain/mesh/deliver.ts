@@ -1,9 +1,11 @@
-import type { StoreTx } from "../../store/port.ts";
+import type { InboxSlot, StoreTx } from "../../store/port.ts";
 
 export interface Delivery {
   seq: number;
   /** true: the recipient's live session will show it; false: stored, never delivered (the watermark rule). */
   live: boolean;
+  /** What registration recorded about the recipient's process: with `live`, the input of the liveness rule. */
+  holder: InboxSlot["holder"];
 }
 
 /**
@@ -19,7 +21,7 @@ export const deliverTo = async (
 ): Promise<Delivery | undefined> => {
   const slot = await tx.mesh.takeInboxSlot(recipient, now);
   if (slot === undefined) return undefined;
-  const { seq, sessionId } = slot;
+  const { seq, sessionId, holder } = slot;
   await tx.mesh.insertDelivery({
     messageId,
     recipient,
@@ -27,5 +29,5 @@ export const deliverTo = async (
     state: sessionId ? "pending" : "not_checked_in",
     sessionId: sessionId ?? null,
   });
-  return { seq, live: sessionId !== undefined };
+  return { seq, live: sessionId !== undefined, holder };
 };

@@ -1,6 +1,6 @@
 import type { IdentityRecord, SessionRecord, StoreTx } from "../../store/port.ts";
 import { type Deps, iso } from "../deps.ts";
-import { type LivenessEvidence, livenessOf } from "../identity/liveness.ts";
+import { isSessionLive, type LivenessEvidence, livenessOf } from "../identity/liveness.ts";
 import { enterMesh } from "./live-session.ts";
 
 export interface DirectoryInput {
@@ -39,7 +39,7 @@ const toEntry = (deps: Deps, session: SessionRecord, agent: IdentityRecord | und
   const now = deps.now;
   const liveness = agent
     ? livenessOf(agent, session, now, deps.local)
-    : { alive: session.endedAt === null && session.expiresAt > now, evidence: "age" as const };
+    : { alive: isSessionLive(session, now), evidence: "age" as const };
   return {
     agent_id: session.agentName,
     class: agent?.agentClass ?? "unclassified",

@@ -11,12 +11,17 @@ import { endExpiredSessions } from "./expiry.ts";
  */
 export const PRESENCE_WRITE_INTERVAL_MS = 1000;
 
+/** Whether the caller holds a live session after the call (its replies reach it only if so). */
+export interface CallerPresence {
+  sessionLive: boolean;
+}
+
 /**
  * The common start of an authenticated mesh call: check the token, expire what is due, renew presence.
  * One read answers all three questions; with nothing due and presence fresh, that read is the whole cost.
  * With `require` (inbox, ack), a missing live session is an error naming the command that fixes it, and presence
  * is written whatever its age and the renewed session returned; without it, presence is renewed if there is a
- * session, at most once a second.
+ * session, at most once a second, and the answer says whether the caller still has a live session.
  */
 export async function enterMesh(
   deps: Deps,
@@ -31,14 +36,14 @@ export async function enterMesh(
   agentId: string,
   token: string | undefined,
   require: false,
-): Promise<undefined>;
+): Promise<CallerPresence>;
 export async function enterMesh(
   deps: Deps,
   tx: StoreTx,
   agentId: string,
   token: string | undefined,
   require: boolean,
-): Promise<SessionRecord | undefined> {
+): Promise<SessionRecord | CallerPresence> {
   const caller = await tx.mesh.callerState(agentId, deps.now);
   verifyCredentials(agentId, token, caller);
   if (caller.expiryDue) await endExpiredSessions(tx, deps.now, deps.newId);
@@ -47,8 +52,10 @@ export async function enterMesh(
   // by who was seen last). Calls that only renew presence write it when it is a second old.
   if (require || stale(caller.lastSeenAt)) await tx.mesh.touchAgent(agentId, deps.now);
   if (!require) {
-    if (caller.sessionActivityAt !== undefined && stale(caller.sessionActivityAt)) await tx.mesh.extendSession(agentId, deps.now);
-    return undefined;
+    // A session that ran out was ended just above (expiry was due), so it is not extended here either.
+    const sessionLive = caller.sessionExpiresAt !== undefined && caller.sessionExpiresAt > deps.now;
+    if (sessionLive && stale(caller.sessionActivityAt as number)) await tx.mesh.extendSession(agentId, deps.now);
+    return { sessionLive };
   }
   const session = await tx.mesh.renewSession(agentId, deps.now);
   if (!session) {

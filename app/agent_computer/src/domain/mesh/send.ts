@@ -2,8 +2,9 @@ import { AppError } from "../../errors.ts";
 import type { SentMessage, StoreTx } from "../../store/port.ts";
 import { UniqueViolation } from "../../store/port.ts";
 import { type Deps, iso } from "../deps.ts";
+import { holderLiveness } from "../identity/liveness.ts";
 import { takeRateSlots } from "../identity/rate-limit.ts";
-import { deliverTo } from "./deliver.ts";
+import { type Delivery, deliverTo } from "./deliver.ts";
 import { enterMesh } from "./live-session.ts";
 
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -21,7 +22,13 @@ export interface SendInput {
   idempotencyKey?: string | undefined;
 }
 
-export type RecipientOutcome = "live" | "not_checked_in" | "unknown_agent";
+/**
+ * live: its session is live and (where its pid can be checked) its process runs: it will see this.
+ * process_exited: its session is still open but its registered process on this host has exited: the message waits
+ * in that session and is read only if the agent checks in again before the session expires (else a bounce).
+ * not_checked_in: no live session: stored, never delivered. unknown_agent: no such agent, nothing stored for it.
+ */
+export type RecipientOutcome = "live" | "process_exited" | "not_checked_in" | "unknown_agent";
 
 export interface SendResult {
   id: string;
@@ -30,20 +37,61 @@ export interface SendResult {
   thread_id: string | null;
   replayed: boolean;
   recipients: { agent_id: string; outcome: RecipientOutcome; seq: number | null }[];
+  /** Whether the sender itself holds a live session: replies reach it only then. */
+  sender_session: "live" | "expired";
+  /** When sender_session is expired: the command that starts a new session. */
+  sender_checkin?: string;
 }
 
-const replayResult = (from: string, original: SentMessage): SendResult => ({
-  id: original.id,
-  from,
-  created_at: iso(original.createdAt),
-  thread_id: original.threadId,
-  replayed: true,
-  recipients: original.deliveries.map((d) => ({
-    agent_id: d.recipient,
-    outcome: d.sessionId ? "live" : "not_checked_in",
-    seq: d.seq,
-  })),
-});
+/** The liveness rule of agents-list-cli and task routing, applied to one delivery. */
+const outcomeOf = (deps: Deps, delivery: Pick<Delivery, "live" | "holder">): RecipientOutcome => {
+  if (!delivery.live) return "not_checked_in";
+  return holderLiveness(delivery.holder, true, deps.local).alive ? "live" : "process_exited";
+};
+
+const senderFields = (from: string, sessionLive: boolean): Pick<SendResult, "sender_session" | "sender_checkin"> =>
+  sessionLive
+    ? { sender_session: "live" }
+    : { sender_session: "expired", sender_checkin: `agent-checkin-cli --agent-id ${from} --confirm` };
+
+/** What a send asks for, hashed: a retry must ask for the same thing. Broadcasts hash their filters, not who matched. */
+const requestHash = (input: SendInput): string => {
+  const recipients =
+    input.recipients.kind === "to"
+      ? { to: [...new Set(input.recipients.agentIds)].sort() }
+      : { broadcast: { role: input.recipients.role ?? null, repo: input.recipients.repo ?? null } };
+  const request = JSON.stringify({ body: input.body, thread: input.threadId ?? null, ...recipients });
+  return Bun.SHA256.hash(request, "hex") as string;
+};
+
+/** A reuse of the key is a retry only if it asks for what the original asked; anything else is refused. */
+const checkSameRequest = (input: SendInput, key: string, hash: string, original: SentMessage): void => {
+  const differs =
+    original.body !== input.body
+      ? "a different body"
+      : original.idempotencyHash !== null && original.idempotencyHash !== hash
+        ? "different recipients or thread"
+        : undefined;
+  if (!differs) return;
+  throw new AppError(
+    "IDEMPOTENCY_CONFLICT",
+    `--idempotency-key ${key} was used by ${input.from} at ${iso(original.createdAt)} for message ${original.id} with ${differs}; nothing was sent`,
+    {
+      hint: "a retry must repeat the same body, recipients and thread; a new message needs a new key",
+      details: { message_id: original.id },
+    },
+  );
+};
+
+const replayRecipients = async (deps: Deps, tx: StoreTx, original: SentMessage): Promise<SendResult["recipients"]> => {
+  const recipients: SendResult["recipients"] = [];
+  for (const d of original.deliveries) {
+    const holder = d.sessionId ? await tx.identity.getAgent(d.recipient) : undefined;
+    const outcome = holder ? outcomeOf(deps, { live: true, holder }) : "not_checked_in";
+    recipients.push({ agent_id: d.recipient, outcome, seq: d.seq });
+  }
+  return recipients;
+};
 
 /** Each named recipient once, in name order (one name, the common case, needs neither). */
 const uniqueSorted = (names: string[]): string[] => (names.length === 1 ? names : [...new Set(names)].sort());
@@ -62,12 +110,25 @@ const broadcastRecipients = async (
 
 const sendOnce = (deps: Deps, input: SendInput): Promise<SendResult> =>
   deps.store.write(async (tx) => {
-    await enterMesh(deps, tx, input.from, input.token, false);
+    const { sessionLive } = await enterMesh(deps, tx, input.from, input.token, false);
+    const sender = senderFields(input.from, sessionLive);
     const key = input.idempotencyKey ?? null;
-    if (key) {
+    const hash = key ? requestHash(input) : null;
+    if (key && hash) {
       await tx.mesh.releaseIdempotencyKey(input.from, key, deps.now - IDEMPOTENCY_WINDOW_MS);
       const original = await tx.mesh.findByIdempotencyKey(input.from, key);
-      if (original) return replayResult(input.from, original);
+      if (original) {
+        checkSameRequest(input, key, hash, original);
+        return {
+          id: original.id,
+          from: input.from,
+          created_at: iso(original.createdAt),
+          thread_id: original.threadId,
+          replayed: true,
+          recipients: await replayRecipients(deps, tx, original),
+          ...sender,
+        };
+      }
     }
     // A replay above sends nothing, so only new messages count against the sender's and the host's limits.
     await takeRateSlots(tx, deps.limits, "send", { name: input.from, host: deps.local?.hostId ?? deps.host }, deps.now);
@@ -88,6 +149,7 @@ const sendOnce = (deps: Deps, input: SendInput): Promise<SendResult> =>
       body: input.body,
       threadId: input.threadId ?? null,
       idempotencyKey: key,
+      idempotencyHash: hash,
       createdAt: deps.now,
     });
     const recipients: SendResult["recipients"] = [];
@@ -95,7 +157,7 @@ const sendOnce = (deps: Deps, input: SendInput): Promise<SendResult> =>
       const delivery = await deliverTo(tx, id, name, deps.now);
       recipients.push(
         delivery
-          ? { agent_id: name, outcome: delivery.live ? "live" : "not_checked_in", seq: delivery.seq }
+          ? { agent_id: name, outcome: outcomeOf(deps, delivery), seq: delivery.seq }
           : { agent_id: name, outcome: "unknown_agent", seq: null },
       );
     }
@@ -104,13 +166,21 @@ const sendOnce = (deps: Deps, input: SendInput): Promise<SendResult> =>
         hint: "agents-list-cli --include-stale lists the registered names",
       });
     }
-    return { id, from: input.from, created_at: iso(deps.now), thread_id: input.threadId ?? null, replayed: false, recipients };
+    return {
+      id,
+      from: input.from,
+      created_at: iso(deps.now),
+      thread_id: input.threadId ?? null,
+      replayed: false,
+      recipients,
+      ...sender,
+    };
   });
 
 /**
- * Stores one message for each recipient and tells the truth about each: live (it will see this),
- * not_checked_in (stored, never delivered) or unknown_agent (rejected). A concurrent retry with the
- * same idempotency key loses the unique index race and re-reads the original.
+ * Stores one message for each recipient and tells the truth about each (RecipientOutcome), and whether the
+ * sender's own session is live. A concurrent retry with the same idempotency key loses the unique index race
+ * and re-reads the original; a reuse of the key for a different message is IDEMPOTENCY_CONFLICT.
  */
 export const sendMessage = async (deps: Deps, input: SendInput): Promise<SendResult> => {
   try {

@@ -4,6 +4,7 @@ import type { AutomationRepo, ClaimedRun, Fence } from "../port-automation.ts";
 import { type Row, RUN_COLUMNS, toAttempt, toRun } from "./automation-rows.ts";
 import { skipLocked } from "./automation-triggers.ts";
 import type { Db } from "./db.ts";
+import { storableOrNull, storableText } from "./storable-text.ts";
 
 type Runs = Pick<
   AutomationRepo,
@@ -124,12 +125,23 @@ export const runsRepo = (db: Db): Runs => ({
     (await db.run(`UPDATE automation_runs SET lease_expires_at = $4 WHERE ${FENCE}`, [...fenceParams(f), leaseExpiresAt])) > 0,
   recordEmit: async (f) =>
     (await db.run(`UPDATE automation_runs SET emitted_count = emitted_count + 1 WHERE ${FENCE}`, fenceParams(f))) > 0,
+  // Output tails and errors are untrusted bytes from the script; see storable-text.ts.
   finishRun: async (f, o) => {
     const changed = await db.run(
       `UPDATE automation_runs SET state = $4, exit_code = $5, signal = $6, error_kind = $7, error = $8, stdout_tail = $9,
          stderr_tail = $10, finished_at = $11, lease_token = NULL, lease_expires_at = NULL
        WHERE ${FENCE}`,
-      [...fenceParams(f), o.state, o.exitCode, o.signal, o.errorKind, o.error, o.stdoutTail, o.stderrTail, o.finishedAt],
+      [
+        ...fenceParams(f),
+        o.state,
+        o.exitCode,
+        o.signal,
+        o.errorKind,
+        storableOrNull(o.error),
+        storableText(o.stdoutTail),
+        storableText(o.stderrTail),
+        o.finishedAt,
+      ],
     );
     if (changed > 0) await endAttempt(db, f, o.finishedAt, o.state);
     return changed > 0;

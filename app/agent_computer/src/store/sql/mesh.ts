@@ -5,6 +5,7 @@ import type {
   DeliveryState,
   ExpiredDelivery,
   InboxEntry,
+  InboxSlot,
   MeshRepo,
   SentMessage,
   SessionRecord,
@@ -75,6 +76,7 @@ const withDeliveries = async (db: Db, rows: Row[]): Promise<SentMessage[]> => {
     body: str(r.body),
     threadId: strOrNull(r.thread_id),
     createdAt: num(r.created_at),
+    idempotencyHash: strOrNull(r.idempotency_hash),
     deliveries: deliveries.filter((d) => d.messageId === r.id),
   }));
 };
@@ -91,17 +93,20 @@ const OPEN_SESSION_SQL = `SELECT ${SESSION_COLUMNS} FROM sessions WHERE agent_na
 const NEXT_SEQ_SQL = "UPDATE agents SET last_seq = last_seq + 1 WHERE name = $1";
 /** The open session of the agent named $1 if it is live at $2: the delivery rule. */
 const LIVE_SESSION_ID = `(SELECT id FROM sessions WHERE agent_name = $1 AND ${liveAt("$2")})`;
-const INBOX_SLOT_SQL = `SELECT last_seq, ${LIVE_SESSION_ID} AS session_id FROM agents WHERE name = $1`;
-const INBOX_SLOT_RETURNING_SQL = `${NEXT_SEQ_SQL} RETURNING last_seq, ${LIVE_SESSION_ID} AS session_id`;
+/** Read with the slot (same row, no extra lookup): the recipient's recorded process, for the liveness rule. */
+const SLOT_COLUMNS = `last_seq, host_id, agent_pid, agent_pid_start, ${LIVE_SESSION_ID} AS session_id`;
+const INBOX_SLOT_SQL = `SELECT ${SLOT_COLUMNS} FROM agents WHERE name = $1`;
+const INBOX_SLOT_RETURNING_SQL = `${NEXT_SEQ_SQL} RETURNING ${SLOT_COLUMNS}`;
 /** Extends the agent's open session by its own ttl; renewSession also reads the session back. */
 const EXTEND_SESSION_SQL =
   "UPDATE sessions SET last_activity_at = $2, expires_at = $2 + ttl_seconds * 1000 WHERE agent_name = $1 AND ended_at IS NULL";
 const RENEW_SESSION_SQL = `${EXTEND_SESSION_SQL} RETURNING ${SESSION_COLUMNS}`;
 const TOUCH_AGENT_SQL = "UPDATE agents SET last_seen_at = $2 WHERE name = $1 AND last_seen_at < $2";
-const CALLER_STATE_SQL = `SELECT token_hash, auth_state, last_seen_at,
-  (SELECT last_activity_at FROM sessions WHERE agent_name = $1 AND ended_at IS NULL) AS session_activity_at,
+// At most one open session per agent (index sessions_one_open), so the join finds at most one row.
+const CALLER_STATE_SQL = `SELECT a.token_hash, a.auth_state, a.last_seen_at,
+  s.last_activity_at AS session_activity_at, s.expires_at AS session_expires_at,
   EXISTS (SELECT 1 FROM sessions WHERE ${ranOut("$2")}) AS expiry_due
-  FROM agents WHERE name = $1`;
+  FROM agents a LEFT JOIN sessions s ON s.agent_name = a.name AND s.ended_at IS NULL WHERE a.name = $1`;
 const EXPIRY_DUE_SQL = `SELECT 1 AS due FROM sessions WHERE ${ranOut("$1")} LIMIT 1`;
 const END_EXPIRED_SQL = `UPDATE sessions SET ended_at = expires_at WHERE ${ranOut("$1")} RETURNING ${SESSION_COLUMNS}`;
 const toCallerState = (r: Row): CallerState => ({
@@ -109,11 +114,22 @@ const toCallerState = (r: Row): CallerState => ({
   authState: str(r.auth_state) as CallerState["authState"],
   lastSeenAt: num(r.last_seen_at),
   sessionActivityAt: r.session_activity_at == null ? undefined : num(r.session_activity_at),
+  sessionExpiresAt: r.session_expires_at == null ? undefined : num(r.session_expires_at),
   // PostgreSQL answers EXISTS with a boolean, SQLite with 1 or 0.
   expiryDue: r.expiry_due === true || r.expiry_due === 1,
 });
-const toInboxSlot = (row: Row | undefined) =>
-  row ? { seq: num(row.last_seq), sessionId: row.session_id == null ? undefined : str(row.session_id) } : undefined;
+const toInboxSlot = (row: Row | undefined): InboxSlot | undefined =>
+  row
+    ? {
+        seq: num(row.last_seq),
+        sessionId: row.session_id == null ? undefined : str(row.session_id),
+        holder: {
+          hostId: strOrNull(row.host_id),
+          agentPid: numOrNull(row.agent_pid),
+          agentPidStart: strOrNull(row.agent_pid_start),
+        },
+      }
+    : undefined;
 
 export const meshRepo = (db: Db): MeshRepo => {
   const agentLockedSql = `${AGENT_SQL}${db.forUpdate}`;
@@ -212,8 +228,8 @@ export const meshRepo = (db: Db): MeshRepo => {
 
     insertMessage: async (m) => {
       await db.run(
-        "INSERT INTO messages (id, sender, kind, body, thread_id, idempotency_key, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)",
-        [m.id, m.sender, m.kind, m.body, m.threadId, m.idempotencyKey, m.createdAt],
+        "INSERT INTO messages (id, sender, kind, body, thread_id, idempotency_key, idempotency_hash, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+        [m.id, m.sender, m.kind, m.body, m.threadId, m.idempotencyKey, m.idempotencyHash ?? null, m.createdAt],
       );
     },
     insertDelivery: async (d) => {

@@ -4,7 +4,7 @@
 import { closeSync, existsSync, openSync, renameSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { execa } from "execa";
-import { liveHolder, type WatcherHolder } from "../../local/wake-lock.ts";
+import { liveHolder, type WatcherHolder } from "../local/wake-lock.ts";
 
 export interface LaunchPlan {
   command: string;
@@ -32,7 +32,8 @@ export const lightWatcherPlan = (input: {
   execPath: string;
 }): LaunchPlan => {
   const compiled = input.moduleDir.startsWith("/$bunfs") || input.moduleDir.startsWith("B:/~BUN");
-  const root = compiled ? dirname(dirname(input.execPath)) : join(input.moduleDir, "..", "..", "..", "..", "..");
+  // Source form: this module is <root>/app/agent_computer/src/wake/launch.ts.
+  const root = compiled ? dirname(dirname(input.execPath)) : join(input.moduleDir, "..", "..", "..", "..");
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(input.env)) if (value !== undefined && keep(key)) env[key] = value;
   // The watcher runs for long: it keeps JavaScriptCore's JIT, which the launcher turns off for one-shot calls.

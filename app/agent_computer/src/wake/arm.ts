@@ -11,8 +11,8 @@ import {
   type WakeRegistration,
   wakeDirFor,
   writeRegistration,
-} from "../../local/wake-registrations.ts";
-import type { CommandContext } from "../kernel/context.ts";
+} from "../local/wake-registrations.ts";
+import type { Paths } from "../paths.ts";
 
 export interface HerdrWake {
   /** would_arm: preview only, --confirm would arm. */
@@ -20,6 +20,13 @@ export interface HerdrWake {
   reason: string | null;
   /** Which process wakes this agent (armed only): the worker, or a light watcher started for the purpose. */
   watcher?: { role: "worker" | "light"; pid: number };
+}
+
+/** What arming reads of the calling command (a CommandContext has it). */
+export interface ArmContext {
+  env: Readonly<Record<string, string | undefined>>;
+  paths: Paths;
+  now(): number;
 }
 
 const HERDR_CHECK_TIMEOUT_MS = 3_000;
@@ -32,8 +39,8 @@ const herdrEnvOf = (env: Readonly<Record<string, string | undefined>>): Record<s
   return picked;
 };
 
-const armedWith = async (ctx: CommandContext, wakeDir: string, reason: string | null): Promise<HerdrWake> => {
-  const { ensureWakeWatcher } = await import("./wake-launch.ts");
+const armedWith = async (ctx: ArmContext, wakeDir: string, reason: string | null): Promise<HerdrWake> => {
+  const { ensureWakeWatcher } = await import("./launch.ts");
   const start = await ensureWakeWatcher(wakeDir, ctx.env);
   if (!start.ok) return { state: "unsupported", reason: `${start.reason}: poll agent-inbox-cli yourself` };
   return { state: "armed", reason, watcher: { role: start.holder.role, pid: start.holder.pid } };
@@ -42,7 +49,7 @@ const armedWith = async (ctx: CommandContext, wakeDir: string, reason: string | 
 /** Arms (or previews arming) auto-wake for the session a check-in just created or renewed. */
 export const herdrWakeFor = async (
   options: { agentId: string; herdrPane?: string | undefined },
-  ctx: CommandContext,
+  ctx: ArmContext,
   phase: "preview" | "confirm",
   sessionId: string | undefined,
 ): Promise<HerdrWake> => {
@@ -56,10 +63,7 @@ export const herdrWakeFor = async (
     return { state: "off", reason: "no --herdr-pane given: poll agent-inbox-cli for new messages" };
   }
   const paneId = options.herdrPane;
-  const [{ createHerdr }, { checkArmable }] = await Promise.all([
-    import("../../adapters/herdr/client.ts"),
-    import("../../domain/wake/arm.ts"),
-  ]);
+  const [{ createHerdr }, { checkArmable }] = await Promise.all([import("../adapters/herdr/client.ts"), import("./armable.ts")]);
   const check = await checkArmable({
     paneId,
     env: ctx.env,

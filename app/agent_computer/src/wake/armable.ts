@@ -1,6 +1,6 @@
 // Whether auto-wake can work for a pane, checked with Herdr itself: every "no" carries the reason the agent is
 // shown, so it knows to poll agent-inbox-cli instead of waiting for a wake that will never come.
-import { type Herdr, type HerdrAgent, isHerdrError } from "../../adapters/herdr/client.ts";
+import { type Herdr, type HerdrAgent, isHerdrError } from "../adapters/herdr/client.ts";
 
 export type ArmCheck = { ok: true; agent: HerdrAgent } | { ok: false; reason: string };
 

@@ -2,8 +2,8 @@
 // leaves its current group. While such a wait has been in flight long enough to be connected, the status is
 // known to be current without another Herdr call, so a wake can be typed at once; and a deferred wake fires
 // the moment a working agent settles.
-import { type Herdr, type HerdrAgent, type HerdrAgentStatus, isHerdrError } from "../../adapters/herdr/client.ts";
-import type { PaneStatusView } from "./policy.ts";
+import { type Herdr, type HerdrAgent, type HerdrAgentStatus, isHerdrError } from "../adapters/herdr/client.ts";
+import type { PaneStatusView } from "../domain/wake/policy.ts";
 
 const ALL: readonly HerdrAgentStatus[] = ["idle", "done", "working", "blocked", "unknown"];
 // idle and done are one group: a focus flip between them is not a change worth waking for (and Herdr 0.8 may

@@ -1,0 +1,102 @@
+// The command layer of truthful outcomes, in process against every store: what agent-send-cli prints to an
+// expired sender, and which token source an AUTH_FAILED names (never the token).
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import type { CommandContext } from "../../app/agent_computer/src/cli/kernel/context.ts";
+import sendCommand, { runSend, sendOptionsSchema } from "../../app/agent_computer/src/cli/mesh/agent-send-cli.ts";
+import { checkIn } from "../../app/agent_computer/src/domain/agents/checkin.ts";
+import { isAppError } from "../../app/agent_computer/src/errors.ts";
+import { writeVaultToken } from "../../app/agent_computer/src/local/vault.ts";
+import { resolvePaths } from "../../app/agent_computer/src/paths.ts";
+import type { Store } from "../../app/agent_computer/src/store/port.ts";
+import { type MeshClock, meshClock } from "../helpers/mesh.ts";
+import { createStoreTarget, type StoreTarget, storeNames } from "../helpers/stores.ts";
+
+describe.each(storeNames)("agent-send-cli tells the sender the truth [%s]", (storeName) => {
+  let target: StoreTarget;
+  let store: Store;
+  let clock: MeshClock;
+  const tokens = new Map<string, string>();
+
+  const ctxWith = (env: Record<string, string | undefined> = {}): CommandContext => {
+    const full = { ...target.env, RELAY_AGENT_TOKEN: undefined, ...env };
+    return { env: full, paths: resolvePaths(full), now: () => clock.now, store: async () => store, readStdin: async () => "" };
+  };
+  const enter = async (agentId: string, ttlSeconds = 3600) => {
+    const r = await checkIn(clock.deps(), { agentId, token: tokens.get(agentId), ttlSeconds });
+    if (r.agent_token) {
+      tokens.set(agentId, r.agent_token);
+      await writeVaultToken(resolvePaths(target.env), agentId, r.agent_token);
+    }
+  };
+  const options = (from: string, extra: Record<string, unknown> = {}) =>
+    sendOptionsSchema.parse({ from, to: ["reader"], body: "hello", ...extra });
+  /** The AppError a send throws, with its code, message, hint and details as --json would print them. */
+  const refusal = async (promise: Promise<unknown>) => {
+    const error = await promise.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    if (!isAppError(error)) throw new Error(`expected an AppError, got ${String(error)}`);
+    return { exitCode: error.exitCode, ...(error.toJSON().error as { code: string; message: string; hint?: string }) };
+  };
+
+  beforeAll(async () => {
+    target = await createStoreTarget(storeName);
+    store = await target.open();
+    clock = meshClock(store, Date.now());
+    await enter("reader");
+    await enter("writer", 60);
+  });
+  afterAll(async () => {
+    await store?.close();
+    await target?.dispose();
+  });
+
+  test("an expired sender reads, in the human output and in --json, the exact check-in command to run", async () => {
+    clock.advance(61_000);
+    const result = await runSend(options("writer"), ctxWith());
+    expect(result).toMatchObject({
+      sender_session: "expired",
+      sender_checkin: "agent-checkin-cli --agent-id writer --confirm",
+    });
+    const text = sendCommand.render(result, options("writer"));
+    expect(text).toContain("YOUR SESSION HAS EXPIRED");
+    expect(text).toContain("agent-checkin-cli --agent-id writer --confirm");
+    await enter("writer", 60);
+    const live = await runSend(options("writer"), ctxWith());
+    expect(sendCommand.render(live, options("writer"))).not.toContain("EXPIRED");
+  });
+
+  test("RELAY_AGENT_TOKEN holding another agent's token: AUTH_FAILED names RELAY_AGENT_TOKEN, not the token", async () => {
+    const other = tokens.get("reader") as string;
+    const r = await refusal(runSend(options("writer"), ctxWith({ RELAY_AGENT_TOKEN: other })));
+    expect(r).toMatchObject({ exitCode: 3, code: "AUTH_FAILED", token_source: "RELAY_AGENT_TOKEN" });
+    expect(r.message).toBe("the token from RELAY_AGENT_TOKEN does not match agent writer");
+    expect(r.hint).toContain("unset it");
+    expect(JSON.stringify(r)).not.toContain(other);
+  });
+
+  test("a --token-file holding a wrong token: AUTH_FAILED names the flag and the path, not the token", async () => {
+    const file = join(resolvePaths(target.env).stateDir, `wrong-${storeName}.token`);
+    const wrong = tokens.get("reader") as string;
+    writeFileSync(file, `${wrong}\n`, { mode: 0o600 });
+    const r = await refusal(runSend(options("writer", { tokenFile: file }), ctxWith()));
+    expect(r).toMatchObject({ exitCode: 3, code: "AUTH_FAILED", token_source: `--token-file ${file}` });
+    expect(r.message).toBe(`the token from --token-file ${file} does not match agent writer`);
+    expect(JSON.stringify(r)).not.toContain(wrong);
+  });
+
+  test("a stale vault entry: AUTH_FAILED names the vault file", async () => {
+    const paths = resolvePaths(target.env);
+    await writeVaultToken(paths, "writer", "act_stale-token-from-before-a-rotation");
+    try {
+      const r = await refusal(runSend(options("writer"), ctxWith()));
+      expect(r.message).toBe(`the token from the vault (${paths.vaultDir}/writer.token) does not match agent writer`);
+      expect(JSON.stringify(r)).not.toContain("act_stale");
+    } finally {
+      await writeVaultToken(paths, "writer", tokens.get("writer") as string);
+    }
+  });
+});

@@ -1,0 +1,99 @@
+// run-automation-job-cli --wait-seconds reports the run's outcome in its exit status: a run that failed (or was
+// cancelled) is RUN_FAILED, exit 4, with the run id and state in the error; a run that succeeded exits 0.
+// In process against every store; a test worker claims and finishes the attempt through the domain.
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { runJobOptionsSchema, runRunJob } from "../../app/agent_computer/src/cli/automation/run-automation-job-cli.ts";
+import type { CommandContext } from "../../app/agent_computer/src/cli/kernel/context.ts";
+import { checkIn } from "../../app/agent_computer/src/domain/agents/checkin.ts";
+import { claimAttempts, finishAttempt } from "../../app/agent_computer/src/domain/automation/attempts.ts";
+import { createJob } from "../../app/agent_computer/src/domain/automation/jobs.ts";
+import { isAppError } from "../../app/agent_computer/src/errors.ts";
+import { resolvePaths } from "../../app/agent_computer/src/paths.ts";
+import type { Store } from "../../app/agent_computer/src/store/port.ts";
+import { type MeshClock, meshClock } from "../helpers/mesh.ts";
+import { createStoreTarget, type StoreTarget, storeNames } from "../helpers/stores.ts";
+
+describe.each(storeNames)("run-automation-job-cli --wait-seconds exit status [%s]", (storeName) => {
+  let target: StoreTarget;
+  let store: Store;
+  let clock: MeshClock;
+  let token: string;
+  let jobId: string;
+
+  const ctx = (): CommandContext => ({
+    env: { ...target.env, RELAY_AGENT_TOKEN: token },
+    paths: resolvePaths(target.env),
+    now: () => clock.now,
+    store: async () => store,
+    readStdin: async () => "",
+  });
+
+  /** Plays the worker: claims the one queued run and ends it as `state`, as soon as it is there. */
+  const finishNextRun = async (state: "succeeded" | "failed") => {
+    for (;;) {
+      const [claimed] = await claimAttempts(clock.deps(), { workerId: "test-worker", leaseMs: 60_000, limit: 1, hinted: true });
+      if (claimed) {
+        const failed = state === "failed";
+        await finishAttempt(clock.deps(), claimed.fence, {
+          state,
+          exitCode: failed ? 3 : 0,
+          signal: null,
+          errorKind: failed ? "exit_code" : null,
+          error: failed ? "main.ts exited with code 3" : null,
+          stdoutTail: "",
+          stderrTail: failed ? "boom" : "",
+          finishedAt: clock.now,
+        });
+        return claimed.run.id;
+      }
+      await Bun.sleep(20);
+    }
+  };
+  const waitedRun = (state: "succeeded" | "failed") =>
+    Promise.all([
+      runRunJob(runJobOptionsSchema.parse({ agentId: "owner", id: jobId, waitSeconds: 60 }), ctx()).then(
+        (result) => ({ result, error: undefined }),
+        (error: unknown) => ({ result: undefined, error }),
+      ),
+      finishNextRun(state),
+    ]);
+
+  beforeAll(async () => {
+    target = await createStoreTarget(storeName);
+    store = await target.open();
+    clock = meshClock(store, Date.now());
+    token = (await checkIn(clock.deps(), { agentId: "owner", token: undefined })).agent_token as string;
+    const dir = mkdtempSync(join(tmpdir(), "ac-job-"));
+    writeFileSync(join(dir, "main.ts"), "process.exit(3);\n");
+    jobId = (
+      await createJob(clock.deps(), { agentId: "owner", token, dir, label: "l", wakeOnFailure: false, timeoutSeconds: 60 })
+    ).id;
+  });
+  afterAll(async () => {
+    await store?.close();
+    await target?.dispose();
+  });
+
+  test("a run that failed is RUN_FAILED (exit 4) with the run id, state and run in the error", async () => {
+    const [{ result, error }, runId] = await waitedRun("failed");
+    expect(result).toBeUndefined();
+    if (!isAppError(error)) throw new Error(`expected RUN_FAILED, got ${String(error)}`);
+    expect(error.exitCode).toBe(4);
+    expect(error.toJSON().error).toMatchObject({
+      code: "RUN_FAILED",
+      run_id: runId,
+      state: "failed",
+      run: { id: runId, state: "failed", exit_code: 3, error_kind: "exit_code" },
+    });
+    expect(error.message).toBe(`run ${runId} of ${jobId} ended failed (exit_code: main.ts exited with code 3), exit code 3`);
+  });
+
+  test("a run that succeeded is the result, exit 0", async () => {
+    const [{ result, error }, runId] = await waitedRun("succeeded");
+    expect(error).toBeUndefined();
+    expect(result?.run).toMatchObject({ id: runId, state: "succeeded" });
+  });
+});
