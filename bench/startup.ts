@@ -78,9 +78,10 @@ const direct = (phase?: string, args = inboxArgs) =>
 
 // The prefixes of the real command, in order (cli/kernel/startup-phase.ts), and what each adds to the one before.
 const phases = [
-  ["entry", "entry: main chunk, zod core and locale, binary registry, kernel"],
+  ["entry", "entry: main chunk, zod core and locale, binary registry"],
   ["command-loaded", "command module: its chunks, zod/mini schemas, domain modules"],
-  ["store-open", "flags parsed, token read, store opened (SQLite, pragmas, migration check)"],
+  ["argv-parsed", "argv: commander loaded, the program built, argv parsed, zod validation"],
+  ["store-open", "token read, store opened (SQLite, pragmas, migration check)"],
   ["command-run", "query: authentication, presence write, inbox read, checkpoint at close"],
 ] as const;
 

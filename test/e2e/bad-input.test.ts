@@ -1,11 +1,16 @@
-// Bad input for every flag: exit 2, a message naming the flag, and a store that is byte-for-byte unchanged.
+// Bad input for every flag: exit 2, a message naming the flag, and a store that is byte-for-byte unchanged. Rejections
+// the front end makes (commander + zod, before any command runs) are checked in process; the process cases are the
+// ones a command finds while running (unreadable files) plus one of each kind for the whole-process shape.
 import { createHash } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, test } from "vitest";
+import { parseArgv } from "../../app/agent_computer/src/cli/kernel/front.ts";
+import { AppError } from "../../app/agent_computer/src/errors.ts";
 import { checkInAgent, type TestAgent } from "../helpers/agents.ts";
 import { runBin } from "../helpers/bin.ts";
+import { loadBinary } from "../helpers/registry.ts";
 
 const home = mkdtempSync(join(tmpdir(), "ac-bad-"));
 const env = { AGENT_COMPUTER_HOME: home };
@@ -31,8 +36,8 @@ beforeAll(async () => {
   writeFileSync(join(tokens, "empty"), "");
 });
 
-const A = () => ["--agent-id", "alice", "--token-file", alice.tokenFile];
-const cases: [string, () => string[], string][] = [
+const A = () => ["--agent-id", "alice", "--token-file", "/tokens/alice"];
+const rejected: [string, () => string[], string][] = [
   ["agent-checkin-cli", () => ["--confirm"], "--agent-id"],
   ["agent-checkin-cli", () => ["--agent-id", "bad name!", "--confirm"], "--agent-id"],
   ["agent-checkin-cli", () => ["--agent-id", "x".repeat(65), "--confirm"], "--agent-id"],
@@ -44,7 +49,6 @@ const cases: [string, () => string[], string][] = [
   ["agent-checkin-cli", () => ["--agent-id", "alice", "--caps", "has space", "--confirm"], "--caps"],
   ["agent-checkin-cli", () => ["--agent-id", "alice", "--status", "two\nlines", "--confirm"], "--status"],
   ["agent-checkin-cli", () => ["--agent-id", "alice", "--herdr-pane", "$(rm -rf)", "--confirm"], "--herdr-pane"],
-  ["agent-checkin-cli", () => ["--agent-id", "alice", "--confirm", "--token-file", "/nonexistent/token"], "--token-file"],
   ["agent-checkin-cli", () => ["--agent-id", "alice", "--confirm", "--bogus"], "--bogus"],
   ["agent-inbox-cli", () => [...A(), "--limit", "0"], "--limit"],
   ["agent-inbox-cli", () => [...A(), "--limit", "101"], "--limit"],
@@ -56,7 +60,7 @@ const cases: [string, () => string[], string][] = [
   ["agent-ack-cli", () => [...A(), "--up-to-seq", "3", "--message-id", "msg_0123456789abcdef0123456789abcdef"], "--message-id"],
   ["agent-ack-cli", () => [...A(), "--message-id", "not-an-id"], "--message-id"],
   ["agent-ack-cli", () => [...A(), "--up-to-seq", "0"], "--up-to-seq"],
-  ["agent-send-cli", () => ["--token-file", alice.tokenFile, "--to", "bob", "--body", "x"], "--from"],
+  ["agent-send-cli", () => ["--token-file", "/tokens/alice", "--to", "bob", "--body", "x"], "--agent-id"],
   ["agent-send-cli", () => ["--from", "alice", "--body", "x"], "--to"],
   ["agent-send-cli", () => ["--from", "alice", "--to", "bob", "--broadcast", "--body", "x"], "--to"],
   ["agent-send-cli", () => ["--from", "alice", "--to", "bob", "--role", "builder", "--body", "x"], "--role"],
@@ -64,7 +68,6 @@ const cases: [string, () => string[], string][] = [
   ["agent-send-cli", () => ["--from", "alice", "--to", "bob", "--body", ""], "--body"],
   ["agent-send-cli", () => ["--from", "alice", "--to", "bob", "--body", "x".repeat(65_537)], "--body"],
   ["agent-send-cli", () => ["--from", "alice", "--to", "bob", "--body", "x", "--body-file", "-"], "--body"],
-  ["agent-send-cli", () => ["--from", "alice", "--to", "bob", "--body-file", "/nonexistent/body"], "--body-file"],
   ["agent-send-cli", () => ["--from", "alice", "--to", "bob", "--body", "x", "--thread", "a b"], "--thread"],
   [
     "agent-send-cli",
@@ -78,8 +81,31 @@ const cases: [string, () => string[], string][] = [
   ["agents-list-cli", () => ["--agent-id", "bad id!"], "--agent-id"],
 ];
 
+describe("the front end rejects bad input before any command runs", () => {
+  test.each(rejected.map(([bin, args, flag]) => [`${bin} ${flag}`, bin, args, flag] as const))(
+    "%s",
+    async (_label, bin, args, flag) => {
+      const binary = await loadBinary(bin);
+      const error = await parseArgv(binary, args()).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(AppError);
+      expect((error as AppError).code).toBe("INVALID_INPUT");
+      expect((error as AppError).message).toContain(flag);
+    },
+  );
+});
+
+const spawned: [string, () => string[], string][] = [
+  ["agent-checkin-cli", () => ["--agent-id", "alice", "--confirm", "--token-file", "/nonexistent/token"], "--token-file"],
+  ["agent-send-cli", () => ["--from", "alice", "--to", "bob", "--body-file", "/nonexistent/body"], "--body-file"],
+  ["agent-inbox-cli", () => ["--agent-id", "alice", "--token-file", alice.tokenFile, "--limit", "0"], "--limit"],
+  ["agent-checkin-cli", () => ["--agent-id", "alice", "--confirm", "--bogus"], "--bogus"],
+];
+
 describe("bad input changes nothing", () => {
-  test.each(cases.map(([bin, args, flag]) => [`${bin} ${flag}`, bin, args, flag] as const))(
+  test.each(spawned.map(([bin, args, flag]) => [`${bin} ${flag}`, bin, args, flag] as const))(
     "%s",
     async (_label, bin, args, flag) => {
       const before = snapshot(home);
@@ -87,15 +113,32 @@ describe("bad input changes nothing", () => {
       expect(r.exitCode, r.stderr).toBe(2);
       expect(r.stderr).toContain(flag);
       expect(r.stderr).toContain(`see ${bin} --help`);
+      expect(r.stderr.trim().split("\n").length, "a short usage, not the contract").toBeLessThanOrEqual(4);
       expect(r.stderr).not.toMatch(/\n\s+at /);
       expect(r.stdout).toBe("");
       expect(snapshot(home)).toEqual(before);
     },
   );
 
-  test("with --json the error is one envelope on stderr", async () => {
+  test("with --json the error is one envelope on stderr, with a hint", async () => {
     const r = await runBin("agent-inbox-cli", ["--agent-id", "alice", "--limit", "0", "--json"], { env });
     expect(r.exitCode).toBe(2);
-    expect(JSON.parse(r.stderr)).toEqual({ error: { code: "INVALID_INPUT", message: expect.stringContaining("--limit") } });
+    expect(JSON.parse(r.stderr)).toEqual({
+      error: {
+        code: "INVALID_INPUT",
+        message: "--limit: must be >= 1 (got 0)",
+        hint: "usage: agent-inbox-cli --agent-id <id> [options]; see agent-inbox-cli --help",
+      },
+    });
+  });
+
+  test("with --json every error carries a hint, a usage error found while running too", async () => {
+    const r = await runBin("agent-send-cli", ["--from", "alice", "--to", "bob", "--body-file", "/nonexistent/body", "--json"], {
+      env,
+    });
+    expect(r.exitCode).toBe(2);
+    const { error } = JSON.parse(r.stderr) as { error: Record<string, string> };
+    expect(error.code).toBe("INVALID_INPUT");
+    expect(error.hint).toContain("see agent-send-cli --help");
   });
 });

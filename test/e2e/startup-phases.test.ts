@@ -16,7 +16,7 @@ const checkedIn = async () => {
 };
 
 describe("start-up phases (AGENT_COMPUTER_STARTUP_EXIT_AFTER)", () => {
-  test.each(["entry", "command-loaded"])("after %s: exit 0, nothing printed, no store created", async (phase) => {
+  test.each(["entry", "command-loaded", "argv-parsed"])("after %s: exit 0, nothing printed, no store created", async (phase) => {
     const home = join(mkdtempSync(join(tmpdir(), "ac-phases-")), "state");
     const r = await runBin("agent-inbox-cli", ["--agent-id", "reader"], {
       env: { AGENT_COMPUTER_HOME: home, AGENT_COMPUTER_STARTUP_EXIT_AFTER: phase },

@@ -45,6 +45,10 @@ test("an unreadable --token-file is a usage error naming the flag and the path, 
   const r = await inbox(["--token-file", missing]);
   expect(r.exitCode).toBe(2);
   expect(JSON.parse(r.stderr)).toEqual({
-    error: { code: "INVALID_INPUT", message: `--token-file: cannot read a token from ${missing}` },
+    error: {
+      code: "INVALID_INPUT",
+      message: `--token-file: cannot read a token from ${missing}`,
+      hint: "usage: agent-inbox-cli --agent-id <id> [options]; see agent-inbox-cli --help",
+    },
   });
 });

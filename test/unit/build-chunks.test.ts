@@ -52,4 +52,12 @@ describe("chunks of the compiled form", () => {
     expect(loaded.filter((m) => m.endsWith("-cli.ts") && !m.endsWith("/agent-inbox-cli.ts"))).toEqual([]);
     expect(loaded.filter((m) => m.includes("/store/postgres/") || m.includes("/src/worker/"))).toEqual([]);
   });
+
+  test("commander's chunk requires node:child_process and node:fs only when they are used", () => {
+    const chunk = readdirSync(out).find((f) => modulesOf(f).some((m) => m.endsWith("commander/lib/command.js")));
+    expect(chunk).toBeDefined();
+    const text = readFileSync(join(out, chunk as string), "utf8");
+    expect(text).toMatch(/Proxy\(\{\}, \{ get: \(_, key\) => \w*require\(["'](node:)?child_process["']\)/);
+    expect(text.match(/=\s*\w*require\(["'](node:)?(child_process|fs)["']\)/g)).toBeNull();
+  });
 });

@@ -2,14 +2,14 @@ import { z } from "zod";
 import { type CancelJobResult, cancelJob } from "../../domain/automation/jobs.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
-import { automationDeps, jobIdSchema, OWNER_ENV, OWNER_ERRORS, owner, ownerFields, ownerFlags } from "./shared.ts";
+import { automationDeps, jobIdSchema, OWNER_ENV, OWNER_ERRORS, owner, ownerFields } from "./shared.ts";
 
-export const cancelJobOptionsSchema = z.object({ ...ownerFields, id: jobIdSchema.describe("the automation job to cancel") });
+export const cancelJobOptionsSchema = z.object({ ...ownerFields, jobId: jobIdSchema.describe("the automation job to cancel") });
 
 export type CancelJobOptions = z.output<typeof cancelJobOptionsSchema>;
 
 export const runCancelJob = async (options: CancelJobOptions, ctx: CommandContext): Promise<CancelJobResult> =>
-  cancelJob(await automationDeps(ctx), { ...(await owner(options, ctx)), jobId: options.id });
+  cancelJob(await automationDeps(ctx), { ...(await owner(options, ctx)), jobId: options.jobId });
 
 const render = (r: CancelJobResult): string =>
   [
@@ -27,7 +27,7 @@ export default defineCommand({
     "is already running is allowed to finish and its result is recorded. Cancelling twice is a CONFLICT; there is no " +
     "un-cancel (register the directory again). See create-automation-job-cli --help.",
   schema: cancelJobOptionsSchema,
-  flags: { ...ownerFlags, id: { flag: "--id <job-id>" } },
+  flags: { jobId: { aliases: ["--id", "--automation-job-id"] } },
   writes: "the job's state (cancelled), its active triggers (cancelled) and its queued runs (cancelled).",
   output: '{"job":{"id",…,"state":"cancelled"},"cancelled_triggers":["cron_…"],"cancelled_queued_runs":0}',
   errors: [...OWNER_ERRORS, "NOT_FOUND", "CONFLICT", "STORE_UNAVAILABLE", "CONFIG_INVALID", "INTERNAL"],

@@ -3,27 +3,22 @@ import { cancelTrigger } from "../../domain/automation/triggers.ts";
 import type { TriggerView } from "../../domain/automation/views.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
-import {
-  automationDeps,
-  OWNER_ENV,
-  OWNER_ERRORS,
-  owner,
-  ownerFields,
-  ownerFlags,
-  triggerIdSchema,
-  workerBaseUrl,
-} from "./shared.ts";
+import { automationDeps, OWNER_ENV, OWNER_ERRORS, owner, ownerFields, triggerIdSchema, workerBaseUrl } from "./shared.ts";
 import { triggerLine } from "./trigger-render.ts";
 
 export const cancelTriggerOptionsSchema = z.object({
   ...ownerFields,
-  id: triggerIdSchema.describe("the checkback, cron schedule or webhook endpoint"),
+  triggerId: triggerIdSchema.describe("the checkback, cron schedule or webhook endpoint"),
 });
 
 export type CancelTriggerOptions = z.output<typeof cancelTriggerOptionsSchema>;
 
 export const runCancelTrigger = async (options: CancelTriggerOptions, ctx: CommandContext): Promise<TriggerView> =>
-  cancelTrigger(await automationDeps(ctx), { ...(await owner(options, ctx)), id: options.id, baseUrl: workerBaseUrl(ctx) });
+  cancelTrigger(await automationDeps(ctx), {
+    ...(await owner(options, ctx)),
+    id: options.triggerId,
+    baseUrl: workerBaseUrl(ctx),
+  });
 
 export default defineCommand({
   name: "cancel-trigger-cli",
@@ -34,7 +29,7 @@ export default defineCommand({
     "cancel-automation-job-cli to stop a job). A consumed checkback or an already cancelled trigger gives CONFLICT. " +
     "list-triggers-cli --help lists yours.",
   schema: cancelTriggerOptionsSchema,
-  flags: { ...ownerFlags, id: { flag: "--id <trigger-id>" } },
+  flags: { triggerId: { aliases: ["--id"] } },
   writes: "the trigger's state (cancelled) and end time.",
   output: '{"id","kind","label","automation_job_id","state":"cancelled",…}',
   errors: [...OWNER_ERRORS, "NOT_FOUND", "CONFLICT", "STORE_UNAVAILABLE", "CONFIG_INVALID", "INTERNAL"],

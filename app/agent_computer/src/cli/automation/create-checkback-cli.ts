@@ -13,7 +13,6 @@ import {
   OWNER_ERRORS,
   owner,
   ownerFields,
-  ownerFlags,
   workerBaseUrl,
 } from "./shared.ts";
 import { triggerLine } from "./trigger-render.ts";
@@ -48,7 +47,7 @@ export const checkbackOptionsSchema = z
       .optional()
       .describe("when it is due"),
     in: durationSchema.optional().describe("due after this long from now, e.g. 90s, 15m, 2h30m, 1d (at most 366d)"),
-    automationJobId: jobIdSchema.optional().describe("run this job when due; without it the checkback event wakes you (inbox)"),
+    jobId: jobIdSchema.optional().describe("run this job when due; without it the checkback event wakes you (inbox)"),
     note: labelSchema.optional().describe("one line carried in the event (data.note): what to check back on"),
   })
   .superRefine((o, ctx) => {
@@ -68,7 +67,7 @@ export const runCheckback = async (options: CheckbackOptions, ctx: CommandContex
   return createCheckback(await automationDeps(ctx), {
     ...(await owner(options, ctx)),
     dueAt,
-    jobId: options.automationJobId,
+    jobId: options.jobId,
     note: options.note,
     baseUrl: workerBaseUrl(ctx),
   });
@@ -86,13 +85,7 @@ export default defineCommand({
     "If no worker runs at the due time it fires when one starts. Cancel with cancel-trigger-cli; list with list-triggers-cli. " +
     "An event in your inbox is only shown to a live check-in (agent-checkin-cli --help). Jobs: create-automation-job-cli --help.",
   schema: checkbackOptionsSchema,
-  flags: {
-    ...ownerFlags,
-    at: { flag: "--at <iso-time>" },
-    in: { flag: "--in <duration>" },
-    automationJobId: { flag: "--automation-job-id <job-id>" },
-    note: { flag: "--note <text>" },
-  },
+  flags: { jobId: { aliases: ["--automation-job-id"] }, at: { placeholder: "<iso-time>" }, in: { placeholder: "<duration>" } },
   writes: "one checkback trigger (owner, due time, optional job, note).",
   output:
     '{"id":"chk_…","kind":"checkback","label":<note>,"automation_job_id","state":"active","due_at","fire_count":0,"last_fired_at":null,"created_at","ended_at":null}',

@@ -12,7 +12,6 @@ import {
   OWNER_ERRORS,
   owner,
   ownerFields,
-  ownerFlags,
   workerBaseUrl,
 } from "./shared.ts";
 import { triggerLine } from "./trigger-render.ts";
@@ -38,7 +37,7 @@ export const cronOptionsSchema = z.object({
     .max(31 * 86_400, "must be at most 2678400 seconds (31 days)")
     .default(MISFIRE_WINDOW_DEFAULT_SECONDS)
     .describe("after downtime, the most recent missed tick still fires if it is at most this old (see the misfire policy)"),
-  automationJobId: jobIdSchema.optional().describe("run this job on every tick; without it each tick's event wakes you (inbox)"),
+  jobId: jobIdSchema.optional().describe("run this job on every tick; without it each tick's event wakes you (inbox)"),
   label: labelSchema.optional().describe("one line carried in the event (data.label)"),
 });
 
@@ -51,7 +50,7 @@ export const runCron = async (options: CronOptions, ctx: CommandContext): Promis
     cron: options.cron,
     tz: options.tz,
     misfireWindowSeconds: options.misfireWindowSeconds,
-    jobId: options.automationJobId,
+    jobId: options.jobId,
     label: options.label,
     baseUrl: workerBaseUrl(ctx),
   });
@@ -69,12 +68,9 @@ export default defineCommand({
     "create-automation-job-cli --help.",
   schema: cronOptionsSchema,
   flags: {
-    ...ownerFlags,
-    cron: { flag: "--cron <expression>" },
-    tz: { flag: "--tz <iana-zone>" },
-    misfireWindowSeconds: { flag: "--misfire-window-seconds <seconds>" },
-    automationJobId: { flag: "--automation-job-id <job-id>" },
-    label: { flag: "--label <text>" },
+    jobId: { aliases: ["--automation-job-id"] },
+    cron: { placeholder: "<expression>" },
+    tz: { placeholder: "<iana-zone>" },
   },
   writes: "one cron schedule (expression, zone, misfire window, next tick in UTC, optional job).",
   output:

@@ -12,7 +12,6 @@ import {
   OWNER_ERRORS,
   owner,
   ownerFields,
-  ownerFlags,
   workerBaseUrl,
 } from "./shared.ts";
 import { triggerLine } from "./trigger-render.ts";
@@ -21,9 +20,7 @@ import { DEFAULT_MAX_BODY_BYTES, WEBHOOK_CONTRACT } from "./webhook-contract.ts"
 export const webhookOptionsSchema = z.object({
   ...ownerFields,
   label: labelSchema.describe("what sends to this endpoint, one line (e.g. 'GitHub acme/api pushes')"),
-  automationJobId: jobIdSchema
-    .optional()
-    .describe("run this job for every accepted delivery; without it each delivery wakes you (inbox)"),
+  jobId: jobIdSchema.optional().describe("run this job for every accepted delivery; without it each delivery wakes you (inbox)"),
   provider: z
     .enum(["standard", "github"])
     .default("standard")
@@ -46,7 +43,7 @@ export const runWebhook = async (options: WebhookOptions, ctx: CommandContext): 
     label: options.label,
     provider: options.provider,
     maxBodyBytes: options.maxBodyBytes,
-    jobId: options.automationJobId,
+    jobId: options.jobId,
     baseUrl: workerBaseUrl(ctx),
   });
   return {
@@ -63,13 +60,7 @@ export default defineCommand({
   summary: "a signed webhook endpoint: each verified delivery runs an automation job or wakes you with an event",
   description: WEBHOOK_CONTRACT,
   schema: webhookOptionsSchema,
-  flags: {
-    ...ownerFlags,
-    label: { flag: "--label <text>" },
-    automationJobId: { flag: "--automation-job-id <job-id>" },
-    provider: { flag: "--provider <standard|github>" },
-    maxBodyBytes: { flag: "--max-body-bytes <bytes>" },
-  },
+  flags: { jobId: { aliases: ["--automation-job-id"] } },
   writes: "one webhook endpoint (label, provider, size limit, optional job) and its signing secret.",
   output:
     '{"id":"hook_…","kind":"webhook","label","automation_job_id","state":"active","provider","url","max_body_bytes",' +

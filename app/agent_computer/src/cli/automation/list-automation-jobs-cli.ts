@@ -4,7 +4,7 @@ import type { JobView } from "../../domain/automation/views.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { neutralizeLine } from "../kernel/output.ts";
-import { automationDeps, OWNER_ENV, OWNER_ERRORS, owner, ownerFields, ownerFlags } from "./shared.ts";
+import { automationDeps, OWNER_ENV, OWNER_ERRORS, owner, ownerFields } from "./shared.ts";
 
 export const listJobsOptionsSchema = z.object({
   ...ownerFields,
@@ -32,7 +32,6 @@ export default defineCommand({
     "Lists the automation jobs you own (active and cancelled), newest first. For one job's triggers and recent runs use " +
     "show-automation-job-cli --id <job>; the whole lifecycle is in create-automation-job-cli --help.",
   schema: listJobsOptionsSchema,
-  flags: { ...ownerFlags, limit: { flag: "--limit <n>" } },
   writes: "nothing.",
   output:
     '{"jobs":[{"id","owner","label","dir","wake_on_failure","timeout_seconds","state":"active|cancelled","created_at","cancelled_at"}]}',

@@ -3,7 +3,7 @@ import { listTriggers } from "../../domain/automation/triggers.ts";
 import type { TriggerView } from "../../domain/automation/views.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
-import { automationDeps, OWNER_ENV, OWNER_ERRORS, owner, ownerFields, ownerFlags, workerBaseUrl } from "./shared.ts";
+import { automationDeps, OWNER_ENV, OWNER_ERRORS, owner, ownerFields, workerBaseUrl } from "./shared.ts";
 import { triggerLine } from "./trigger-render.ts";
 
 export const listTriggersOptionsSchema = z.object({
@@ -32,7 +32,6 @@ export default defineCommand({
     "never shown (they are printed once, by create-webhook-cli). Webhook URLs use AGENT_COMPUTER_WORKER_URL as their base. " +
     "Without --all only active triggers are listed. Cancel one with cancel-trigger-cli --help.",
   schema: listTriggersOptionsSchema,
-  flags: { ...ownerFlags, all: { flag: "--all" }, limit: { flag: "--limit <n>" } },
   writes: "nothing.",
   output:
     '{"triggers":[{"id","kind":"checkback|cron|webhook","label","automation_job_id","state":"active|consumed|cancelled",' +

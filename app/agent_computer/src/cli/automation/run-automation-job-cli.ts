@@ -6,14 +6,14 @@ import { runView } from "../../domain/automation/views.ts";
 import { AppError } from "../../errors.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
-import { automationDeps, jobIdSchema, OWNER_ENV, OWNER_ERRORS, owner, ownerFields, ownerFlags } from "./shared.ts";
+import { automationDeps, jobIdSchema, OWNER_ENV, OWNER_ERRORS, owner, ownerFields } from "./shared.ts";
 
 const MAX_DATA_BYTES = 262_144;
 const TERMINAL = new Set(["succeeded", "failed", "cancelled"]);
 
 export const runJobOptionsSchema = z.object({
   ...ownerFields,
-  id: jobIdSchema.describe("the automation job to run once"),
+  jobId: jobIdSchema.describe("the automation job to run once"),
   dataFile: z.string().min(1).optional().describe("JSON file (or - for stdin) that becomes the event's data; default null"),
   waitSeconds: z.coerce
     .number()
@@ -59,7 +59,7 @@ const runFailed = (run: RunView, jobId: string): AppError =>
 export const runRunJob = async (options: RunJobOptions, ctx: CommandContext): Promise<RunJobResult> => {
   const data = await readData(options, ctx);
   const deps = await automationDeps(ctx);
-  const started = await startManualRun(deps, { ...(await owner(options, ctx)), jobId: options.id, data });
+  const started = await startManualRun(deps, { ...(await owner(options, ctx)), jobId: options.jobId, data });
   const note =
     started.live_workers === 0
       ? "no agent-computer-worker was seen in the last 30 s: the run stays queued until one runs"
@@ -69,12 +69,12 @@ export const runRunJob = async (options: RunJobOptions, ctx: CommandContext): Pr
   for (;;) {
     const run = await deps.store.read((tx) => tx.automation.getRun(started.run_id));
     if (run && TERMINAL.has(run.state)) {
-      if (run.state !== "succeeded") throw runFailed(runView(run), options.id);
+      if (run.state !== "succeeded") throw runFailed(runView(run), options.jobId);
       return { ...started, run: runView(run) };
     }
     if (Date.now() >= deadline) {
       throw new AppError("TIMEOUT", `run ${started.run_id} did not end within ${options.waitSeconds} s (state ${run?.state})`, {
-        hint: note ?? `inspect it later: show-automation-job-cli --id ${options.id} --run-id ${started.run_id}`,
+        hint: note ?? `inspect it later: show-automation-job-cli --job-id ${options.jobId} --run-id ${started.run_id}`,
         details: { run_id: started.run_id },
       });
     }
@@ -103,12 +103,7 @@ export default defineCommand({
     "still going at the deadline gives TIMEOUT (exit 7) but stays queued or running. Calling this twice starts two runs. " +
     "The whole lifecycle: create-automation-job-cli --help.",
   schema: runJobOptionsSchema,
-  flags: {
-    ...ownerFlags,
-    id: { flag: "--id <job-id>" },
-    dataFile: { flag: "--data-file <path|->" },
-    waitSeconds: { flag: "--wait-seconds <seconds>" },
-  },
+  flags: { jobId: { aliases: ["--id", "--automation-job-id"] }, dataFile: { placeholder: "<path|->" } },
   writes: "one queued run of the job carrying the manual event.",
   output:
     '{"run_id","automation_job_id","event_id","live_workers","note"?,"run"?:{"id","state","attempt","error_kind","error","exit_code",…}}',

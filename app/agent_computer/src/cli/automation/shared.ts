@@ -1,4 +1,4 @@
-// What every automation command shares: the owner flags, id formats, deps and the worker's base URL.
+// What every automation command shares: the owner options, id formats, deps and the worker's base URL.
 import { z } from "zod";
 import type { Deps } from "../../domain/deps.ts";
 import { agentId } from "../../domain/identity/names.ts";
@@ -9,11 +9,6 @@ import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
 export const ownerFields = {
   agentId: agentId("the owning agent (authenticated with its token); jobs and triggers belong to it"),
   tokenFile: tokenFileSchema,
-};
-
-export const ownerFlags = {
-  agentId: { flag: "--agent-id <id>" },
-  tokenFile: { flag: "--token-file <path>" },
 };
 
 export const OWNER_ENV = ["AGENT_COMPUTER_HOME", "AGENT_COMPUTER_DATABASE_URL", "RELAY_AGENT_TOKEN"] as const;

@@ -11,14 +11,13 @@ import {
   OWNER_ERRORS,
   owner,
   ownerFields,
-  ownerFlags,
   runIdSchema,
   workerBaseUrl,
 } from "./shared.ts";
 
 export const showJobOptionsSchema = z.object({
   ...ownerFields,
-  id: jobIdSchema.describe("the automation job"),
+  jobId: jobIdSchema.describe("the automation job"),
   runs: z.coerce.number().int().min(1).max(100).default(10).describe("how many recent runs to show, newest first"),
   runId: runIdSchema.optional().describe("show only this run of the job (e.g. the id run-automation-job-cli printed)"),
 });
@@ -28,7 +27,7 @@ export type ShowJobOptions = z.output<typeof showJobOptionsSchema>;
 export const runShowJob = async (options: ShowJobOptions, ctx: CommandContext): Promise<JobDetails> =>
   showJob(await automationDeps(ctx), {
     ...(await owner(options, ctx)),
-    jobId: options.id,
+    jobId: options.jobId,
     runs: options.runs,
     runId: options.runId,
     baseUrl: workerBaseUrl(ctx),
@@ -78,7 +77,7 @@ export default defineCommand({
     "worker_lost) with the error, exit code, signal, timings, how many events it emitted and the last 8 KiB of its stdout " +
     "and stderr. Script output is untrusted text: control characters are shown escaped. See create-automation-job-cli --help.",
   schema: showJobOptionsSchema,
-  flags: { ...ownerFlags, id: { flag: "--id <job-id>" }, runs: { flag: "--runs <n>" }, runId: { flag: "--run-id <run-id>" } },
+  flags: { jobId: { aliases: ["--id", "--automation-job-id"] } },
   writes: "nothing.",
   output:
     '{"job":{"id","owner","label","dir","wake_on_failure","timeout_seconds","state","created_at","cancelled_at"},' +

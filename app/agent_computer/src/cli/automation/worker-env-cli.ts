@@ -6,7 +6,7 @@ import { AppError } from "../../errors.ts";
 import type { BinaryDef } from "../kernel/command.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
-import { automationDeps, OWNER_ENV, OWNER_ERRORS, owner, ownerFields, ownerFlags } from "./shared.ts";
+import { automationDeps, OWNER_ENV, OWNER_ERRORS, owner, ownerFields } from "./shared.ts";
 
 const TRUST =
   "Values are stored in the store (an attempt needs the value itself): whoever can read the store can read them. They " +
@@ -38,7 +38,7 @@ export const setCommand = defineCommand({
     "AGENT_COMPUTER_*, MCPORTER_*, BUN_*, XDG_*, NODE_PATH, NODE_OPTIONS) are refused. At most 200 variables, 32 KiB each. " +
     `Secrets for MCP servers: refer to them as \${KEY} in a Skill's mcp.json. ${TRUST}`,
   schema: setOptionsSchema,
-  flags: { ...ownerFlags, file: { flag: "--file <path|->" } },
+  flags: { file: { placeholder: "<path|->" } },
   writes: "the given variables of your WorkerEnv (insert or replace).",
   output: '{"agent_id","set":["KEY"],"count"}',
   errors: [...OWNER_ERRORS, "STORE_UNAVAILABLE", "CONFIG_INVALID", "INTERNAL"],
@@ -60,7 +60,6 @@ export const listCommand = defineCommand({
   summary: "list your WorkerEnv keys (values masked)",
   description: `Lists the variables your jobs' attempts receive. ${TRUST}`,
   schema: z.object({ ...ownerFields }),
-  flags: { ...ownerFlags },
   writes: "nothing.",
   output: '{"agent_id","variables":[{"key","value":"********","length","updated_at"}]}',
   errors: [...OWNER_ERRORS, "STORE_UNAVAILABLE", "CONFIG_INVALID", "INTERNAL"],
@@ -82,7 +81,6 @@ export const unsetCommand = defineCommand({
     ...ownerFields,
     key: z.array(z.string().regex(ENV_KEY, "must be a variable name")).min(1).max(200).describe("variable names to remove"),
   }),
-  flags: { ...ownerFlags, key: { flag: "--key <name>", repeatable: true } },
   writes: "removes the named variables of your WorkerEnv.",
   output: '{"agent_id","removed":["KEY"],"not_set":["KEY"]}',
   errors: [...OWNER_ERRORS, "STORE_UNAVAILABLE", "CONFIG_INVALID", "INTERNAL"],

@@ -26,7 +26,6 @@ export default defineCommand({
     "works it is refused. It never stops, interrupts or closes anything and drops any result the receipt would have had. " +
     "Use it after inspecting an ambiguous (reserved) delivery; prefer collect for pending ones.",
   schema: abandonOptionsSchema,
-  flags: { receipt: { flag: "--receipt <token>" } },
   writes: "the receipt's state (failed, failure abandoned).",
   output: '{"receipt","target","state":"failed","failure":"abandoned","observed_status","observed_seq"}',
   errors: [...AUTHORITY_ERRORS, "NOT_FOUND", "CONFLICT", "IDENTITY_CHANGED", "AGENT_NOT_SETTLED", "INTERNAL"],

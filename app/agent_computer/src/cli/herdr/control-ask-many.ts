@@ -22,7 +22,7 @@ const requestSchema = z.string().transform((pair, issue) => {
 });
 
 export const askManyOptionsSchema = z.object({
-  requests: z
+  request: z
     .array(requestSchema)
     .min(1)
     .max(8)
@@ -36,7 +36,7 @@ export const askManyOptionsSchema = z.object({
 export type AskManyOptions = z.output<typeof askManyOptionsSchema>;
 
 export const runAskMany = async (options: AskManyOptions, ctx: CommandContext): Promise<HandoffOutput> =>
-  handoff(await herdrDeps(ctx), options.requests, options.mode, options.timeoutMs, options.readLines);
+  handoff(await herdrDeps(ctx), options.request, options.mode, options.timeoutMs, options.readLines);
 
 export default defineCommand({
   name: "herdr-agent-control ask-many",
@@ -50,12 +50,7 @@ export default defineCommand({
     "pending_receipts for collect.\n" +
     RESULT_STATES,
   schema: askManyOptionsSchema,
-  flags: {
-    requests: { flag: "--request <target=message>", repeatable: true, commaList: false },
-    mode: { flag: "--mode <mode>" },
-    timeoutMs: { flag: "--timeout-ms <ms>" },
-    readLines: { flag: "--read-lines <n>" },
-  },
+  flags: { request: { placeholder: "<target=message>", commaList: false } },
   writes: HANDOFF_WRITES,
   output: HANDOFF_OUTPUT,
   errors: HANDOFF_ERRORS,

@@ -50,7 +50,6 @@ export default defineCommand({
     "ends first, the receipt stays pending: collect it later.\n" +
     RESULT_STATES,
   schema: askOptionsSchema,
-  flags: { timeoutMs: { flag: "--timeout-ms <ms>" }, readLines: { flag: "--read-lines <n>" } },
   args: [{ key: "target", name: "TARGET" }],
   rest: { key: "message", name: "MESSAGE" },
   writes: HANDOFF_WRITES,

@@ -8,7 +8,7 @@ import { HANDOFF_ERRORS, HANDOFF_OUTPUT, RESULT_STATES } from "./handoff-docs.ts
 import { CONTROL_ENV, herdrDeps, modeSchema, readLinesSchema, renderHandoff, timeoutMsSchema } from "./shared.ts";
 
 export const collectOptionsSchema = z.object({
-  receipts: z
+  receipt: z
     .array(z.string().regex(RECEIPT_TOKEN_PATTERN, "must be a receipt token (herdr-receipt-v1.<uuid>)"))
     .min(1)
     .max(8)
@@ -21,7 +21,7 @@ export const collectOptionsSchema = z.object({
 export type CollectOptions = z.output<typeof collectOptionsSchema>;
 
 export const runCollect = async (options: CollectOptions, ctx: CommandContext): Promise<HandoffOutput> =>
-  collectReceipts(await herdrDeps(ctx), options.receipts, options.mode, options.timeoutMs, options.readLines);
+  collectReceipts(await herdrDeps(ctx), options.receipt, options.mode, options.timeoutMs, options.readLines);
 
 export default defineCommand({
   name: "herdr-agent-control collect",
@@ -35,12 +35,6 @@ export default defineCommand({
     "delivery_ambiguous (or failed identity_changed once its agent is gone).\n" +
     RESULT_STATES,
   schema: collectOptionsSchema,
-  flags: {
-    receipts: { flag: "--receipt <token>", repeatable: true },
-    mode: { flag: "--mode <mode>" },
-    timeoutMs: { flag: "--timeout-ms <ms>" },
-    readLines: { flag: "--read-lines <n>" },
-  },
   writes: "the state of each receipt that completes or fails; nothing is typed into any pane.",
   output: HANDOFF_OUTPUT,
   errors: [...HANDOFF_ERRORS, "NOT_FOUND"],

@@ -31,7 +31,6 @@ export default defineCommand({
     "identity_changed, cursor_superseded or abandoned). Cursors: before_seq (admission) < after_seq (seen working) < " +
     "settled_seq (result). Loads no fence.",
   schema: receiptsOptionsSchema,
-  flags: {},
   writes: "nothing.",
   output:
     '{"controller_id","receipts":[{"receipt","target","lease_id","state":"reserved|pending|completed|failed","pane_id",' +

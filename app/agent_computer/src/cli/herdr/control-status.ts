@@ -40,7 +40,6 @@ export default defineCommand({
     "every held reviewer, writer and adopted lease of it on this host, each checked against `herdr agent list`: matched " +
     "(with live status and state_change_seq), identity_mismatch, missing, or unknown when Herdr is unreachable. Loads no fence.",
   schema: statusOptionsSchema,
-  flags: {},
   writes: "nothing.",
   output:
     '{"controller_id","controller":{"state","generation","expires_at","expired","held_on_this_host","bound_here","pane_id"?,' +

@@ -31,7 +31,7 @@ export const adoptOptionsSchema = z.object({
   authorityRef: oneLine(500).describe("durable reference to what authorises the cleanup"),
   authoritySha256: sha256Schema.describe("SHA-256 of that authority"),
   purpose: oneLine(200).describe("one line: why it is adopted"),
-  protectedPanes: z
+  protectedPane: z
     .array(paneIdSchema)
     .max(50)
     .default([])
@@ -39,8 +39,8 @@ export const adoptOptionsSchema = z.object({
 });
 export type AdoptOptions = z.output<typeof adoptOptionsSchema>;
 
-export const runAdopt = async (options: AdoptOptions, ctx: CommandContext) =>
-  leaseView(await adoptAgent(await herdrDeps(ctx), options));
+export const runAdopt = async ({ protectedPane, ...options }: AdoptOptions, ctx: CommandContext) =>
+  leaseView(await adoptAgent(await herdrDeps(ctx), { ...options, protectedPanes: protectedPane }));
 
 export default defineCommand({
   name: "herdr-lease-cli adopt",
@@ -50,18 +50,7 @@ export default defineCommand({
     "--expected-seq, not the controller's own pane nor a --protected-pane, and not held by any lease on this host. The " +
     "lease grants neither Git ownership nor requests (ask refuses adopted agents): its only use is `adopted close`.",
   schema: adoptOptionsSchema,
-  flags: {
-    target: { flag: "--target <name-or-pane>" },
-    expectedPaneId: { flag: "--expected-pane-id <pane>" },
-    expectedName: { flag: "--expected-name <name>" },
-    expectedKind: { flag: "--expected-kind <kind>" },
-    expectedCwd: { flag: "--expected-cwd <path>" },
-    expectedSeq: { flag: "--expected-seq <n>" },
-    authorityRef: { flag: "--authority-ref <ref>" },
-    authoritySha256: { flag: "--authority-sha256 <hex>" },
-    purpose: { flag: "--purpose <text>" },
-    protectedPanes: { flag: "--protected-pane <pane>", repeatable: true },
-  },
+  flags: { target: { placeholder: "<name-or-pane>" } },
   writes: "an adopted lease in this host's state dir.",
   output: LEASE_OUTPUT,
   errors: [...AUTHORITY_ERRORS, "NOT_FOUND", "CONFLICT", "IDENTITY_CHANGED", "AGENT_NOT_SETTLED", "CURSOR_MOVED", "INTERNAL"],

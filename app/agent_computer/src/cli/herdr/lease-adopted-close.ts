@@ -32,13 +32,6 @@ export default defineCommand({
   summary: "close the pane of an adopted agent through its cleanup-only lease",
   description: `Needs controller authority, an adopted lease of this controller and a durable checkpoint. ${CLOSE_RULES}`,
   schema: adoptedCloseOptionsSchema,
-  flags: {
-    leaseId: { flag: "--lease-id <id>" },
-    expectedSeq: { flag: "--expected-seq <n>" },
-    checkpointRef: { flag: "--checkpoint-ref <ref>" },
-    checkpointSha256: { flag: "--checkpoint-sha256 <hex>" },
-    readLines: { flag: "--read-lines <n>" },
-  },
   writes: "the lease state and checkpoint reference/digest; closes one Herdr pane.",
   output: CLOSE_OUTPUT,
   errors: [

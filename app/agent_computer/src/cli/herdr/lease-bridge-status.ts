@@ -22,7 +22,6 @@ export default defineCommand({
     "and start time: never taken over on a guess; inspect it before any manual recovery). No owner pid, lock id or " +
     "credential is shown. Needs no store, no Herdr and no lease.",
   schema: bridgeStatusOptionsSchema,
-  flags: {},
   writes: "nothing.",
   output:
     '{"name","protocol","capabilities":[],"process_binding":"linux-procfs|unavailable","reservation_locks":{"controller"|' +

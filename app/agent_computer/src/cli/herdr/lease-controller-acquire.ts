@@ -3,7 +3,6 @@ import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import {
   type AuthorityOptions,
-  authorityFlags,
   authorityOptionsSchema,
   CONTROLLER_OUTPUT,
   renderController,
@@ -25,7 +24,6 @@ export default defineCommand({
     "are accepted only from a descendant of that process in this pane. The generation grows with every acquire and " +
     "resume; an older holder is fenced. Default lifetime 15 min: renew it during long coordination.",
   schema: authorityOptionsSchema,
-  flags: authorityFlags,
   writes: "the controller lease row (shared store); this host's binding and 0600 credential files.",
   output: CONTROLLER_OUTPUT,
   errors: [

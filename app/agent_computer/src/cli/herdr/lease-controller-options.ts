@@ -19,12 +19,6 @@ export const authorityOptionsSchema = z.object({
 });
 export type AuthorityOptions = z.output<typeof authorityOptionsSchema>;
 
-export const authorityFlags = {
-  authorityRef: { flag: "--authority-ref <ref>" },
-  authoritySha256: { flag: "--authority-sha256 <hex>" },
-  ttlSeconds: { flag: "--ttl-seconds <seconds>" },
-};
-
 export const CONTROLLER_OUTPUT =
   '{"controller_id","generation","state":"active|released","expires_at","pane_id","agent_name","agent_kind","cwd",' +
   '"process_bound","credential_file"?(path only)}. The lease id and fence token are never printed.';

@@ -22,7 +22,6 @@ export default defineCommand({
     "deletes the binding and credential files. Reviewer, writer and adopted leases are not touched: they stay with the " +
     "controller id for its next acquire.",
   schema: releaseOptionsSchema,
-  flags: { checkpointRef: { flag: "--checkpoint-ref <ref>" }, checkpointSha256: { flag: "--checkpoint-sha256 <hex>" } },
   writes: "the controller lease row (state released, checkpoint); removes this host's binding and credential files.",
   output: CONTROLLER_OUTPUT,
   errors: [...AUTHORITY_ERRORS, "INTERNAL"],

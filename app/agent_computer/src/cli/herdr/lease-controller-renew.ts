@@ -18,7 +18,6 @@ export default defineCommand({
     "Needs full controller authority (this pane, agent and process; the credential file; a current, unexpired fence) and " +
     "sets the expiry to now + --ttl-seconds. An expired lease cannot be renewed: resume it.",
   schema: renewOptionsSchema,
-  flags: { ttlSeconds: { flag: "--ttl-seconds <seconds>" } },
   writes: "the controller lease row's expiry.",
   output: CONTROLLER_OUTPUT,
   errors: [...AUTHORITY_ERRORS, "INTERNAL"],

@@ -3,7 +3,6 @@ import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import {
   type AuthorityOptions,
-  authorityFlags,
   authorityOptionsSchema,
   CONTROLLER_OUTPUT,
   renderController,
@@ -23,7 +22,6 @@ export default defineCommand({
     "acquire is refused (CONTROLLER_FENCED). Mints a new lease id and fence (generation + 1), renews the lifetime and binds " +
     "the current agent process. Leases of reviewers, writers and adopted panes stay with the controller id.",
   schema: authorityOptionsSchema,
-  flags: authorityFlags,
   writes: "the controller lease row (shared store); this host's binding and 0600 credential files.",
   output: CONTROLLER_OUTPUT,
   errors: [

@@ -21,11 +21,6 @@ export default defineCommand({
   summary: "close a leased reviewer's pane, only through its own lease and only when it is settled",
   description: `Needs controller authority and a reviewer lease of this controller. ${CLOSE_RULES}`,
   schema: reviewerCloseOptionsSchema,
-  flags: {
-    leaseId: { flag: "--lease-id <id>" },
-    expectedSeq: { flag: "--expected-seq <n>" },
-    readLines: { flag: "--read-lines <n>" },
-  },
   writes: "the lease state (closing, then closed or close_failed) and the SHA-256 of the captured output; closes one Herdr pane.",
   output: CLOSE_OUTPUT,
   errors: [

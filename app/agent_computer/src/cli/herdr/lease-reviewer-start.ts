@@ -52,14 +52,6 @@ export default defineCommand({
     "exactly the pane this command created (lease failed_closed, or orphaned when even that fails: it then stays held " +
     "for inspection). Only this lease can close the reviewer (reviewer close).",
   schema: reviewerStartOptionsSchema,
-  flags: {
-    name: { flag: "--name <name>" },
-    kind: { flag: "--kind <kind>" },
-    cwd: { flag: "--cwd <path>" },
-    purpose: { flag: "--purpose <text>" },
-    startTimeoutMs: { flag: "--start-timeout-ms <ms>" },
-    busyWindowMs: { flag: "--busy-window-ms <ms>" },
-  },
   rest: { key: "nativeArgs", name: "NATIVE_ARGS" },
   writes: "a reviewer lease in this host's state dir; a Herdr tab and agent.",
   output: LEASE_OUTPUT,

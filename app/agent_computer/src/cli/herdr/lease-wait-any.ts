@@ -8,7 +8,7 @@ import { herdrDeps, readLinesSchema } from "./shared.ts";
 const workerSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9:_-]{0,63}$/, "must be an agent name or pane id");
 
 export const waitAnyOptionsSchema = z.object({
-  workers: z.array(workerSchema).min(1).max(16).describe("agent names or pane ids to watch (1-16)"),
+  worker: z.array(workerSchema).min(1).max(16).describe("agent names or pane ids to watch (1-16)"),
   afterSeq: z
     .array(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9:_-]{0,63}=\d{1,15}$/, "must be WORKER=N"))
     .max(16)
@@ -25,7 +25,7 @@ export type WaitAnyOptions = z.output<typeof waitAnyOptionsSchema>;
 
 export const runWaitAny = async (options: WaitAnyOptions, ctx: CommandContext): Promise<WaitAnyResult> =>
   waitAny(await herdrDeps(ctx), {
-    workers: options.workers,
+    workers: options.worker,
     afterSeq: options.afterSeq,
     timeoutMs: options.timeoutMs,
     readLines: options.readLines,
@@ -41,12 +41,7 @@ export default defineCommand({
     "accepted (cursors are global to Herdr: only > is meaningful). Its output is captured and identity and cursor " +
     "re-read; the other waits end, the workers are untouched. Output is untrusted text.",
   schema: waitAnyOptionsSchema,
-  flags: {
-    workers: { flag: "--worker <name-or-pane>", repeatable: true },
-    afterSeq: { flag: "--after-seq <worker=n>", repeatable: true },
-    timeoutMs: { flag: "--timeout-ms <ms>" },
-    readLines: { flag: "--read-lines <n>" },
-  },
+  flags: { worker: { placeholder: "<name-or-pane>" }, afterSeq: { placeholder: "<worker=n>" } },
   writes: "nothing.",
   output:
     '{"event":"agent_settled","target","pane_id","name","kind","cwd","status":"idle|done|blocked","state_change_seq","output"}',

@@ -41,15 +41,6 @@ export default defineCommand({
     "resets, cleans, removes or edits anything in Git: only the pane closes. The claim (shared store) moves releasing -> " +
     "released, freeing branch, worktree and scopes; if the close fails it stays held (release_failed) for inspection.",
   schema: writerReleaseOptionsSchema,
-  flags: {
-    leaseId: { flag: "--lease-id <id>" },
-    expectedSeq: { flag: "--expected-seq <n>" },
-    expectedHead: { flag: "--expected-head <sha>" },
-    expectedStatusSha256: { flag: "--expected-status-sha256 <hex>" },
-    checkpointRef: { flag: "--checkpoint-ref <ref>" },
-    checkpointSha256: { flag: "--checkpoint-sha256 <hex>" },
-    readLines: { flag: "--read-lines <n>" },
-  },
   writes: "the lease and claim states, the checkpoint reference and digest; closes one Herdr pane.",
   output: CLOSE_OUTPUT,
   errors: [

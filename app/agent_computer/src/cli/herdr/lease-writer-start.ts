@@ -32,24 +32,31 @@ export const writerStartOptionsSchema = z.object({
   baseCommit: commitSchema.describe("full id of the accepted base commit; must be an ancestor of HEAD"),
   expectedHead: commitSchema.describe("full id HEAD must be (git -C WORKTREE rev-parse HEAD)"),
   expectedStatusSha256: sha256Schema.describe("sha256sum of `git status --porcelain=v1 --untracked-files=all` there"),
-  ownedScopes: z.array(z.string()).min(1).max(500).describe("repo-relative literal paths this writer owns (no globs, no ..)"),
-  blockedScopes: z
+  ownedScope: z.array(z.string()).min(1).max(500).describe("repo-relative literal paths this writer owns (no globs, no ..)"),
+  blockedScope: z
     .array(z.string())
     .min(1)
     .max(500)
     .describe("literal paths this writer must not change and no concurrent writer may own"),
-  protectedBranches: z
-    .array(branchSchema)
-    .min(1)
-    .max(20)
-    .describe("branches no writer may work on (at least the default branch)"),
+  protectedBranch: z.array(branchSchema).min(1).max(20).describe("branches no writer may work on (at least the default branch)"),
   startTimeoutMs: startTimeoutSchema,
   busyWindowMs: busyWindowSchema,
 });
 export type WriterStartOptions = z.output<typeof writerStartOptionsSchema>;
 
-export const runWriterStart = async (options: WriterStartOptions, ctx: CommandContext) =>
-  leaseView(await startWriter(await herdrDeps(ctx), { ...options, cwd: options.worktree }));
+export const runWriterStart = async (
+  { ownedScope, blockedScope, protectedBranch, ...options }: WriterStartOptions,
+  ctx: CommandContext,
+) =>
+  leaseView(
+    await startWriter(await herdrDeps(ctx), {
+      ...options,
+      ownedScopes: ownedScope,
+      blockedScopes: blockedScope,
+      protectedBranches: protectedBranch,
+      cwd: options.worktree,
+    }),
+  );
 
 export default defineCommand({
   name: "herdr-lease-cli writer start",
@@ -66,24 +73,6 @@ export default defineCommand({
     "close its pane the claim stays held (orphaned) for inspection. The lease is not a filesystem sandbox: compare the " +
     "final diff with the scopes before integrating.",
   schema: writerStartOptionsSchema,
-  flags: {
-    name: { flag: "--name <name>" },
-    kind: { flag: "--kind <kind>" },
-    purpose: { flag: "--purpose <text>" },
-    ticketRef: { flag: "--ticket-ref <ref>" },
-    authorityRef: { flag: "--authority-ref <ref>" },
-    authoritySha256: { flag: "--authority-sha256 <hex>" },
-    worktree: { flag: "--worktree <path>" },
-    branch: { flag: "--branch <branch>" },
-    baseCommit: { flag: "--base-commit <sha>" },
-    expectedHead: { flag: "--expected-head <sha>" },
-    expectedStatusSha256: { flag: "--expected-status-sha256 <hex>" },
-    ownedScopes: { flag: "--owned-scope <path>", repeatable: true },
-    blockedScopes: { flag: "--blocked-scope <path>", repeatable: true },
-    protectedBranches: { flag: "--protected-branch <branch>", repeatable: true },
-    startTimeoutMs: { flag: "--start-timeout-ms <ms>" },
-    busyWindowMs: { flag: "--busy-window-ms <ms>" },
-  },
   writes: "a writer claim (shared store) and lease (this host); a Herdr tab and agent. Git is only read.",
   output: LEASE_OUTPUT,
   errors: [

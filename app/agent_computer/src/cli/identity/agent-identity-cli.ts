@@ -6,7 +6,7 @@ const binary: BinaryDef = {
   name: "agent-identity-cli",
   summary: "manage a registered agent's identity: capabilities, token rotation, revocation and recovery, unregistering",
   description:
-    "Every subcommand acts on the agent named by --name and is authenticated by that agent's token (--token-file, " +
+    "Every subcommand acts on the agent named by --agent-id (alias --name) and is authenticated by that agent's token (--token-file, " +
     "RELAY_AGENT_TOKEN or the 0600 vault of this host). Tokens are never printed except once when minted (rotate-token) " +
     "and the recovery token once when issued (revoke-token --issue-recovery). Registering is register-agent-cli --help.",
   subcommands: {

@@ -10,7 +10,7 @@ import { AUTH_ENV, nameOption } from "./options.ts";
 
 export const expandOptionsSchema = z
   .object({
-    name: nameOption,
+    agentId: nameOption,
     add: z.array(capabilitySchema).max(64).default([]).describe("capabilities to add"),
     remove: z
       .array(capabilitySchema)
@@ -28,8 +28,8 @@ export type ExpandOptions = z.output<typeof expandOptionsSchema>;
 
 export const runExpand = async (options: ExpandOptions, ctx: CommandContext): Promise<ExpandResult> =>
   expandCapabilities(await meshDeps(ctx), {
-    name: options.name,
-    token: await resolveToken(ctx, options.name, options.tokenFile),
+    name: options.agentId,
+    token: await resolveToken(ctx, options.agentId, options.tokenFile),
     add: options.add,
     remove: options.remove,
   });
@@ -49,12 +49,7 @@ export default defineCommand({
     "unregister and register again). Nothing is written by a failing call. If the agent is checked in, queued tasks it can " +
     "now do are assigned to it (auto_assigned_tasks) and announced in its inbox.",
   schema: expandOptionsSchema,
-  flags: {
-    name: { flag: "--name <name>" },
-    add: { flag: "--add <cap>", repeatable: true },
-    remove: { flag: "--remove <cap>", repeatable: true },
-    tokenFile: { flag: "--token-file <path>" },
-  },
+  flags: { agentId: { aliases: ["--name"] }, add: { placeholder: "<cap>" }, remove: { placeholder: "<cap>" } },
   writes: "the agent's capabilities and, if it is checked in, assignments of queued tasks it can now do.",
   output: '{"success":true,"name","added":[],"capabilities":[],"auto_assigned_tasks"?:[{"task_id","title","priority"}]}',
   errors: [

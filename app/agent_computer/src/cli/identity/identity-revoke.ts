@@ -8,7 +8,7 @@ import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
 import { AUTH_ENV, nameOption } from "./options.ts";
 
 export const revokeOptionsSchema = z.object({
-  name: nameOption,
+  agentId: nameOption,
   issueRecovery: z
     .boolean()
     .default(false)
@@ -20,12 +20,12 @@ export type RevokeOptions = z.output<typeof revokeOptionsSchema>;
 
 export const runRevoke = async (options: RevokeOptions, ctx: CommandContext): Promise<RevokeResult> => {
   const result = await revokeToken(await meshDeps(ctx), {
-    name: options.name,
-    token: await resolveToken(ctx, options.name, options.tokenFile),
+    name: options.agentId,
+    token: await resolveToken(ctx, options.agentId, options.tokenFile),
     issueRecovery: options.issueRecovery,
   });
   // A revoked token in the vault would only produce confusing AUTH_FAILED errors later.
-  await removeVaultToken(ctx.paths, options.name);
+  await removeVaultToken(ctx.paths, options.agentId);
   return result;
 };
 
@@ -47,11 +47,7 @@ export default defineCommand({
     "reporting recovery_completed. Without --issue-recovery the name is revoked: the next register-agent-cli of it mints " +
     "a new token for whoever calls first, keeping the name's immutable facts.",
   schema: revokeOptionsSchema,
-  flags: {
-    name: { flag: "--name <name>" },
-    issueRecovery: { flag: "--issue-recovery" },
-    tokenFile: { flag: "--token-file <path>" },
-  },
+  flags: { agentId: { aliases: ["--name"] } },
   writes: "the agent's auth state and token hash (and recovery hash), the end of its session, and removes the vault file.",
   output:
     '{"success":true,"name","auth_state":"revoked|recovery_pending","revoked_at","ended_session_id",' +

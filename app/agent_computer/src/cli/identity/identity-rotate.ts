@@ -7,17 +7,17 @@ import { meshDeps } from "../kernel/deps.ts";
 import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
 import { AUTH_ENV, nameOption } from "./options.ts";
 
-export const rotateOptionsSchema = z.object({ name: nameOption, tokenFile: tokenFileSchema });
+export const rotateOptionsSchema = z.object({ agentId: nameOption, tokenFile: tokenFileSchema });
 
 export type RotateOptions = z.output<typeof rotateOptionsSchema>;
 export type RotateOutput = RotateResult & { vault_file: string };
 
 export const runRotate = async (options: RotateOptions, ctx: CommandContext): Promise<RotateOutput> => {
   const result = await rotateToken(await meshDeps(ctx), {
-    name: options.name,
-    token: await resolveToken(ctx, options.name, options.tokenFile),
+    name: options.agentId,
+    token: await resolveToken(ctx, options.agentId, options.tokenFile),
   });
-  return { ...result, vault_file: await writeVaultToken(ctx.paths, options.name, result.agent_token) };
+  return { ...result, vault_file: await writeVaultToken(ctx.paths, options.agentId, result.agent_token) };
 };
 
 const render = (r: RotateOutput): string =>
@@ -32,7 +32,7 @@ export default defineCommand({
     "old token was kept (RELAY_AGENT_TOKEN, a --token-file) must be updated. Use it after a suspected leak that does not " +
     "warrant revoke-token.",
   schema: rotateOptionsSchema,
-  flags: { name: { flag: "--name <name>" }, tokenFile: { flag: "--token-file <path>" } },
+  flags: { agentId: { aliases: ["--name"] } },
   writes: "the token hash of the agent and the vault file of this host.",
   output: '{"success":true,"name","agent_token"(shown once),"auth_note","rotated_at","vault_file"}',
   errors: [

@@ -6,12 +6,12 @@ import { meshDeps } from "../kernel/deps.ts";
 import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
 import { AUTH_ENV, nameOption, renderAgent } from "./options.ts";
 
-export const showOptionsSchema = z.object({ name: nameOption, tokenFile: tokenFileSchema });
+export const showOptionsSchema = z.object({ agentId: nameOption, tokenFile: tokenFileSchema });
 
 export type ShowOptions = z.output<typeof showOptionsSchema>;
 
 export const runShow = async (options: ShowOptions, ctx: CommandContext): Promise<ShowResult> =>
-  showAgent(await meshDeps(ctx), { name: options.name, token: await resolveToken(ctx, options.name, options.tokenFile) });
+  showAgent(await meshDeps(ctx), { name: options.agentId, token: await resolveToken(ctx, options.agentId, options.tokenFile) });
 
 const render = (r: ShowResult): string => [...renderAgent(r.agent), `  open tasks: ${r.open_tasks}`].join("\n");
 
@@ -23,7 +23,7 @@ export default defineCommand({
     "auth state), its current session id (the one a --force takeover must name) and whether it is alive, with the evidence " +
     "(pid: its process on this host; age: its silence against its ttl), plus its number of open tasks. Changes nothing.",
   schema: showOptionsSchema,
-  flags: { name: { flag: "--name <name>" }, tokenFile: { flag: "--token-file <path>" } },
+  flags: { agentId: { aliases: ["--name"] } },
   writes: "nothing.",
   output:
     '{"success":true,"agent":{"name","role","capabilities","class","description","host_id","managed","agent_pid",' +

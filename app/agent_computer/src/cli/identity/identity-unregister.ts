@@ -8,16 +8,16 @@ import { neutralizeLine } from "../kernel/output.ts";
 import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
 import { AUTH_ENV, nameOption } from "./options.ts";
 
-export const unregisterOptionsSchema = z.object({ name: nameOption, tokenFile: tokenFileSchema });
+export const unregisterOptionsSchema = z.object({ agentId: nameOption, tokenFile: tokenFileSchema });
 
 export type UnregisterOptions = z.output<typeof unregisterOptionsSchema>;
 
 export const runUnregister = async (options: UnregisterOptions, ctx: CommandContext): Promise<UnregisterResult> => {
   const result = await unregisterAgent(await meshDeps(ctx), {
-    name: options.name,
-    token: await resolveToken(ctx, options.name, options.tokenFile),
+    name: options.agentId,
+    token: await resolveToken(ctx, options.agentId, options.tokenFile),
   });
-  await removeVaultToken(ctx.paths, options.name);
+  await removeVaultToken(ctx.paths, options.agentId);
   return result;
 };
 
@@ -38,7 +38,7 @@ export default defineCommand({
     "assigned or accepted tasks go to another live capable agent or back to the queue, and the vault file of this host is " +
     "removed. The name can then be registered afresh, with new immutable facts (class, host id, managed, capabilities).",
   schema: unregisterOptionsSchema,
-  flags: { name: { flag: "--name <name>" }, tokenFile: { flag: "--token-file <path>" } },
+  flags: { agentId: { aliases: ["--name"] } },
   writes: "deletes the agent row, its sessions and deliveries; re-routes its open tasks; removes the vault file.",
   output:
     '{"success":true,"name","removed":true,"ended_session_id","rerouted_tasks":[{"task_id","title","priority","state","assignee"}]}',

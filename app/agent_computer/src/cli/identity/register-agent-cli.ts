@@ -14,16 +14,13 @@ export const AGENT_CLASSES = ["orchestrator", "builder", "advisory", "auditor", 
 
 export const registerOptionsSchema = z
   .object({
-    name: agentId("the agent name (ASCII)"),
+    agentId: agentId("the agent name (ASCII)"),
     role: oneLine(64).min(1).describe("free text: orchestrator, builder, ops, …"),
     capabilities: z
       .array(capabilitySchema)
       .max(64)
       .describe("what it can do (tasks are routed by it); fixed at first registration"),
-    agentClass: z
-      .enum(AGENT_CLASSES)
-      .optional()
-      .describe("coordination posture; default unclassified; fixed at first registration"),
+    class: z.enum(AGENT_CLASSES).optional().describe("coordination posture; default unclassified; fixed at first registration"),
     description: z.string().max(512).optional().describe("free text; omitted = keep the stored one"),
     hostId: z
       .string()
@@ -90,9 +87,11 @@ export const runRegister = async (options: RegisterOptions, ctx: CommandContext)
     options.recoveryTokenFile === undefined
       ? undefined
       : await readSecret(ctx, "--recovery-token-file", options.recoveryTokenFile);
-  const token = await resolveToken(ctx, options.name, options.tokenFile);
+  const token = await resolveToken(ctx, options.agentId, options.tokenFile);
   const result = await registerAgent(await meshDeps(ctx), {
     ...options,
+    name: options.agentId,
+    agentClass: options.class,
     token,
     recoveryToken,
     takeover: options.force
@@ -100,7 +99,7 @@ export const runRegister = async (options: RegisterOptions, ctx: CommandContext)
       : undefined,
   });
   return result.agent_token
-    ? { ...result, vault_file: await writeVaultToken(ctx.paths, options.name, result.agent_token) }
+    ? { ...result, vault_file: await writeVaultToken(ctx.paths, options.agentId, result.agent_token) }
     : result;
 };
 
@@ -142,22 +141,12 @@ export default defineCommand({
     "per name and host (Environment). Tokens stop impersonation between agents, not a hostile process of the same user.",
   schema: registerOptionsSchema,
   flags: {
-    name: { flag: "--name <name>" },
-    role: { flag: "--role <role>" },
-    capabilities: { flag: "--capabilities <cap>", repeatable: true },
-    agentClass: { flag: "--class <class>" },
-    description: { flag: "--description <text>" },
-    hostId: { flag: "--host-id <id>" },
-    managed: { flag: "--managed" },
-    agentPid: { flag: "--agent-pid <pid>" },
-    agentPidStart: { flag: "--agent-pid-start <ticks>" },
-    hostShellPids: { flag: "--host-shell-pids <pid>", repeatable: true },
-    cliProfile: { flag: "--cli-profile <name>" },
-    terminalTitleRef: { flag: "--terminal-title-ref <title>" },
-    tokenFile: { flag: "--token-file <path>" },
-    recoveryTokenFile: { flag: "--recovery-token-file <path|->" },
-    force: { flag: "--force" },
-    expectedSessionId: { flag: "--expected-session-id <id|null>" },
+    agentId: { aliases: ["--name"] },
+    capabilities: { aliases: ["--caps"] },
+    agentPidStart: { placeholder: "<ticks>" },
+    terminalTitleRef: { placeholder: "<title>" },
+    recoveryTokenFile: { placeholder: "<path|->" },
+    expectedSessionId: { placeholder: "<id|null>" },
   },
   writes:
     "the agent row, its presence session (ending the one it replaces), queued tasks it takes with an inbox notice each, " +

@@ -53,13 +53,6 @@ export default defineCommand({
     "capabilities, result or reason, and version. Titles and bodies are shown with terminal control characters made " +
     "visible. Renews your presence.",
   schema: listOptionsSchema,
-  flags: {
-    agentId: { flag: "--agent-id <id>" },
-    scope: { flag: "--scope <mine|all>" },
-    state: { flag: "--state <state>", repeatable: true },
-    limit: { flag: "--limit <n>" },
-    tokenFile: { flag: "--token-file <path>" },
-  },
   writes: "only your presence renewal.",
   output:
     '{"agent_id","tasks":[{"id","title","body","required_caps","priority","state","poster","assignee","result","reason",' +

@@ -43,14 +43,6 @@ export default defineCommand({
     "registers (listed in that registration's auto_assigned_tasks). You get an inbox notice when it is accepted, completed " +
     "or rejected. Renews your presence.",
   schema: postOptionsSchema,
-  flags: {
-    agentId: { flag: "--agent-id <id>" },
-    title: { flag: "--title <text>" },
-    body: { flag: "--body <text>" },
-    requireCap: { flag: "--require-cap <cap>", repeatable: true },
-    priority: { flag: "--priority <level>" },
-    tokenFile: { flag: "--token-file <path>" },
-  },
   writes: "the task, its assignment and the assignee's inbox notice (or only the queued task), and your presence renewal.",
   output:
     '{"task":{"id":"task_…","title","body","required_caps","priority","state":"assigned|queued","poster","assignee",' +

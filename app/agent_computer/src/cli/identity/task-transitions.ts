@@ -11,28 +11,26 @@ import { AUTH_ENV } from "./options.ts";
 
 // accept, complete, reject and cancel are one compare-and-swap with different rules, so one factory builds them.
 
-const TEXT: Record<TaskAction, { flag: string; describe: string; summary: string } | undefined> = {
+/** The free text an action records, and the key (so the flag) it is given with: --result or --reason. */
+const TEXT: Record<TaskAction, { key: "result" | "reason"; describe: string; summary: string } | undefined> = {
   accept: undefined,
-  complete: { flag: "--result <text>", describe: "the outcome, told to the poster", summary: "report an accepted task done" },
-  reject: { flag: "--reason <text>", describe: "why, told to the poster", summary: "refuse an assigned or accepted task" },
-  cancel: { flag: "--reason <text>", describe: "why, told to the assignee", summary: "withdraw a task you posted" },
+  complete: { key: "result", describe: "the outcome, told to the poster", summary: "report an accepted task done" },
+  reject: { key: "reason", describe: "why, told to the poster", summary: "refuse an assigned or accepted task" },
+  cancel: { key: "reason", describe: "why, told to the assignee", summary: "withdraw a task you posted" },
 };
 
-const transitionSchema = (action: TaskAction) =>
-  z.object({
+const transitionSchema = (action: TaskAction) => {
+  const text = TEXT[action];
+  return z.object({
     agentId: agentId(`the acting agent, the task's ${TASK_RULES[action].by} (authenticated by its token)`),
     taskId: z
       .string()
       .regex(/^task_[0-9a-f]{32}$/, "must be a task id (task_…)")
       .describe("the task"),
-    text: z
-      .string()
-      .min(1)
-      .max(4096)
-      .optional()
-      .describe(TEXT[action]?.describe ?? "unused"),
+    ...(text ? { [text.key]: z.string().min(1).max(4096).optional().describe(text.describe) } : {}),
     tokenFile: tokenFileSchema,
   });
+};
 
 const transitionCommand = (action: TaskAction): CommandDef => {
   const rule = TASK_RULES[action];
@@ -44,7 +42,7 @@ const transitionCommand = (action: TaskAction): CommandDef => {
       agentId: options.agentId,
       token: await resolveToken(ctx, options.agentId, options.tokenFile),
       taskId: options.taskId,
-      text: options.text,
+      text: text ? (options as Record<string, string | undefined>)[text.key] : undefined,
     });
   return defineCommand({
     name: `agent-task-cli ${action}`,
@@ -54,12 +52,6 @@ const transitionCommand = (action: TaskAction): CommandDef => {
       "state and version: if it is in another state, or changed since it was read, the call fails CONFLICT and nothing is " +
       `written. The ${rule.by === "poster" ? "assignee" : "poster"} (if any) gets an inbox notice. Renews your presence.`,
     schema,
-    flags: {
-      agentId: { flag: "--agent-id <id>" },
-      taskId: { flag: "--task-id <id>" },
-      ...(text ? { text: { flag: text.flag } } : {}),
-      tokenFile: { flag: "--token-file <path>" },
-    },
     writes: `the task's state (${rule.to}), version and ${text ? "text, " : ""}and one inbox notice to the other party.`,
     output:
       '{"id","title","body","required_caps","priority","state","poster","assignee","result","reason","version",' +
@@ -77,7 +69,7 @@ const transitionCommand = (action: TaskAction): CommandDef => {
     ],
     env: AUTH_ENV,
     examples: [
-      `agent-task-cli ${action} --agent-id builder-1 --task-id task_0193a1b2c3d4e5f60718293a4b5c6d7e${text ? ` ${text.flag.split(" ")[0]} 'see PR 12'` : ""}`,
+      `agent-task-cli ${action} --agent-id builder-1 --task-id task_0193a1b2c3d4e5f60718293a4b5c6d7e${text ? ` --${text.key} 'see PR 12'` : ""}`,
     ],
     run,
     render: (t: TaskView) => `${t.id} [${t.priority}] ${neutralizeLine(t.title)}: ${t.state} (version ${t.version})`,

@@ -1,13 +1,7 @@
-// argv facts every binary needs before it knows whether to parse at all. Kept apart from parse.ts so
-// the help path never loads the parser or the error mapping.
+// Whether an error should be reported as JSON is known before argv is parsed (a usage error ends parsing early).
 
-/** Splits argv at the first "--": options before, free text after. */
-export const splitRest = (argv: readonly string[]): { head: string[]; rest: string[] | undefined } => {
+/** --json anywhere before "--". */
+export const wantsJson = (argv: readonly string[]): boolean => {
   const at = argv.indexOf("--");
-  return at === -1 ? { head: [...argv], rest: undefined } : { head: argv.slice(0, at), rest: argv.slice(at + 1) };
+  return (at === -1 ? argv : argv.slice(0, at)).includes("--json");
 };
-
-/** -h/--help anywhere before "--" (a wrapper may have prepended a subcommand word). */
-export const wantsHelp = (argv: readonly string[]): boolean => splitRest(argv).head.some((a) => a === "-h" || a === "--help");
-
-export const wantsJson = (argv: readonly string[]): boolean => splitRest(argv).head.includes("--json");

@@ -2,14 +2,17 @@ import type * as core from "zod/v4/core";
 import type { ErrorCode } from "../../errors.ts";
 import type { CommandContext } from "./context.ts";
 
-/** How one schema key appears on the command line. */
-export interface FlagSpec {
-  /** Commander flag syntax, e.g. "--ttl-seconds <seconds>" or "--confirm". */
-  flag: string;
-  /** The flag may be given several times; comma lists are split too. */
-  repeatable?: boolean;
-  /** With repeatable: false keeps each value whole (values that may hold commas, e.g. messages). */
-  commaList?: boolean;
+/**
+ * Where a flag differs from what the kernel derives from its schema key (kernel/flags.ts): the key in kebab case is the
+ * flag, a boolean takes no value, an array is repeatable and splits comma lists.
+ */
+export interface FlagOverride {
+  /** The value's placeholder in help, e.g. "<path|->", when the derived one says too little. */
+  placeholder?: string;
+  /** Other spellings of the same flag (older names, the seeds' own); help shows them beside the flag. */
+  aliases?: readonly string[];
+  /** false: each value of a repeatable flag is kept whole (values that may hold commas, e.g. messages). */
+  commaList?: false;
 }
 
 /** A positional argument, taken in order before any "--". */
@@ -26,7 +29,8 @@ export interface CommandDef<Schema extends core.$ZodType = core.$ZodType, Result
   /** Purpose, trust model and guarantees: paragraphs of the contract. */
   description: string;
   schema: Schema;
-  flags: Record<string, FlagSpec>;
+  /** Only the flags that differ from their derived form, keyed by schema key. */
+  flags?: Record<string, FlagOverride>;
   args?: ArgSpec[];
   /** Key that receives everything after "--", joined with spaces. */
   rest?: { key: string; name: string };

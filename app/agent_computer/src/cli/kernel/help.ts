@@ -2,6 +2,7 @@ import { toJSONSchema } from "zod/v4/core";
 import { ERROR_CODES, EXIT_CODE_TABLE } from "../../errors.ts";
 import type { BinaryDef, CommandDef } from "./command.ts";
 import { ENV_DOCS, type EnvName } from "./env-docs.ts";
+import { commandFlags, flagSyntax } from "./flags.ts";
 
 interface PropertyDoc {
   type?: string;
@@ -78,7 +79,7 @@ const wrap = (text: string, indent: string, width = 100): string => {
   return out.join("\n");
 };
 
-/** Option lines: flag, constraints from the schema, and the schema's description. */
+/** Option lines: flag and aliases, constraints from the schema, and the schema's description. */
 export const optionLines = (def: CommandDef): string[] => {
   const { properties: props, required } = schemaDoc(def);
   const lines: string[] = [];
@@ -86,29 +87,46 @@ export const optionLines = (def: CommandDef): string[] => {
     lines.push(`  ${arg.name}  (required) ${props[arg.key]?.description ?? ""}`.trimEnd());
   }
   if (def.rest) lines.push(`  -- ${def.rest.name}  ${props[def.rest.key]?.description ?? ""}`.trimEnd());
-  for (const [key, spec] of Object.entries(def.flags)) {
-    const doc = props[key] ?? {};
-    const req = required.has(key) && doc.default === undefined ? "(required) " : "";
-    const rep = spec.repeatable ? (spec.commaList === false ? "; repeatable" : "; repeatable or comma list") : "";
-    lines.push(`  ${spec.flag}`);
+  for (const flag of commandFlags(def)) {
+    const doc = props[flag.key] ?? {};
+    const req = required.has(flag.key) && doc.default === undefined ? "(required) " : "";
+    const rep = flag.list ? (flag.commaList ? "; repeatable or comma list" : "; repeatable") : "";
+    lines.push(`  ${flagSyntax(flag)}`);
     lines.push(wrap(`${req}[${constraintText(doc)}${rep}] ${doc.description ?? ""}`.trim(), "      "));
   }
   lines.push("  --json", '      Print exactly one JSON document on stdout; errors as {"error":{code,message,hint}} on stderr.');
-  lines.push("  -h, --help", "      Print this contract (anywhere in argv; needs no store).");
+  lines.push("  -h, --help", "      Print this contract (anywhere in argv except as an option's value; needs no store).");
+  lines.push("  -V, --version", "      Print the version of agent-computer.");
   return lines;
 };
 
 const section = (title: string, body: string): string => `${title}\n${body}`;
 
-export const usageLine = (def: CommandDef): string => {
+const isRequired = (def: CommandDef, key: string): boolean => {
   const { properties: props, required } = schemaDoc(def);
+  return required.has(key) && props[key]?.default === undefined;
+};
+
+/** The full usage line of the contract: every flag, optional ones in brackets. */
+export const usageLine = (def: CommandDef): string => {
   const parts = [def.name, ...(def.args ?? []).map((a) => a.name)];
-  for (const [key, spec] of Object.entries(def.flags)) {
-    const needed = required.has(key) && props[key]?.default === undefined;
-    parts.push(needed ? spec.flag : `[${spec.flag}]`);
+  for (const flag of commandFlags(def)) {
+    const syntax = [flag.name, flag.placeholder].filter(Boolean).join(" ");
+    parts.push(isRequired(def, flag.key) ? syntax : `[${syntax}]`);
   }
   parts.push("[--json]");
   if (def.rest) parts.push(`-- ${def.rest.name}`);
+  return parts.join(" ");
+};
+
+/** The short usage an argument error prints: the required flags, then [options]. */
+export const shortUsage = (def: CommandDef): string => {
+  const parts = [def.name, ...(def.args ?? []).map((a) => a.name)];
+  for (const flag of commandFlags(def)) {
+    if (isRequired(def, flag.key)) parts.push([flag.name, flag.placeholder].filter(Boolean).join(" "));
+  }
+  parts.push("[options]");
+  if (def.rest) parts.push(`[-- ${def.rest.name}]`);
   return parts.join(" ");
 };
 
@@ -117,7 +135,7 @@ export const envLines = (names: readonly string[]): string =>
 
 export const renderCommandHelp = (def: CommandDef): string =>
   [
-    `${def.name} — ${def.summary}`,
+    wrap(`${def.name} — ${def.summary}`, ""),
     "",
     wrap(def.description, ""),
     "",
@@ -151,11 +169,11 @@ export const renderBinaryHelp = async (binary: BinaryDef): Promise<string> => {
     blocks.push(`  ${usageLine(def)}\n${wrap(def.summary, "      ")}`);
   }
   return [
-    `${binary.name} — ${binary.summary}`,
+    wrap(`${binary.name} — ${binary.summary}`, ""),
     "",
     wrap(binary.description ?? "", ""),
     "",
-    section("Subcommands (each has its full contract: <binary> <subcommand> --help):", blocks.join("\n")),
+    section(`Subcommands (each has its full contract: ${binary.name} help <subcommand>):`, blocks.join("\n")),
     "",
     section("Environment:", envLines(binary.env ?? [])),
     "",

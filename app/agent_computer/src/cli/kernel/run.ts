@@ -2,21 +2,11 @@ import { AppError, EXIT, isAppError } from "../../errors.ts";
 import { resolvePaths } from "../../paths.ts";
 import type { StoreUse } from "../../store/open.ts";
 import type { Store } from "../../store/port.ts";
-import { wantsHelp, wantsJson } from "./argv.ts";
+import { wantsJson } from "./argv.ts";
 import type { BinaryDef, CommandDef } from "./command.ts";
 import type { CommandContext } from "./context.ts";
 import { toJson, writeStderr, writeStdout } from "./output.ts";
 import { reachedPhase } from "./startup-phase.ts";
-
-/** Picks the subcommand whose words start argv; for help, stray leading words are tolerated. */
-const matchSubcommand = (binary: BinaryDef, argv: readonly string[]): { key: string; rest: string[] } | undefined => {
-  const keys = Object.keys(binary.subcommands ?? {}).sort((a, b) => b.split(" ").length - a.split(" ").length);
-  for (const key of keys) {
-    const words = key.split(" ");
-    if (words.every((w, i) => argv[i] === w)) return { key, rest: argv.slice(words.length) };
-  }
-  return undefined;
-};
 
 const readStdin = async (): Promise<string> => {
   const chunks: Buffer[] = [];
@@ -50,14 +40,17 @@ export const createContext = (
   };
 };
 
-const usageHint = async (binary: BinaryDef, def: CommandDef | undefined): Promise<string> => {
-  if (!def) return `see ${binary.name} --help`;
-  const { usageLine } = await import("./help.ts");
-  return `usage: ${usageLine(def)}\nsee ${def.name} --help`;
+/** Every error carries a hint: a usage error the short usage, anything else where the contract is. */
+const hintFor = async (binary: BinaryDef, def: CommandDef | undefined, error: AppError): Promise<string> => {
+  const help = `see ${def?.name ?? binary.name} --help`;
+  if (error.code !== "INVALID_INPUT") return error.hint ?? help;
+  if (!def) return help;
+  const { shortUsage } = await import("./help.ts");
+  return `usage: ${shortUsage(def)}; ${help}`;
 };
 
 const reportError = async (binary: BinaryDef, def: CommandDef | undefined, error: unknown, json: boolean): Promise<number> => {
-  const cliError = isAppError(error)
+  const known = isAppError(error)
     ? error
     : new AppError("INTERNAL", error instanceof Error ? error.message : String(error), {
         hint: "this is a bug; set AGENT_COMPUTER_DEBUG=1 for a stack trace",
@@ -65,44 +58,43 @@ const reportError = async (binary: BinaryDef, def: CommandDef | undefined, error
   if (!isAppError(error) && process.env.AGENT_COMPUTER_DEBUG === "1" && error instanceof Error) {
     await writeStderr(`${error.stack}\n`);
   }
+  const hint = await hintFor(binary, def, known);
   if (json) {
-    await writeStderr(`${JSON.stringify(cliError.toJSON())}\n`);
+    const envelope = known.toJSON();
+    await writeStderr(`${JSON.stringify({ error: { ...envelope.error, hint } })}\n`);
   } else {
-    const lines = [`${def?.name ?? binary.name}: ${cliError.code}: ${cliError.message}`];
-    if (cliError.code === "INVALID_INPUT") lines.push(await usageHint(binary, def));
-    else if (cliError.hint) lines.push(`hint: ${cliError.hint}`);
+    const lines = [`${def?.name ?? binary.name}: ${known.code}: ${known.message}`];
+    lines.push(known.code === "INVALID_INPUT" ? hint.replace("; see ", "\nsee ") : `hint: ${hint}`);
     await writeStderr(`${lines.join("\n")}\n`);
   }
-  return cliError.exitCode;
+  return known.exitCode;
 };
 
-/** The single entry point of every binary: help, parse, run, render, exit. `use` says how it uses the store. */
+const helpText = async (binary: BinaryDef, subcommand: string | undefined): Promise<string> => {
+  const { renderBinaryHelp, renderCommandHelp } = await import("./help.ts");
+  const load = subcommand === undefined ? undefined : binary.subcommands?.[subcommand];
+  return load ? renderCommandHelp(await load()) : renderBinaryHelp(binary);
+};
+
+/** The single entry point of every binary: parse (help, version), run, render, exit. `use` says how it uses the store. */
 export const runBinary = async (binary: BinaryDef, argv: readonly string[], use: StoreUse = {}): Promise<never> => {
   const json = wantsJson(argv);
-  let def: CommandDef | undefined = binary.command;
-  let rest: readonly string[] = argv;
+  let def: CommandDef | undefined;
   const ctx = createContext(process.env, use);
   let exitCode: number = EXIT.ok;
   try {
-    if (binary.subcommands) {
-      const match = matchSubcommand(binary, argv);
-      if (match) {
-        def = await binary.subcommands[match.key]?.();
-        rest = match.rest;
-      } else if (!wantsHelp(argv)) {
-        const given = argv.find((a) => !a.startsWith("-"));
-        throw new AppError("INVALID_INPUT", given ? `unknown subcommand: ${given}` : "a subcommand is required");
-      }
-    }
-    if (wantsHelp(argv)) {
-      const { renderBinaryHelp, renderCommandHelp } = await import("./help.ts");
-      await writeStdout(def ? renderCommandHelp(def) : await renderBinaryHelp(binary));
-    } else if (def) {
-      const { parseOptions } = await import("./parse.ts");
-      const options = parseOptions(def, rest) as never;
-      const result = await def.run(options, ctx);
+    const { parseArgv } = await import("./front.ts");
+    const invocation = await parseArgv(binary, argv, (d) => {
+      def = d;
+    });
+    reachedPhase("argv-parsed");
+    if (invocation.kind === "help") await writeStdout(await helpText(binary, invocation.subcommand));
+    else if (invocation.kind === "version") await writeStdout(`${(await import("./version.ts")).VERSION}\n`);
+    else {
+      const options = invocation.options as never;
+      const result = await invocation.def.run(options, ctx);
       reachedPhase("command-run");
-      const text = json ? `${toJson(result)}\n` : def.render(result, options);
+      const text = json ? `${toJson(result)}\n` : invocation.def.render(result, options);
       await writeStdout(text.endsWith("\n") || text === "" ? text : `${text}\n`);
     }
   } catch (error) {

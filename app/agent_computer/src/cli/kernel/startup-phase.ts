@@ -6,8 +6,8 @@
 // no --help lists it.
 
 /** In order: entry evaluated (runtime, main module and its static imports), the binary's command module loaded,
- * the store opened, the command's work done (before its output is rendered and written). */
-export type StartupPhase = "entry" | "command-loaded" | "store-open" | "command-run";
+ * argv parsed (commander, then zod), the store opened, the command's work done (before its output is written). */
+export type StartupPhase = "entry" | "command-loaded" | "argv-parsed" | "store-open" | "command-run";
 
 const exitAfter = process.env.AGENT_COMPUTER_STARTUP_EXIT_AFTER;
 

@@ -56,12 +56,6 @@ export default defineCommand({
     "with MESSAGE_NOT_FOUND and nothing is acknowledged. Needs a live check-in; renews presence. The sender sees the " +
     "acknowledgement in agent-sent-cli.",
   schema: ackOptionsSchema,
-  flags: {
-    agentId: { flag: "--agent-id <id>" },
-    messageId: { flag: "--message-id <id>", repeatable: true },
-    upToSeq: { flag: "--up-to-seq <n>" },
-    tokenFile: { flag: "--token-file <path>" },
-  },
   writes: "the acknowledged deliveries (state acked, acked_at) and your presence renewal.",
   output: '{"agent_id","acked":["msg_…"],"already_closed":["msg_…"]}',
   errors: [

@@ -19,7 +19,9 @@ export const checkinOptionsSchema = z.object({
     .optional(oneLine(64, 1))
     .check(z.describe("what kind of agent this is (builder, reviewer, release, ping, verification, …)")),
   repo: z.optional(oneLine(256, 1)).check(z.describe("the repository or project this session works on")),
-  caps: z.optional(z.array(capabilitySchema).check(z.maxLength(32))).check(z.describe("capabilities this session offers")),
+  capabilities: z
+    .optional(z.array(capabilitySchema).check(z.maxLength(32)))
+    .check(z.describe("capabilities this session offers")),
   status: z.optional(oneLine(200)).check(z.describe("one line: what you are doing right now (its age is shown to others)")),
   ttlSeconds: z
     .optional(z.coerce.number().check(z.int(), z.minimum(TTL_MIN_SECONDS), z.maximum(TTL_MAX_SECONDS)))
@@ -44,11 +46,11 @@ export type CheckinOutput = (CheckinResult & { preview?: true }) & { herdr_wake:
 
 export const runCheckin = async (options: CheckinOptions, ctx: CommandContext): Promise<CheckinOutput> => {
   if (!options.confirm) {
-    const preview = await previewCheckIn(await meshDeps(ctx), { ...options, token: undefined });
+    const preview = await previewCheckIn(await meshDeps(ctx), { ...options, caps: options.capabilities, token: undefined });
     return { ...preview, herdr_wake: await herdrWakeFor(options, ctx, "preview", undefined) };
   }
   const token = await resolveToken(ctx, options.agentId, options.tokenFile);
-  const result = await checkIn(await meshDeps(ctx), { ...options, token });
+  const result = await checkIn(await meshDeps(ctx), { ...options, caps: options.capabilities, token });
   const vault = result.agent_token ? { vault_file: await writeVaultToken(ctx.paths, options.agentId, result.agent_token) } : {};
   return { ...result, ...vault, herdr_wake: await herdrWakeFor(options, ctx, "confirm", result.session_id) };
 };
@@ -95,17 +97,7 @@ export default defineCommand({
     'with herdr_wake.state "unsupported" and the reason: poll agent-inbox-cli yourself.\n' +
     "Next: agent-inbox-cli --help (read), agent-send-cli --help (send), agents-list-cli --help (who is here).",
   schema: checkinOptionsSchema,
-  flags: {
-    agentId: { flag: "--agent-id <id>" },
-    role: { flag: "--role <role>" },
-    repo: { flag: "--repo <repo>" },
-    caps: { flag: "--caps <cap>", repeatable: true },
-    status: { flag: "--status <text>" },
-    ttlSeconds: { flag: "--ttl-seconds <seconds>" },
-    herdrPane: { flag: "--herdr-pane <pane-id>" },
-    confirm: { flag: "--confirm" },
-    tokenFile: { flag: "--token-file <path>" },
-  },
+  flags: { capabilities: { aliases: ["--caps"] } },
   writes:
     "with --confirm: the agent row (first time), its session (role, repo, caps, status, ttl, expires_at) and, the first " +
     "time, the token vault file; with --herdr-pane also this host's local wake registration (0600, under " +

@@ -74,12 +74,7 @@ export default defineCommand({
     "with it changes nothing else; acknowledge as usual. An unknown, already used or expired token (default lifetime 10 " +
     "minutes), or one of another session, fails with WAKE_TOKEN_INVALID (exit 4) and changes nothing: read without it.",
   schema: inboxOptionsSchema,
-  flags: {
-    agentId: { flag: "--agent-id <id>" },
-    limit: { flag: "--limit <n>" },
-    wakeToken: { flag: "--wake-token <hex>" },
-    tokenFile: { flag: "--token-file <path>" },
-  },
+  flags: { wakeToken: { placeholder: "<hex>" } },
   writes:
     "only your presence renewal (last activity, expires_at) and, with --wake-token, that token's used mark; message states are untouched.",
   output:

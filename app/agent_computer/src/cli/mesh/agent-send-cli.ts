@@ -15,8 +15,7 @@ const NUL_REFUSED = "must not contain a NUL character (send binary data as base6
 
 export const sendOptionsSchema = z
   .object({
-    from: z.optional(agentIdSchema).check(z.describe("the sending agent (authenticated); --agent-id is the same flag")),
-    agentId: z.optional(agentIdSchema).check(z.describe("alias of --from")),
+    agentId: agentIdSchema.check(z.describe("the sending agent (authenticated)")),
     to: z.optional(z.array(agentIdSchema).check(z.minLength(1), z.maxLength(100))).check(z.describe("recipient agent ids")),
     broadcast: z
       ._default(z.boolean(), false)
@@ -47,9 +46,6 @@ export const sendOptionsSchema = z
   })
   .check(
     z.superRefine((o, ctx) => {
-      if (!o.from && !o.agentId) ctx.addIssue({ code: "custom", path: ["from"], message: "is required (the sending agent)" });
-      if (o.from && o.agentId && o.from !== o.agentId)
-        ctx.addIssue({ code: "custom", path: ["agentId"], message: "differs from --from" });
       if (!o.to === !o.broadcast)
         ctx.addIssue({ code: "custom", path: ["to"], message: "give exactly one of --to or --broadcast" });
       if (!o.broadcast && (o.role || o.repo))
@@ -78,7 +74,7 @@ const readBody = async (options: SendOptions, ctx: CommandContext): Promise<stri
 };
 
 export const runSend = async (options: SendOptions, ctx: CommandContext): Promise<SendResult> => {
-  const from = (options.from ?? options.agentId) as string;
+  const from = options.agentId;
   const body = await readBody(options, ctx);
   if (Buffer.byteLength(body, "utf8") > MAX_BODY_BYTES)
     throw new AppError("INVALID_INPUT", `--body: at most ${MAX_BODY_BYTES} bytes`);
@@ -134,19 +130,7 @@ export default defineCommand({
     "Rate limits per sending agent and per host (see Environment) count new messages, not replays; over them RATE_LIMITED " +
     "(exit 6) with retry_after_s, and nothing is sent.",
   schema: sendOptionsSchema,
-  flags: {
-    from: { flag: "--from <id>" },
-    agentId: { flag: "--agent-id <id>" },
-    to: { flag: "--to <id>", repeatable: true },
-    broadcast: { flag: "--broadcast" },
-    role: { flag: "--role <role>" },
-    repo: { flag: "--repo <repo>" },
-    body: { flag: "--body <text>" },
-    bodyFile: { flag: "--body-file <path|->" },
-    thread: { flag: "--thread <id>" },
-    idempotencyKey: { flag: "--idempotency-key <key>" },
-    tokenFile: { flag: "--token-file <path>" },
-  },
+  flags: { agentId: { aliases: ["--from"] }, to: { placeholder: "<id>" }, bodyFile: { placeholder: "<path|->" } },
   writes:
     "the message, one delivery per recipient (with its sequence number), and the sender's presence renewal (at most once a second).",
   output:

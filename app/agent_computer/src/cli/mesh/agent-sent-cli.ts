@@ -42,11 +42,6 @@ export default defineCommand({
     "when you sent: stored, never delivered). When a recipient's session expires with your mail unacknowledged you also get " +
     "one durable bounce notice in your own inbox, so silence is never mistaken for delivery. Authenticated; renews presence.",
   schema: sentOptionsSchema,
-  flags: {
-    agentId: { flag: "--agent-id <id>" },
-    limit: { flag: "--limit <n>" },
-    tokenFile: { flag: "--token-file <path>" },
-  },
   writes: "only your presence renewal (and the expiry bookkeeping of sessions that ran out).",
   output:
     '{"agent_id","messages":[{"id","kind","created_at","thread_id","body_preview",' +

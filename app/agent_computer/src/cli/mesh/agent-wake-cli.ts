@@ -91,7 +91,6 @@ export default defineCommand({
     "AGENT_COMPUTER_WAKE_IDLE_EXIT_MS. Without --run this only reports: whether a watcher runs for this store and which " +
     "agents are armed. You normally never need --run: agent-checkin-cli --herdr-pane starts the watcher itself.",
   schema: watcherOptionsSchema,
-  flags: { run: { flag: "--run" } },
   writes:
     "without --run: nothing. With --run: wake tokens in the store (only their SHA-256, bound to agent, session and messages); in <state dir>/wake/<store>/ " +
     "the lock file and watcher.log; it removes registrations whose session ended or whose pane lost its agent.",

@@ -52,12 +52,6 @@ export default defineCommand({
     "call within its ttl). A session whose process is proven dead is listed only with --include-stale. The session_id " +
     "is what register-agent-cli --force --expected-session-id compares against.",
   schema: agentsListOptionsSchema,
-  flags: {
-    includeStale: { flag: "--include-stale" },
-    view: { flag: "--view <list|topology>" },
-    agentId: { flag: "--agent-id <id>" },
-    tokenFile: { flag: "--token-file <path>" },
-  },
   writes: "nothing, unless --agent-id is given: then your presence renewal.",
   output:
     '{"view":"list|topology","agents":[{"agent_id","class","alive","host","role","repo","caps","status","status_age_s",' +

@@ -121,16 +121,6 @@ export default defineCommand({
     "143 (SIGTERM) or 130 (SIGINT) and a supervisor sees a stop by signal; otherwise the codes below.\n" +
     "Jobs and triggers: create-automation-job-cli --help.",
   schema: workerOptionsSchema,
-  flags: {
-    port: { flag: "--port <port>" },
-    host: { flag: "--host <address>" },
-    concurrency: { flag: "--concurrency <n>" },
-    once: { flag: "--once" },
-    leaseSeconds: { flag: "--lease-seconds <seconds>" },
-    pollMs: { flag: "--poll-ms <ms>" },
-    drainSeconds: { flag: "--drain-seconds <seconds>" },
-    skillsDir: { flag: "--skills-dir <path>" },
-  },
   writes:
     "trigger firings, runs and attempts (state, exit code, error, stdout/stderr tails), events in owners' sessions, its own " +
     "worker record; per-attempt files under $AGENT_COMPUTER_HOME/run/attempts (removed when the attempt ends).",
