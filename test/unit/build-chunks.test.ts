@@ -3,10 +3,10 @@
 // its own. Bundled here the same way (without compiling, whose output cannot be inspected, and without minifying,
 // which drops the module path comments), the entry's static import graph must hold no command, and one command's
 // graph no other command, no PostgreSQL driver and no worker.
-import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, normalize } from "node:path";
-import { beforeAll, describe, expect, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { bundleOptions } from "../../scripts/compile-options.ts";
 
 const root = join(import.meta.dirname, "..", "..");
@@ -36,6 +36,8 @@ beforeAll(async () => {
   const built = await Bun.build({ ...bundleOptions([join(root, "app/agent_computer/src/cli/main.ts")]), outdir: out });
   expect(built.success, built.logs.join("\n")).toBe(true);
 }, 60_000);
+
+afterAll(() => rmSync(out, { recursive: true, force: true }));
 
 describe("chunks of the compiled form", () => {
   test("the entry loads no command module before it knows which binary it is", () => {
