@@ -34,6 +34,13 @@ export const owner = async (options: { agentId: string; tokenFile?: string | und
   token: await resolveToken(ctx, options.agentId, options.tokenFile),
 });
 
+/** The owner flags of a printed follow-up command: the same agent, authenticated the same way. */
+export const ownerWords = (options: { agentId: string; tokenFile?: string | undefined }): string[] => [
+  "--agent-id",
+  options.agentId,
+  ...(options.tokenFile === undefined ? [] : ["--token-file", options.tokenFile]),
+];
+
 export const automationDeps = (ctx: CommandContext): Promise<Deps> => meshDeps(ctx);
 
 /** The base of webhook URLs printed by the CLIs (the worker on this host). */
