@@ -1,6 +1,6 @@
 // The embedded default: the first command creates and migrates the SQLite store, private to its owner.
 import { Database } from "bun:sqlite";
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readlinkSync, statSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdtempSync, readdirSync, readlinkSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, test } from "vitest";
@@ -34,6 +34,8 @@ test("the first command creates the state dir 0700 and the store 0600, with ever
   const first = await runBin("agent-checkin-cli", ["--agent-id", "first", "--confirm", "--json"], { env });
   expect(first.exitCode).toBe(0);
   expect(modeOf(stateDir)).toBe(0o700);
+  // The WAL and its index are kept for the next command (store/sqlite/driver.ts), private like the store.
+  expect(storeFiles(storeFile)).toHaveLength(3);
   for (const file of storeFiles(storeFile)) expect(modeOf(file), file).toBe(0o600);
   const db = new Database(storeFile, { readonly: true });
   try {
@@ -51,10 +53,28 @@ test("a state dir and store whose modes were loosened are made private again by 
   expect((await runBin("agent-checkin-cli", ["--agent-id", "first", "--confirm"], { env })).exitCode).toBe(0);
   chmodSync(stateDir, 0o755);
   chmodSync(storeFile, 0o644);
+  chmodSync(`${storeFile}-wal`, 0o644);
+  chmodSync(`${storeFile}-shm`, 0o666);
   const list = await runBin("agents-list-cli", ["--json"], { env });
   expect(list.exitCode).toBe(0);
   expect(modeOf(stateDir)).toBe(0o700);
-  expect(modeOf(storeFile)).toBe(0o600);
+  for (const file of storeFiles(storeFile)) expect(modeOf(file), file).toBe(0o600);
+});
+
+test("a command's writes are in the database file itself when it exits: the WAL it keeps was checkpointed", async () => {
+  const { env, storeFile } = freshMachine();
+  expect((await runBin("agent-checkin-cli", ["--agent-id", "first", "--confirm"], { env })).exitCode).toBe(0);
+  expect((await runBin("agent-checkin-cli", ["--agent-id", "second", "--confirm"], { env })).exitCode).toBe(0);
+  // The database file alone, without the WAL beside it: what a checkpoint copied is all it has.
+  const alone = join(mkdtempSync(join(tmpdir(), "ac-alone-")), "copy.sqlite");
+  copyFileSync(storeFile, alone);
+  const db = new Database(alone, { readonly: true });
+  try {
+    const names = db.query<{ name: string }, []>("SELECT name FROM agents ORDER BY name").all();
+    expect(names.map((n) => n.name)).toEqual(["first", "second"]);
+  } finally {
+    db.close();
+  }
 });
 
 /** How many descriptors the process holds on the file: one per SQLite connection that opened it. */

@@ -9,6 +9,17 @@ import { WriteLane } from "./write-lane.ts";
 
 const BUSY_TIMEOUT_MS = 5000;
 
+/**
+ * The WAL is kept between processes (SQLITE_FCNTL_PERSIST_WAL), so a one-shot command appends its commit to the
+ * frames the last one left, all already copied into the database and synced by that one's close. A WAL that
+ * starts empty costs one more fsync, of its header, at the first commit (4 fsyncs a command instead of 3).
+ * Kept frames are not free: the next opener's recovery reads them all, and since recovery cannot tell they
+ * were copied, the checkpoint at its close copies them all again. So the connection that closes the store
+ * while the WAL is larger than this empties it (truncated to zero bytes), and the next command starts afresh.
+ * 256 KiB is about 60 pages: some 20 inbox reads between two truncations.
+ */
+const KEPT_WAL_MAX_BYTES = 256 * 1024;
+
 /** $1 → ?1: SQLite binds ?NNN by position, whatever order the placeholders appear in. */
 const toSqlite = (sql: string): string => sql.replace(/\$(\d+)/g, "?$1");
 
@@ -34,17 +45,22 @@ const modeOf = async (path: string): Promise<number | undefined> => {
   }
 };
 
+const private0600 = (mode: number | undefined): boolean => mode === undefined || mode === 0o600;
+
 /**
- * Directory 0700 and file 0600, created if missing. When both already are, two stats settle it: the private-file
- * primitives (and node:fs, two milliseconds of start-up) are loaded only to create or repair.
+ * Directory 0700 and file 0600, created if missing; the kept -wal and -shm files (SQLite creates them with the
+ * database's mode) made 0600 again if they were loosened. When all already are, four stats settle it: the
+ * private-file primitives (and node:fs, two milliseconds of start-up) are loaded only to create or repair.
  */
 const prepareFile = async (file: string): Promise<void> => {
   const dir = file.slice(0, file.lastIndexOf("/")) || "/";
-  const [dirMode, fileMode] = await Promise.all([modeOf(dir), modeOf(file)]);
-  if (dirMode === 0o700 && fileMode === 0o600) return;
+  const companions = [`${file}-wal`, `${file}-shm`];
+  const [dirMode, fileMode, ...companionModes] = await Promise.all([dir, file, ...companions].map(modeOf));
+  if (dirMode === 0o700 && fileMode === 0o600 && companionModes.every(private0600)) return;
   const { ensurePrivateDir, ensurePrivateFile } = await import("../../local/private-files.ts");
   ensurePrivateDir(dir);
   ensurePrivateFile(file);
+  for (const [i, companion] of companions.entries()) if (!private0600(companionModes[i])) ensurePrivateFile(companion);
 };
 
 /**
@@ -75,7 +91,7 @@ export interface SqliteOptions {
  * The rules every transaction on it follows are written down once, in group-commit.ts.
  */
 export const openSqlite = async (file: string, options: SqliteOptions = {}): Promise<Driver> => {
-  const { Database } = await import("bun:sqlite");
+  const { Database, constants } = await import("bun:sqlite");
   await prepareFile(file);
   const database = new Database(file, { create: true, strict: true });
   database.run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
@@ -85,6 +101,7 @@ export const openSqlite = async (file: string, options: SqliteOptions = {}): Pro
   // Statement and savepoint journals (group commit's guarded batches) stay in memory instead of temp files:
   // in temp files they were measured as the largest single cost of a send after the COMMIT itself.
   database.run("PRAGMA temp_store = MEMORY");
+  database.fileControl(constants.SQLITE_FCNTL_PERSIST_WAL, 1);
   let checkpoints: CheckpointThread | undefined;
   if (options.longLived) {
     database.run(`PRAGMA wal_autocheckpoint = ${LONG_LIVED_AUTOCHECKPOINT_PAGES}`);
@@ -130,6 +147,12 @@ export const openSqlite = async (file: string, options: SqliteOptions = {}): Pro
     close: async () => {
       // The thread stops first: no checkpoint runs on this file after its owner has closed it.
       await checkpoints?.stop();
+      // Any limit from 0 up makes the last connection's close truncate a kept WAL after its checkpoint.
+      if (Bun.file(`${file}-wal`).size > KEPT_WAL_MAX_BYTES) database.run("PRAGMA journal_size_limit = 0");
+      // A statement left unfinalized turns the close into a deferred one that empties the WAL whatever was
+      // asked above: finalized first, the connection closes here and now, checkpoint included.
+      for (const statement of statements.values()) statement.finalize();
+      statements.clear();
       database.close(false);
     },
   };
