@@ -21,7 +21,7 @@ const bun = join(root, "node_modules/bun/bin/bun.exe");
 const runs = Number(process.env.BENCH_RUNS ?? 60);
 const pgUrl = process.env.AGENT_COMPUTER_BENCH_PG_URL ?? process.env.AGENT_COMPUTER_TEST_PG_URL;
 
-const depsFor = (store: Store): Deps => ({ store, now: Date.now(), host: "bench", newId });
+const depsFor = (store: Store): Deps => ({ store, now: () => Date.now(), host: "bench", newId });
 
 const withAgents = async (store: Store, dir: string) => {
   const tokens: Record<string, string> = {};

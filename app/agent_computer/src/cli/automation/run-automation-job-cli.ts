@@ -6,7 +6,8 @@ import { runView } from "../../domain/automation/views.ts";
 import { AppError } from "../../errors.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
-import { automationDeps, jobIdSchema, OWNER_ENV, OWNER_ERRORS, owner, ownerFields } from "./shared.ts";
+import { buildDeps } from "../kernel/deps.ts";
+import { jobIdSchema, OWNER_ENV, OWNER_ERRORS, owner, ownerFields } from "./shared.ts";
 
 const MAX_DATA_BYTES = 262_144;
 const TERMINAL = new Set(["succeeded", "failed", "cancelled"]);
@@ -58,7 +59,7 @@ const runFailed = (run: RunView, jobId: string): AppError =>
 
 export const runRunJob = async (options: RunJobOptions, ctx: CommandContext): Promise<RunJobResult> => {
   const data = await readData(options, ctx);
-  const deps = await automationDeps(ctx);
+  const deps = await buildDeps(ctx);
   const started = await startManualRun(deps, { ...(await owner(options, ctx)), jobId: options.jobId, data });
   const note =
     started.live_workers === 0

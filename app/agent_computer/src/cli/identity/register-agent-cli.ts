@@ -5,7 +5,7 @@ import { agentId, capabilitySchema } from "../../domain/identity/names.ts";
 import { writeVaultToken } from "../../local/vault.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
-import { meshDeps } from "../kernel/deps.ts";
+import { buildDeps } from "../kernel/deps.ts";
 import { neutralizeLine } from "../kernel/output.ts";
 import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
 import { oneLine, readSecret, renderAgent } from "./options.ts";
@@ -88,7 +88,7 @@ export const runRegister = async (options: RegisterOptions, ctx: CommandContext)
       ? undefined
       : await readSecret(ctx, "--recovery-token-file", options.recoveryTokenFile);
   const token = await resolveToken(ctx, options.agentId, options.tokenFile);
-  const result = await registerAgent(await meshDeps(ctx), {
+  const result = await registerAgent(await buildDeps(ctx), {
     ...options,
     name: options.agentId,
     agentClass: options.class,

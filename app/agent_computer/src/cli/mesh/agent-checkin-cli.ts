@@ -6,7 +6,7 @@ import { writeVaultToken } from "../../local/vault.ts";
 import { type HerdrWake, herdrWakeFor } from "../../wake/arm.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
-import { meshDeps } from "../kernel/deps.ts";
+import { buildDeps } from "../kernel/deps.ts";
 import { neutralizeLine } from "../kernel/output.ts";
 import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
 
@@ -46,11 +46,11 @@ export type CheckinOutput = (CheckinResult & { preview?: true }) & { herdr_wake:
 
 export const runCheckin = async (options: CheckinOptions, ctx: CommandContext): Promise<CheckinOutput> => {
   if (!options.confirm) {
-    const preview = await previewCheckIn(await meshDeps(ctx), { ...options, caps: options.capabilities, token: undefined });
+    const preview = await previewCheckIn(await buildDeps(ctx), { ...options, caps: options.capabilities, token: undefined });
     return { ...preview, herdr_wake: await herdrWakeFor(options, ctx, "preview", undefined) };
   }
   const token = await resolveToken(ctx, options.agentId, options.tokenFile);
-  const result = await checkIn(await meshDeps(ctx), { ...options, caps: options.capabilities, token });
+  const result = await checkIn(await buildDeps(ctx), { ...options, caps: options.capabilities, token });
   const vault = result.agent_token ? { vault_file: await writeVaultToken(ctx.paths, options.agentId, result.agent_token) } : {};
   return { ...result, ...vault, herdr_wake: await herdrWakeFor(options, ctx, "confirm", result.session_id) };
 };

@@ -38,10 +38,10 @@ export const expandCapabilities = async (deps: Deps, input: ExpandInput): Promis
       });
     }
     const capabilities = [...agent.capabilities, ...added];
-    await tx.identity.setCapabilities(input.name, capabilities, deps.now);
+    await tx.identity.setCapabilities(input.name, capabilities, deps.now());
     const identity = await tx.identity.getAgent(input.name);
     const open = await tx.mesh.openSession(input.name);
-    const assigned = identity && open && open.expiresAt > deps.now ? await assignQueued(deps, tx, identity) : [];
+    const assigned = identity && open && open.expiresAt > deps.now() ? await assignQueued(deps, tx, identity) : [];
     return {
       success: true as const,
       name: input.name,

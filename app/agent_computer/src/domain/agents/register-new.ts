@@ -24,7 +24,7 @@ export interface Registered {
 
 /** Counts a registration against the per-name and per-host limits (the host is the machine running the call). */
 export const countRegistration = (deps: Deps, tx: StoreTx, name: string): Promise<void> =>
-  takeRateSlots(tx, deps.limits, "register", { name, host: deps.local?.hostId ?? deps.host }, deps.now);
+  takeRateSlots(tx, deps.limits, "register", { name, host: deps.local?.hostId ?? deps.host }, deps.now());
 
 /** Opens the presence session of a registration (or renews `open`) and hands it the queued tasks it can do. */
 export const claimSession = async (
@@ -68,7 +68,7 @@ export const registerFirst = async (deps: Deps, tx: StoreTx, request: Registrati
     agentClass: request.agentClass ?? "unclassified",
     hostId,
     managed: request.managed ?? false,
-    now: deps.now,
+    now: deps.now(),
   });
   const agent = await tx.identity.getAgent(request.name, true);
   if (!agent) throw new Error("registration did not persist");

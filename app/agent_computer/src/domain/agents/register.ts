@@ -106,7 +106,7 @@ const registerKnown = async (deps: Deps, tx: StoreTx, existing: IdentityRecord, 
   const actual = open?.id ?? null;
   if (input.takeover && input.takeover.expectedSessionId !== actual)
     throw preconditionFailed(input.takeover.expectedSessionId, actual);
-  const holder = livenessOf(existing, open, deps.now, deps.local);
+  const holder = livenessOf(existing, open, deps.now(), deps.local);
   const sameHolder = isSameHolder(existing, facts, deps.local);
   // A revoked or recovering name has no holder that could still act: its token no longer authenticates.
   const contested = credentials === "keep" && !input.takeover && holder.alive;
@@ -114,16 +114,16 @@ const registerKnown = async (deps: Deps, tx: StoreTx, existing: IdentityRecord, 
   const renew = contested && open !== undefined;
   if (open && !renew) {
     // The swap itself: only the session read above may be ended, so of two racing takeovers one wins.
-    if (!(await tx.identity.endOpenSession(input.name, open.id, deps.now))) throw preconditionFailed(actual, null);
-    await bounceUndelivered(tx, { ...open, endedAt: deps.now }, deps.now, deps.newId);
+    if (!(await tx.identity.endOpenSession(input.name, open.id, deps.now()))) throw preconditionFailed(actual, null);
+    await bounceUndelivered(tx, { ...open, endedAt: deps.now() }, deps.now(), deps.newId);
   }
-  await tx.identity.updateHolder(input.name, facts, deps.now);
+  await tx.identity.updateHolder(input.name, facts, deps.now());
   let token: string | undefined;
   if (credentials === "mint") {
     token = mintToken();
     const next = { tokenHash: hashToken(token), authState: "active" as const, recoveryHash: null };
     // The agent row is locked for this transaction, so a failed swap is a bug, not a race to report.
-    if (!(await tx.identity.swapCredentials(input.name, existing.tokenHash, next, deps.now))) {
+    if (!(await tx.identity.swapCredentials(input.name, existing.tokenHash, next, deps.now()))) {
       throw new Error(`the credentials of ${input.name} changed under the row lock`);
     }
   }
@@ -147,7 +147,7 @@ type Done = Registered & { action: RegisterAction; ended?: string };
 
 const registerOnce = (deps: Deps, input: RegisterInput): Promise<RegisterResult> =>
   deps.store.write(async (tx) => {
-    await endExpiredSessions(tx, deps.now, deps.newId);
+    await endExpiredSessions(tx, deps.now(), deps.newId);
     const existing = await tx.identity.getAgent(input.name, true);
     if (!existing && input.recoveryToken !== undefined) {
       throw new AppError("AUTH_FAILED", `no recovery is pending for ${input.name}: it is not registered`);
@@ -158,7 +158,7 @@ const registerOnce = (deps: Deps, input: RegisterInput): Promise<RegisterResult>
     const done: Done = existing
       ? await registerKnown(deps, tx, existing, input)
       : { ...(await registerFirst(deps, tx, input)), action: "registered" };
-    const liveness = livenessOf(done.agent, done.session, deps.now, deps.local);
+    const liveness = livenessOf(done.agent, done.session, deps.now(), deps.local);
     const note = existing ? capabilitiesNote([...new Set(input.capabilities)], done.agent.capabilities, input.name) : undefined;
     return {
       success: true as const,

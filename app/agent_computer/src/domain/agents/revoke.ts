@@ -36,18 +36,18 @@ export const revokeToken = (
       authState: recovery ? ("recovery_pending" as const) : ("revoked" as const),
       recoveryHash: recovery ? hashToken(recovery) : null,
     };
-    if (!(await tx.identity.swapCredentials(input.name, agent.tokenHash, next, deps.now))) {
+    if (!(await tx.identity.swapCredentials(input.name, agent.tokenHash, next, deps.now()))) {
       throw new AppError("AUTH_FAILED", `the token of ${input.name} changed while revoking it`);
     }
     const open = await tx.mesh.openSession(input.name);
-    if (open && (await tx.identity.endOpenSession(input.name, open.id, deps.now))) {
-      await bounceUndelivered(tx, { ...open, endedAt: deps.now }, deps.now, deps.newId);
+    if (open && (await tx.identity.endOpenSession(input.name, open.id, deps.now()))) {
+      await bounceUndelivered(tx, { ...open, endedAt: deps.now() }, deps.now(), deps.newId);
     }
     return {
       success: true as const,
       name: input.name,
       auth_state: next.authState,
-      revoked_at: iso(deps.now),
+      revoked_at: iso(deps.now()),
       ended_session_id: open?.id ?? null,
       ...(recovery ? { recovery_token: recovery, recovery_note: RECOVERY_NOTE } : {}),
       note: recovery

@@ -18,11 +18,11 @@ export interface UnregisterResult {
  */
 export const unregisterAgent = (deps: Deps, input: { name: string; token: string | undefined }): Promise<UnregisterResult> =>
   deps.store.write(async (tx) => {
-    await endExpiredSessions(tx, deps.now, deps.newId);
+    await endExpiredSessions(tx, deps.now(), deps.newId);
     await authenticate(tx, input.name, input.token, { lock: true });
     const open = await tx.mesh.openSession(input.name);
-    if (open && (await tx.identity.endOpenSession(input.name, open.id, deps.now))) {
-      await bounceUndelivered(tx, { ...open, endedAt: deps.now }, deps.now, deps.newId);
+    if (open && (await tx.identity.endOpenSession(input.name, open.id, deps.now()))) {
+      await bounceUndelivered(tx, { ...open, endedAt: deps.now() }, deps.now(), deps.newId);
     }
     const rerouted: UnregisterResult["rerouted_tasks"] = [];
     for (const task of await tx.tasks.openAssignedTo(input.name)) {

@@ -21,8 +21,8 @@ export const rotateToken = (deps: Deps, input: { name: string; token: string | u
     const agent = await authenticate(tx, input.name, input.token, { lock: true });
     const token = mintToken();
     const next = { tokenHash: hashToken(token), authState: "active" as const, recoveryHash: null };
-    if (!(await tx.identity.swapCredentials(input.name, agent.tokenHash, next, deps.now))) {
+    if (!(await tx.identity.swapCredentials(input.name, agent.tokenHash, next, deps.now()))) {
       throw new AppError("AUTH_FAILED", `the token of ${input.name} changed while rotating it`);
     }
-    return { success: true as const, name: input.name, agent_token: token, auth_note: ROTATE_NOTE, rotated_at: iso(deps.now) };
+    return { success: true as const, name: input.name, agent_token: token, auth_note: ROTATE_NOTE, rotated_at: iso(deps.now()) };
   });

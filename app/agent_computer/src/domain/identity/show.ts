@@ -16,11 +16,11 @@ export const showAgent = (deps: Deps, input: { name: string; token: string | und
     const agent = await tx.identity.getAgent(input.name);
     if (!agent) throw new Error("agent vanished inside one snapshot");
     const open = await tx.mesh.openSession(input.name);
-    const session = open && open.expiresAt > deps.now ? open : undefined;
+    const session = open && open.expiresAt > deps.now() ? open : undefined;
     const openTasks = (await tx.tasks.openLoad()).get(input.name) ?? 0;
     return {
       success: true as const,
-      agent: agentView(agent, session, livenessOf(agent, session, deps.now, deps.local)),
+      agent: agentView(agent, session, livenessOf(agent, session, deps.now(), deps.local)),
       open_tasks: openTasks,
     };
   });

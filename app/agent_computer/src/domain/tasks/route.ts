@@ -23,11 +23,11 @@ export const pickAssignee = async (
 ): Promise<string | undefined> => {
   const load = await tx.tasks.openLoad();
   const candidates: { name: string; load: number; seen: number }[] = [];
-  for (const session of await tx.mesh.liveSessions(deps.now)) {
+  for (const session of await tx.mesh.liveSessions(deps.now())) {
     if (exclude.has(session.agentName)) continue;
     const agent = await tx.identity.getAgent(session.agentName);
     if (agent?.authState !== "active" || !covers(agent.capabilities, required)) continue;
-    if (!livenessOf(agent, session, deps.now, deps.local).alive) continue;
+    if (!livenessOf(agent, session, deps.now(), deps.local).alive) continue;
     candidates.push({ name: agent.name, load: load.get(agent.name) ?? 0, seen: agent.lastSeenAt });
   }
   candidates.sort((a, b) => a.load - b.load || b.seen - a.seen || a.name.localeCompare(b.name));
@@ -49,7 +49,7 @@ export const assignTask = async (
     assignee,
     result: null,
     reason: null,
-    now: deps.now,
+    now: deps.now(),
   });
   if (!assigned) return undefined;
   await deliverSystemMessage(tx, {
@@ -60,7 +60,7 @@ export const assignTask = async (
       `Task ${task.id} (${task.priority}) from ${task.poster} is assigned to you: ${task.title}\n` +
       `Read it with agent-task-cli list --agent-id ${assignee}; accept or reject it with ` +
       `agent-task-cli accept|reject --agent-id ${assignee} --task-id ${task.id}.`,
-    now: deps.now,
+    now: deps.now(),
     newId: deps.newId,
   });
   return assigned;
@@ -71,7 +71,7 @@ export const routeTask = async (deps: Deps, tx: StoreTx, task: TaskRecord, exclu
   const assignee = await pickAssignee(deps, tx, task.requiredCaps, exclude);
   const assigned = assignee ? await assignTask(deps, tx, task, assignee) : undefined;
   if (assigned || task.state === "queued") return assigned ?? task;
-  const change = { state: "queued" as const, assignee: null, result: null, reason: task.reason, now: deps.now };
+  const change = { state: "queued" as const, assignee: null, result: null, reason: task.reason, now: deps.now() };
   return (await tx.tasks.change(task.id, task.version, change)) ?? task;
 };
 
