@@ -9,7 +9,7 @@ export const cancelJobOptionsSchema = z.object({ ...ownerFields, jobId: jobIdSch
 
 export type CancelJobOptions = z.output<typeof cancelJobOptionsSchema>;
 
-export const runCancelJob = async (options: CancelJobOptions, ctx: CommandContext): Promise<CancelJobResult> =>
+const runCancelJob = async (options: CancelJobOptions, ctx: CommandContext): Promise<CancelJobResult> =>
   cancelJob(await buildDeps(ctx), { ...(await owner(options, ctx)), jobId: options.jobId });
 
 const render = (r: CancelJobResult): string =>

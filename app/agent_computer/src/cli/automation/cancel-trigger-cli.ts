@@ -14,7 +14,7 @@ export const cancelTriggerOptionsSchema = z.object({
 
 export type CancelTriggerOptions = z.output<typeof cancelTriggerOptionsSchema>;
 
-export const runCancelTrigger = async (options: CancelTriggerOptions, ctx: CommandContext): Promise<TriggerView> =>
+const runCancelTrigger = async (options: CancelTriggerOptions, ctx: CommandContext): Promise<TriggerView> =>
   cancelTrigger(await buildDeps(ctx), {
     ...(await owner(options, ctx)),
     id: options.triggerId,

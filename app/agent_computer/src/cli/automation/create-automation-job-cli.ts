@@ -37,7 +37,7 @@ const byHand = (dir: string): string => {
   return `cd ${shellQuote(dir)} && ${bun} --no-install --preload=${shellQuote(install.sdkPreload)} main.ts`;
 };
 
-export const runCreateJob = async (options: CreateJobOptions, ctx: CommandContext): Promise<CreateJobResult> => {
+const runCreateJob = async (options: CreateJobOptions, ctx: CommandContext): Promise<CreateJobResult> => {
   const job = await createJob(await buildDeps(ctx), { ...(await owner(options, ctx)), ...options });
   return {
     ...job,

@@ -36,7 +36,7 @@ export const cronOptionsSchema = z.object({
 export type CronOptions = z.output<typeof cronOptionsSchema>;
 type CronResult = TriggerView & { upcoming: string[] };
 
-export const runCron = async (options: CronOptions, ctx: CommandContext): Promise<CronResult> =>
+const runCron = async (options: CronOptions, ctx: CommandContext): Promise<CronResult> =>
   createCronSchedule(await buildDeps(ctx), {
     ...(await owner(options, ctx)),
     cron: options.cron,

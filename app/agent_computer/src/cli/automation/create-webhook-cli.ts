@@ -29,7 +29,7 @@ export const webhookOptionsSchema = z.object({
 export type WebhookOptions = z.output<typeof webhookOptionsSchema>;
 type WebhookResult = TriggerView & { secret: string; secret_note: string };
 
-export const runWebhook = async (options: WebhookOptions, ctx: CommandContext): Promise<WebhookResult> => {
+const runWebhook = async (options: WebhookOptions, ctx: CommandContext): Promise<WebhookResult> => {
   const created = await createWebhook(await buildDeps(ctx), {
     ...(await owner(options, ctx)),
     label: options.label,

@@ -14,7 +14,7 @@ export const listJobsOptionsSchema = z.object({
 
 export type ListJobsOptions = z.output<typeof listJobsOptionsSchema>;
 
-export const runListJobs = async (options: ListJobsOptions, ctx: CommandContext): Promise<{ jobs: JobView[] }> =>
+const runListJobs = async (options: ListJobsOptions, ctx: CommandContext): Promise<{ jobs: JobView[] }> =>
   listJobs(await buildDeps(ctx), { ...(await owner(options, ctx)), limit: options.limit });
 
 const render = (r: { jobs: JobView[] }): string =>

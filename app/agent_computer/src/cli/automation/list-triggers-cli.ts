@@ -15,7 +15,7 @@ export const listTriggersOptionsSchema = z.object({
 
 export type ListTriggersOptions = z.output<typeof listTriggersOptionsSchema>;
 
-export const runListTriggers = async (options: ListTriggersOptions, ctx: CommandContext): Promise<{ triggers: TriggerView[] }> =>
+const runListTriggers = async (options: ListTriggersOptions, ctx: CommandContext): Promise<{ triggers: TriggerView[] }> =>
   listTriggers(await buildDeps(ctx), {
     ...(await owner(options, ctx)),
     includeEnded: options.all,

@@ -16,7 +16,7 @@ export const showJobOptionsSchema = z.object({
 
 export type ShowJobOptions = z.output<typeof showJobOptionsSchema>;
 
-export const runShowJob = async (options: ShowJobOptions, ctx: CommandContext): Promise<JobDetails> =>
+const runShowJob = async (options: ShowJobOptions, ctx: CommandContext): Promise<JobDetails> =>
   showJob(await buildDeps(ctx), {
     ...(await owner(options, ctx)),
     jobId: options.jobId,

@@ -15,7 +15,7 @@ export const abandonOptionsSchema = z.object({
 
 export type AbandonOptions = z.output<typeof abandonOptionsSchema>;
 
-export const runAbandon = async (options: AbandonOptions, ctx: CommandContext): Promise<AbandonResult> =>
+const runAbandon = async (options: AbandonOptions, ctx: CommandContext): Promise<AbandonResult> =>
   abandonReceipt(await buildHerdrDeps(ctx), options.receipt);
 
 export default defineCommand({

@@ -36,7 +36,7 @@ export const askManyOptionsSchema = z.object({
 
 export type AskManyOptions = z.output<typeof askManyOptionsSchema>;
 
-export const runAskMany = async (options: AskManyOptions, ctx: CommandContext): Promise<HandoffOutput> =>
+const runAskMany = async (options: AskManyOptions, ctx: CommandContext): Promise<HandoffOutput> =>
   handoff(await buildHerdrDeps(ctx), options.request, options.mode, options.timeoutMs, options.readLines);
 
 export default defineCommand({

@@ -22,7 +22,7 @@ export const askOptionsSchema = z.object({
 
 export type AskOptions = z.output<typeof askOptionsSchema>;
 
-export const runAsk = async (options: AskOptions, ctx: CommandContext): Promise<HandoffOutput> =>
+const runAsk = async (options: AskOptions, ctx: CommandContext): Promise<HandoffOutput> =>
   handoff(
     await buildHerdrDeps(ctx),
     [{ target: options.target, message: options.message }],

@@ -21,7 +21,7 @@ export const collectOptionsSchema = z.object({
 
 export type CollectOptions = z.output<typeof collectOptionsSchema>;
 
-export const runCollect = async (options: CollectOptions, ctx: CommandContext): Promise<HandoffOutput> =>
+const runCollect = async (options: CollectOptions, ctx: CommandContext): Promise<HandoffOutput> =>
   collectReceipts(await buildHerdrDeps(ctx), options.receipt, options.mode, options.timeoutMs, options.readLines);
 
 export default defineCommand({

@@ -9,7 +9,7 @@ export const receiptsOptionsSchema = z.object({});
 export type ReceiptsOptions = z.output<typeof receiptsOptionsSchema>;
 type Receipts = ReturnType<typeof receiptList>;
 
-export const runReceipts = async (_options: ReceiptsOptions, ctx: CommandContext): Promise<Receipts> =>
+const runReceipts = async (_options: ReceiptsOptions, ctx: CommandContext): Promise<Receipts> =>
   receiptList(await buildHerdrDeps(ctx));
 
 const render = (r: Receipts): string =>

@@ -10,7 +10,7 @@ export const statusOptionsSchema = z.object({});
 export type StatusOptions = z.output<typeof statusOptionsSchema>;
 type Inventory = Awaited<ReturnType<typeof controllerInventory>>;
 
-export const runStatus = async (_options: StatusOptions, ctx: CommandContext): Promise<Inventory> =>
+const runStatus = async (_options: StatusOptions, ctx: CommandContext): Promise<Inventory> =>
   controllerInventory(await buildHerdrDeps(ctx));
 
 const render = (r: Inventory): string => {

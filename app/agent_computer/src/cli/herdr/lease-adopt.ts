@@ -39,7 +39,7 @@ export const adoptOptionsSchema = z.object({
 });
 export type AdoptOptions = z.output<typeof adoptOptionsSchema>;
 
-export const runAdopt = async ({ protectedPane, ...options }: AdoptOptions, ctx: CommandContext) =>
+const runAdopt = async ({ protectedPane, ...options }: AdoptOptions, ctx: CommandContext) =>
   leaseView(await adoptAgent(await buildHerdrDeps(ctx), { ...options, protectedPanes: protectedPane }));
 
 export default defineCommand({

@@ -16,7 +16,7 @@ export const adoptedCloseOptionsSchema = z.object({
 });
 export type AdoptedCloseOptions = z.output<typeof adoptedCloseOptionsSchema>;
 
-export const runAdoptedClose = async (options: AdoptedCloseOptions, ctx: CommandContext) =>
+const runAdoptedClose = async (options: AdoptedCloseOptions, ctx: CommandContext) =>
   closeView(await closeAdopted(await buildHerdrDeps(ctx), options));
 
 export default defineCommand({

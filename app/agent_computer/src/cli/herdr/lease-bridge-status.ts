@@ -9,7 +9,7 @@ export const bridgeStatusOptionsSchema = z.object({});
 export type BridgeStatusOptions = z.output<typeof bridgeStatusOptionsSchema>;
 type BridgeStatus = ReturnType<typeof bridgeStatus>;
 
-export const runBridgeStatus = async (_options: BridgeStatusOptions, ctx: CommandContext): Promise<BridgeStatus> =>
+const runBridgeStatus = async (_options: BridgeStatusOptions, ctx: CommandContext): Promise<BridgeStatus> =>
   bridgeStatus({ dirs: herdrStateDirs(ctx.paths), hostId: await localHostId(ctx.env), now: ctx.now() });
 
 export default defineCommand({

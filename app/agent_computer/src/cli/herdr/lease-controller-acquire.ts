@@ -10,7 +10,7 @@ import {
 } from "./lease-controller-options.ts";
 import { BINDING_ENV } from "./shared.ts";
 
-export const runAcquire = async (options: AuthorityOptions, ctx: CommandContext): Promise<ControllerView> =>
+const runAcquire = async (options: AuthorityOptions, ctx: CommandContext): Promise<ControllerView> =>
   acquireController(await buildHerdrDeps(ctx), options);
 
 export default defineCommand({

@@ -12,7 +12,7 @@ export const releaseOptionsSchema = z.object({
 });
 export type ReleaseOptions = z.output<typeof releaseOptionsSchema>;
 
-export const runRelease = async (options: ReleaseOptions, ctx: CommandContext): Promise<ControllerView> =>
+const runRelease = async (options: ReleaseOptions, ctx: CommandContext): Promise<ControllerView> =>
   releaseController(await buildHerdrDeps(ctx), options);
 
 export default defineCommand({

@@ -9,7 +9,7 @@ import { AUTHORITY_ERRORS, BINDING_ENV } from "./shared.ts";
 export const renewOptionsSchema = z.object({ ttlSeconds: ttlSchema });
 export type RenewOptions = z.output<typeof renewOptionsSchema>;
 
-export const runRenew = async (options: RenewOptions, ctx: CommandContext): Promise<ControllerView> =>
+const runRenew = async (options: RenewOptions, ctx: CommandContext): Promise<ControllerView> =>
   renewController(await buildHerdrDeps(ctx), options.ttlSeconds);
 
 export default defineCommand({

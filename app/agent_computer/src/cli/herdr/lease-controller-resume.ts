@@ -10,7 +10,7 @@ import {
 } from "./lease-controller-options.ts";
 import { BINDING_ENV } from "./shared.ts";
 
-export const runResume = async (options: AuthorityOptions, ctx: CommandContext): Promise<ControllerView> =>
+const runResume = async (options: AuthorityOptions, ctx: CommandContext): Promise<ControllerView> =>
   resumeController(await buildHerdrDeps(ctx), options);
 
 export default defineCommand({

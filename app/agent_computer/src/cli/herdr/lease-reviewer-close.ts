@@ -14,7 +14,7 @@ export const reviewerCloseOptionsSchema = z.object({
 });
 export type ReviewerCloseOptions = z.output<typeof reviewerCloseOptionsSchema>;
 
-export const runReviewerClose = async (options: ReviewerCloseOptions, ctx: CommandContext) =>
+const runReviewerClose = async (options: ReviewerCloseOptions, ctx: CommandContext) =>
   closeView(await closeReviewer(await buildHerdrDeps(ctx), options));
 
 export default defineCommand({

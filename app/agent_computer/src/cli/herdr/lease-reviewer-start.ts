@@ -32,7 +32,7 @@ export const reviewerStartOptionsSchema = z.object({
 });
 export type ReviewerStartOptions = z.output<typeof reviewerStartOptionsSchema>;
 
-export const runReviewerStart = async (options: ReviewerStartOptions, ctx: CommandContext) =>
+const runReviewerStart = async (options: ReviewerStartOptions, ctx: CommandContext) =>
   leaseView(
     await startReviewer(
       await buildHerdrDeps(ctx),

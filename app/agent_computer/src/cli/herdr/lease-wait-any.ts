@@ -24,7 +24,7 @@ export const waitAnyOptionsSchema = z.object({
 });
 export type WaitAnyOptions = z.output<typeof waitAnyOptionsSchema>;
 
-export const runWaitAny = async (options: WaitAnyOptions, ctx: CommandContext): Promise<WaitAnyResult> =>
+const runWaitAny = async (options: WaitAnyOptions, ctx: CommandContext): Promise<WaitAnyResult> =>
   waitAny(await buildHerdrDeps(ctx), {
     workers: options.worker,
     afterSeq: options.afterSeq,

@@ -29,7 +29,7 @@ export const writerReleaseOptionsSchema = z.object({
 });
 export type WriterReleaseOptions = z.output<typeof writerReleaseOptionsSchema>;
 
-export const runWriterRelease = async (options: WriterReleaseOptions, ctx: CommandContext) =>
+const runWriterRelease = async (options: WriterReleaseOptions, ctx: CommandContext) =>
   closeView(await releaseWriter(await buildHerdrDeps(ctx), options));
 
 export default defineCommand({

@@ -44,7 +44,7 @@ export const writerStartOptionsSchema = z.object({
 });
 export type WriterStartOptions = z.output<typeof writerStartOptionsSchema>;
 
-export const runWriterStart = async (
+const runWriterStart = async (
   { ownedScope, blockedScope, protectedBranch, ...options }: WriterStartOptions,
   ctx: CommandContext,
 ) =>

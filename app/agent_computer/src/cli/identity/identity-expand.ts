@@ -26,7 +26,7 @@ export const expandOptionsSchema = z
 
 export type ExpandOptions = z.output<typeof expandOptionsSchema>;
 
-export const runExpand = async (options: ExpandOptions, ctx: CommandContext): Promise<ExpandResult> =>
+const runExpand = async (options: ExpandOptions, ctx: CommandContext): Promise<ExpandResult> =>
   expandCapabilities(await buildDeps(ctx), {
     name: options.agentId,
     token: await resolveToken(ctx, options.agentId, options.tokenFile),

@@ -18,7 +18,7 @@ export const revokeOptionsSchema = z.object({
 
 export type RevokeOptions = z.output<typeof revokeOptionsSchema>;
 
-export const runRevoke = async (options: RevokeOptions, ctx: CommandContext): Promise<RevokeResult> => {
+const runRevoke = async (options: RevokeOptions, ctx: CommandContext): Promise<RevokeResult> => {
   const result = await revokeToken(await buildDeps(ctx), {
     name: options.agentId,
     token: await resolveToken(ctx, options.agentId, options.tokenFile),

@@ -12,7 +12,7 @@ export const rotateOptionsSchema = z.object({ agentId: nameOption, tokenFile: to
 export type RotateOptions = z.output<typeof rotateOptionsSchema>;
 export type RotateOutput = RotateResult & { vault_file: string };
 
-export const runRotate = async (options: RotateOptions, ctx: CommandContext): Promise<RotateOutput> => {
+const runRotate = async (options: RotateOptions, ctx: CommandContext): Promise<RotateOutput> => {
   const result = await rotateToken(await buildDeps(ctx), {
     name: options.agentId,
     token: await resolveToken(ctx, options.agentId, options.tokenFile),

@@ -12,7 +12,7 @@ export const unregisterOptionsSchema = z.object({ agentId: nameOption, tokenFile
 
 export type UnregisterOptions = z.output<typeof unregisterOptionsSchema>;
 
-export const runUnregister = async (options: UnregisterOptions, ctx: CommandContext): Promise<UnregisterResult> => {
+const runUnregister = async (options: UnregisterOptions, ctx: CommandContext): Promise<UnregisterResult> => {
   const result = await unregisterAgent(await buildDeps(ctx), {
     name: options.agentId,
     token: await resolveToken(ctx, options.agentId, options.tokenFile),

@@ -82,7 +82,7 @@ export const registerOptionsSchema = z
 export type RegisterOptions = z.output<typeof registerOptionsSchema>;
 export type RegisterOutput = RegisterResult & { vault_file?: string };
 
-export const runRegister = async (options: RegisterOptions, ctx: CommandContext): Promise<RegisterOutput> => {
+const runRegister = async (options: RegisterOptions, ctx: CommandContext): Promise<RegisterOutput> => {
   const recoveryToken =
     options.recoveryTokenFile === undefined
       ? undefined

@@ -19,7 +19,7 @@ export const listOptionsSchema = z.object({
 
 export type ListOptions = z.output<typeof listOptionsSchema>;
 
-export const runList = async (options: ListOptions, ctx: CommandContext): Promise<ListResult> =>
+const runList = async (options: ListOptions, ctx: CommandContext): Promise<ListResult> =>
   listTasks(await buildDeps(ctx), {
     agentId: options.agentId,
     token: await resolveToken(ctx, options.agentId, options.tokenFile),

@@ -20,7 +20,7 @@ export const postOptionsSchema = z.object({
 
 export type PostOptions = z.output<typeof postOptionsSchema>;
 
-export const runPost = async (options: PostOptions, ctx: CommandContext): Promise<PostResult> =>
+const runPost = async (options: PostOptions, ctx: CommandContext): Promise<PostResult> =>
   postTask(await buildDeps(ctx), {
     agentId: options.agentId,
     token: await resolveToken(ctx, options.agentId, options.tokenFile),

@@ -31,7 +31,7 @@ export const ackOptionsSchema = z
 
 export type AckOptions = z.output<typeof ackOptionsSchema>;
 
-export const runAck = async (options: AckOptions, ctx: CommandContext): Promise<AckResult> => {
+const runAck = async (options: AckOptions, ctx: CommandContext): Promise<AckResult> => {
   const token = await resolveToken(ctx, options.agentId, options.tokenFile);
   const deps = await buildDeps(ctx);
   return options.upToSeq !== undefined

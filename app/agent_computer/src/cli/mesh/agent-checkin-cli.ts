@@ -44,7 +44,7 @@ export const checkinOptionsSchema = z.object({
 export type CheckinOptions = z.output<typeof checkinOptionsSchema>;
 export type CheckinOutput = (CheckinResult & { preview?: true }) & { herdr_wake: HerdrWake; vault_file?: string };
 
-export const runCheckin = async (options: CheckinOptions, ctx: CommandContext): Promise<CheckinOutput> => {
+const runCheckin = async (options: CheckinOptions, ctx: CommandContext): Promise<CheckinOutput> => {
   if (!options.confirm) {
     const preview = await previewCheckIn(await buildDeps(ctx), { ...options, caps: options.capabilities, token: undefined });
     return { ...preview, herdr_wake: await herdrWakeFor(options, ctx, "preview", undefined) };

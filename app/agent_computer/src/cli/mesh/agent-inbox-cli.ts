@@ -24,7 +24,7 @@ export const inboxOptionsSchema = z.object({
 
 export type InboxOptions = z.output<typeof inboxOptionsSchema>;
 
-export const runInbox = async (options: InboxOptions, ctx: CommandContext): Promise<InboxResult> => {
+const runInbox = async (options: InboxOptions, ctx: CommandContext): Promise<InboxResult> => {
   const token = await resolveToken(ctx, options.agentId, options.tokenFile);
   return readInbox(await buildDeps(ctx), {
     agentId: options.agentId,

@@ -17,7 +17,7 @@ export const sentOptionsSchema = z.object({
 
 export type SentOptions = z.output<typeof sentOptionsSchema>;
 
-export const runSent = async (options: SentOptions, ctx: CommandContext): Promise<SentResult> => {
+const runSent = async (options: SentOptions, ctx: CommandContext): Promise<SentResult> => {
   const token = await resolveToken(ctx, options.agentId, options.tokenFile);
   return listSent(await buildDeps(ctx), { agentId: options.agentId, token, limit: options.limit });
 };

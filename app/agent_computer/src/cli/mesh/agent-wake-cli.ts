@@ -38,7 +38,7 @@ const statusOf = (wakeDir: string, outcome: WatcherOutput["outcome"], watcher: W
 });
 
 /** Without --run: who watches and who is armed. With --run: the light wake service in this process until a signal. */
-export const runWatcher = async (options: WatcherOptions, ctx: CommandContext): Promise<WatcherOutput> => {
+const runWatcher = async (options: WatcherOptions, ctx: CommandContext): Promise<WatcherOutput> => {
   const wakeDir = wakeDirFor(ctx.env, ctx.paths);
   if (!options.run) return statusOf(wakeDir, "status", liveHolder(wakeDir) ?? null);
   const abort = new AbortController();

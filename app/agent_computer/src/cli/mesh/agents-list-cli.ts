@@ -19,7 +19,7 @@ export const agentsListOptionsSchema = z.object({
 export type AgentsListOptions = z.output<typeof agentsListOptionsSchema>;
 export type AgentsListOutput = DirectoryResult & { view: "list" | "topology"; classes?: Record<string, string[]> };
 
-export const runAgentsList = async (options: AgentsListOptions, ctx: CommandContext): Promise<AgentsListOutput> => {
+const runAgentsList = async (options: AgentsListOptions, ctx: CommandContext): Promise<AgentsListOutput> => {
   const token = options.agentId ? await resolveToken(ctx, options.agentId, options.tokenFile) : undefined;
   const result = await listAgents(await buildDeps(ctx), { includeStale: options.includeStale, agentId: options.agentId, token });
   if (options.view === "list") return { ...result, view: "list" };

@@ -63,7 +63,7 @@ const endBySignalAtExit = (signal: "SIGTERM" | "SIGINT"): void => {
   });
 };
 
-export const runWorkerCommand = async (options: WorkerCliOptions, ctx: CommandContext) => {
+const runWorkerCommand = async (options: WorkerCliOptions, ctx: CommandContext) => {
   const [{ runWorker }, { installPaths }, depsOver] = await Promise.all([
     import("../../worker/daemon.ts"),
     import("../../worker/install-paths.ts"),
