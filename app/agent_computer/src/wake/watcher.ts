@@ -31,7 +31,7 @@ export const agentWakeDeps = (deps: WakeWatcherDeps): AgentWakeDeps => {
     log: deps.log,
     now: deps.now,
     backlog: (reg, now) => deps.store.read((tx) => tx.wake.backlog(reg.session_id, reg.agent_id, now)),
-    issue: (reg) => issueWake(deps, { agentName: reg.agent_id, sessionId: reg.session_id, tuning: deps.tuning }),
+    issue: (reg) => issueWake(deps, { agentId: reg.agent_id, sessionId: reg.session_id, tuning: deps.tuning }),
     fail: (tokenId) => failWake(deps, tokenId),
   };
 };

@@ -37,7 +37,7 @@ export interface CheckinResult {
 }
 
 const toResult = (session: SessionRecord, action: CheckinAction, token?: string): CheckinResult => ({
-  agent_id: session.agentName,
+  agent_id: session.agentId,
   action,
   session_id: session.id,
   role: session.role,

@@ -36,7 +36,7 @@ export const claimSession = async (
 ): Promise<{ session: SessionRecord; autoAssigned: TaskSummary[] }> => {
   const session = buildSession(
     deps,
-    agent.name,
+    agent.agentId,
     { ...fields, caps: fields?.caps ?? agent.capabilities, role: fields?.role ?? agent.role },
     open,
     agent.role,
@@ -62,7 +62,7 @@ export const registerFirst = async (deps: Deps, tx: StoreTx, request: Registrati
   const token = mintToken();
   await tx.identity.insertAgent({
     ...facts,
-    name: request.name,
+    agentId: request.name,
     tokenHash: hashToken(token),
     capabilities: [...new Set(request.capabilities)],
     agentClass: request.agentClass ?? "unclassified",

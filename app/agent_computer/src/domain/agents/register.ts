@@ -42,7 +42,7 @@ export interface RegisterResult {
 
 /** "keep" the stored token, or "mint" a fresh one (a completed recovery, or a revoked name registered anew). */
 const checkCredentials = (existing: IdentityRecord, input: RegisterInput): "keep" | "mint" => {
-  const name = existing.name;
+  const name = existing.agentId;
   if (existing.authState === "recovery_pending") {
     if (input.recoveryToken === undefined) {
       throw new AppError("AUTH_FAILED", `${name} is awaiting recovery: its token was revoked`, {

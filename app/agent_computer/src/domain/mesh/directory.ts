@@ -41,7 +41,7 @@ const toEntry = (deps: Deps, session: SessionRecord, agent: IdentityRecord | und
     ? livenessOf(agent, session, now, deps.local)
     : { alive: isSessionLive(session, now), evidence: "age" as const };
   return {
-    agent_id: session.agentName,
+    agent_id: session.agentId,
     class: agent?.agentClass ?? "unclassified",
     alive: liveness.alive,
     liveness_evidence: liveness.evidence,
@@ -61,7 +61,7 @@ const entries = async (tx: StoreTx, deps: Deps, includeStale: boolean): Promise<
   const sessions = await tx.mesh.directory(deps.now(), includeStale);
   const result: DirectoryEntry[] = [];
   for (const session of sessions) {
-    const entry = toEntry(deps, session, await tx.identity.getAgent(session.agentName));
+    const entry = toEntry(deps, session, await tx.identity.getAgent(session.agentId));
     // A session within its ttl whose process is proven dead is not listed as live.
     if (includeStale || entry.alive) result.push(entry);
   }

@@ -103,9 +103,7 @@ const broadcastRecipients = async (
   { role, repo }: { role?: string | undefined; repo?: string | undefined },
 ): Promise<string[]> => {
   const live = await tx.mesh.liveSessions(deps.now());
-  return live
-    .filter((s) => s.agentName !== from && (!role || s.role === role) && (!repo || s.repo === repo))
-    .map((s) => s.agentName);
+  return live.filter((s) => s.agentId !== from && (!role || s.role === role) && (!repo || s.repo === repo)).map((s) => s.agentId);
 };
 
 const sendOnce = (deps: Deps, input: SendInput): Promise<SendResult> =>

@@ -14,7 +14,7 @@ export interface SessionFields {
 /** The session after this call: a renewal of `open` (same id and watermark) or a new one starting now. */
 export const buildSession = (
   deps: Deps,
-  agentName: string,
+  agentId: string,
   fields: SessionFields,
   open: SessionRecord | undefined,
   agentRole: string | null,
@@ -25,7 +25,7 @@ export const buildSession = (
   const statusChanged = fields.status !== undefined;
   return {
     id: open?.id ?? deps.newId("ses"),
-    agentName,
+    agentId,
     host: deps.host,
     role,
     repo: fields.repo ?? open?.repo ?? null,

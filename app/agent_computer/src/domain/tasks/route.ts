@@ -24,11 +24,11 @@ export const pickAssignee = async (
   const load = await tx.tasks.openLoad();
   const candidates: { name: string; load: number; seen: number }[] = [];
   for (const session of await tx.mesh.liveSessions(deps.now())) {
-    if (exclude.has(session.agentName)) continue;
-    const agent = await tx.identity.getAgent(session.agentName);
+    if (exclude.has(session.agentId)) continue;
+    const agent = await tx.identity.getAgent(session.agentId);
     if (agent?.authState !== "active" || !covers(agent.capabilities, required)) continue;
     if (!livenessOf(agent, session, deps.now(), deps.local).alive) continue;
-    candidates.push({ name: agent.name, load: load.get(agent.name) ?? 0, seen: agent.lastSeenAt });
+    candidates.push({ name: agent.agentId, load: load.get(agent.agentId) ?? 0, seen: agent.lastSeenAt });
   }
   candidates.sort((a, b) => a.load - b.load || b.seen - a.seen || a.name.localeCompare(b.name));
   return candidates[0]?.name;
@@ -79,8 +79,8 @@ export const routeTask = async (deps: Deps, tx: StoreTx, task: TaskRecord, exclu
 export const assignQueued = async (deps: Deps, tx: StoreTx, agent: IdentityRecord): Promise<TaskSummary[]> => {
   const assigned: TaskSummary[] = [];
   for (const task of await tx.tasks.queued(QUEUE_SCAN_LIMIT)) {
-    if (task.poster === agent.name || !covers(agent.capabilities, task.requiredCaps)) continue;
-    const done = await assignTask(deps, tx, task, agent.name);
+    if (task.poster === agent.agentId || !covers(agent.capabilities, task.requiredCaps)) continue;
+    const done = await assignTask(deps, tx, task, agent.agentId);
     if (done) assigned.push(taskSummary(done));
   }
   return assigned;

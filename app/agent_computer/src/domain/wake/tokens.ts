@@ -16,7 +16,7 @@ export type IssueOutcome =
   | { issued: false; reason: "hourly_cap"; retryAt: number };
 
 export interface IssueInput {
-  agentName: string;
+  agentId: string;
   sessionId: string;
   tuning: Pick<WakeTuning, "tokenTtlMs" | "hourlyCap">;
 }
@@ -24,17 +24,17 @@ export interface IssueInput {
 const issueOnce = (deps: WakeStoreDeps, input: IssueInput): Promise<IssueOutcome> => {
   const now = deps.now();
   return deps.store.write(async (tx): Promise<IssueOutcome> => {
-    const { agentName, sessionId, tuning } = input;
-    const open = await tx.mesh.openSession(agentName);
+    const { agentId, sessionId, tuning } = input;
+    const open = await tx.mesh.openSession(agentId);
     if (!open || open.id !== sessionId || open.expiresAt <= now) return { issued: false, reason: "session_ended" };
-    await tx.wake.closeStaleWakes(agentName, now);
-    const backlog = await tx.wake.backlog(sessionId, agentName, now);
+    await tx.wake.closeStaleWakes(agentId, now);
+    const backlog = await tx.wake.backlog(sessionId, agentId, now);
     if (backlog.outstanding) return { issued: false, reason: "outstanding" };
     if (backlog.count === 0 || backlog.firstSeq === null || backlog.lastSeq === null)
       return { issued: false, reason: "nothing_new" };
     const since = now - HOUR_MS;
-    if ((await tx.wake.countSince(agentName, since)) >= tuning.hourlyCap) {
-      const oldest = (await tx.wake.oldestSince(agentName, since)) ?? now;
+    if ((await tx.wake.countSince(agentId, since)) >= tuning.hourlyCap) {
+      const oldest = (await tx.wake.oldestSince(agentId, since)) ?? now;
       return { issued: false, reason: "hourly_cap", retryAt: oldest + HOUR_MS + 1 };
     }
     const token = mintWakeToken();
@@ -42,7 +42,7 @@ const issueOnce = (deps: WakeStoreDeps, input: IssueInput): Promise<IssueOutcome
     await tx.wake.insert({
       id: tokenId,
       tokenHash: hashWakeToken(token),
-      agentName,
+      agentId,
       sessionId,
       firstSeq: backlog.firstSeq,
       lastSeq: backlog.lastSeq,
