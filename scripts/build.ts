@@ -1,13 +1,58 @@
 // `npm run build`: the fast form. One compiled multi-call executable with bytecode that dispatches on the
 // name it is invoked as (bin/<name> sets it). It never autoloads .env or bunfig.toml from the working dir.
+// Every binary's --help is rendered first, by its source form, and baked in (cli/kernel/static-help.ts).
 
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { $ } from "bun";
+import { binaries } from "../app/agent_computer/src/cli/binaries.ts";
+import { compileOptions } from "./compile-options.ts";
 
 const root = join(import.meta.dir, "..");
 const entry = join(root, "app/agent_computer/src/cli/main.ts");
 // A Worker's program is bundled only as an entry point of its own: the SQLite checkpoint thread's.
 const checkpointWorker = join(root, "app/agent_computer/src/store/sqlite/checkpoint-worker.ts");
 const outfile = join(root, "dist/agent-computer");
-await $`${process.execPath} build --compile --bytecode --minify --no-compile-autoload-dotenv --no-compile-autoload-bunfig ${entry} ${checkpointWorker} --outfile ${outfile}`.quiet();
+
+/** `<name> --help` as the source form prints it to a pipe, with a fresh HOME and no state dir of the caller's. */
+const renderHelp = async (name: string, home: string): Promise<string> => {
+  const child = Bun.spawn([join(root, "bin", name), "--help"], {
+    env: {
+      PATH: process.env.PATH,
+      HOME: home,
+      AGENT_COMPUTER_HOME: join(home, "state"),
+      AGENT_COMPUTER_FORM: "source",
+      NO_COLOR: "1",
+    },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [text, errors, code] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ]);
+  if (code !== 0) throw new Error(`${name} --help exited ${code}: ${errors}`);
+  return text;
+};
+
+const home = mkdtempSync(join(tmpdir(), "ac-build-"));
+const help: Record<string, string> = {};
+try {
+  const names = Object.keys(binaries);
+  // Four at a time: enough to hide each process's start-up, few enough for a small machine.
+  for (let i = 0; i < names.length; i += 4) {
+    const batch = names.slice(i, i + 4);
+    const texts = await Promise.all(batch.map((name) => renderHelp(name, home)));
+    batch.forEach((name, k) => {
+      help[name] = texts[k] as string;
+    });
+  }
+} finally {
+  rmSync(home, { recursive: true, force: true });
+}
+const built = await Bun.build(
+  compileOptions([entry, checkpointWorker], outfile, { AGENT_COMPUTER_STATIC_HELP: JSON.stringify(help) }),
+);
+if (!built.success) throw new AggregateError(built.logs, "bun build failed");
 console.log(`built ${outfile}`);

@@ -63,7 +63,7 @@ describe.each(storeNames)("agent-task-cli on %s", (storeName) => {
       ["agent-computer", "event", urgent.id],
       ["agent-computer", "event", low.id],
     ]);
-    expect(notices[0]?.body).toContain(`agent-task-cli accept|reject --agent-id tk-rust --task-id ${urgent.id}`);
+    expect(notices[0]?.body).toContain(`agent-task-cli accept --agent-id tk-rust --task-id ${urgent.id},`);
   });
 
   test("the assignee is messaged on assignment at post time", async () => {

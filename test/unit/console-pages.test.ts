@@ -8,6 +8,7 @@ import { jobsPage, TAIL_CHARS } from "../../app/agent_computer/src/console/jobs-
 import { layout } from "../../app/agent_computer/src/console/layout.ts";
 import { triggersPage } from "../../app/agent_computer/src/console/triggers-page.ts";
 import { redactSecrets } from "../../app/agent_computer/src/domain/automation/overview.ts";
+import { parseCommandLine } from "../helpers/parse-line.ts";
 
 const EVIL = `<x-evil a="1">'&`;
 const ESCAPED = "&lt;x-evil a=&quot;1&quot;&gt;&#39;&amp;";
@@ -141,5 +142,22 @@ describe("WorkerEnv redaction", () => {
   test("values shorter than 8 characters are left alone (they occur by chance); null stays null", () => {
     expect(redactSecrets("region eu", env)).toBe("region eu");
     expect(redactSecrets(null, env)).toBeNull();
+  });
+});
+
+describe("what the jobs page gives a person to paste", () => {
+  test("each run shows its show-automation-job-cli line with the owner, job and run ids, and it parses", async () => {
+    const ids = { job: `job_${"a".repeat(32)}`, run: `run_${"b".repeat(32)}` };
+    const page = jobsPage([{ job: { ...job, id: ids.job, owner: "builder-1" }, runs: [{ ...run, id: ids.run }] }], {
+      jobs: 50,
+      runsPerJob: 5,
+    }).body.text;
+    const line = page.match(/data-field="inspect">All of this run: <code>([^<]+)<\/code>/)?.[1] ?? "";
+    expect(line).toBe(`show-automation-job-cli --agent-id builder-1 --job-id ${ids.job} --run-id ${ids.run}`);
+    await expect(parseCommandLine(line)).resolves.toMatchObject({
+      command: "show-automation-job-cli",
+      options: { agentId: "builder-1", jobId: ids.job, runId: ids.run },
+    });
+    expect(page).not.toContain("&lt;job&gt;");
   });
 });

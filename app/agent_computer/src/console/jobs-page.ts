@@ -1,7 +1,9 @@
 // Automation Jobs: each job with its newest runs — state, attempt, exit code, error, timings — and the end
 // of each run's stdout and stderr.
+
+import { commandLine } from "../command-line.ts";
 import type { JobWithRuns } from "../domain/automation/overview.ts";
-import type { RunView } from "../domain/automation/views.ts";
+import type { JobView, RunView } from "../domain/automation/views.ts";
 import { duration, lastChars, none, when } from "./format.ts";
 import { type Html, html } from "./html.ts";
 import type { Page } from "./layout.ts";
@@ -19,7 +21,14 @@ ${text ? html`<div class="scroll"><pre>${lastChars(text, TAIL_CHARS)}</pre></div
 const exit = (run: RunView): Html | string =>
   run.exit_code !== null ? String(run.exit_code) : run.signal ? `signal ${run.signal}` : none;
 
-const runRows = (run: RunView): Html => html`<tbody class="run" data-run-id="${run.id}">
+/** The command that prints all of a run, with its real owner, job and run ids. */
+const inspectCommand = (job: JobView, run: RunView): string =>
+  commandLine("show-automation-job-cli", "--agent-id", job.owner, "--job-id", job.id, "--run-id", run.id);
+
+const runRows =
+  (job: JobView) =>
+  (run: RunView): Html =>
+    html`<tbody class="run" data-run-id="${run.id}">
 <tr>
 <td data-field="run"><code>${run.id}</code></td>
 <td data-field="state">${badge(run.state)}</td>
@@ -30,7 +39,8 @@ const runRows = (run: RunView): Html => html`<tbody class="run" data-run-id="${r
 <td data-field="started">${when(run.started_at ?? run.created_at)}</td>
 <td data-field="duration" class="num">${duration(run.duration_ms)}</td>
 </tr>
-<tr class="tails"><td colspan="8"><div class="tails-grid">${tail("stdout", run.stdout_tail)}${tail("stderr", run.stderr_tail)}</div></td></tr>
+<tr class="tails"><td colspan="8"><div class="tails-grid">${tail("stdout", run.stdout_tail)}${tail("stderr", run.stderr_tail)}</div>
+<p class="inspect" data-field="inspect">All of this run: <code>${inspectCommand(job, run)}</code></p></td></tr>
 </tbody>`;
 
 const jobSection = ({ job, runs }: JobWithRuns): Html => html`<section class="job" id="${job.id}" data-job-id="${job.id}">
@@ -49,7 +59,7 @@ ${
     ? html`<p class="empty">No runs yet.</p>`
     : html`<table class="runs">
 <thead><tr><th>Run</th><th>State</th><th>Attempt</th><th>Trigger</th><th>Exit</th><th>Error</th><th>Started</th><th>Duration</th></tr></thead>
-${runs.map(runRows)}
+${runs.map(runRows(job))}
 </table>`
 }
 </section>`;
@@ -60,6 +70,6 @@ export const jobsPage = (jobs: JobWithRuns[], limits: { jobs: number; runsPerJob
     jobs.length === 0
       ? html`<p class="empty">No automation jobs yet. <code>create-automation-job-cli --help</code> explains how to register one.</p>`
       : html`<p class="hint">The newest ${limits.jobs} jobs of every owner, each with its newest ${limits.runsPerJob} runs and the last
-${TAIL_CHARS} characters of their output. All of a run: <code>show-automation-job-cli --id &lt;job&gt; --run-id &lt;run&gt;</code>.</p>
+${TAIL_CHARS} characters of their output; under each run, the command that prints all of it.</p>
 ${jobs.map(jobSection)}`,
 });

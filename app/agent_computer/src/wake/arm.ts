@@ -54,7 +54,7 @@ export const herdrWakeFor = async (
   sessionId: string | undefined,
 ): Promise<HerdrWake> => {
   const wakeDir = wakeDirFor(ctx.env, ctx.paths);
-  if (!options.herdrPane) {
+  if (options.herdrPane === undefined) {
     // A renewal without the flag keeps an arming made earlier in the same session (and revives its watcher).
     const earlier = readRegistration(wakeDir, options.agentId);
     if (phase === "confirm" && earlier && earlier.session_id === sessionId) {

@@ -32,6 +32,7 @@ export const checkArmable = async (input: {
 }): Promise<ArmCheck> => {
   const { paneId, env } = input;
   if (env.HERDR_ENV !== "1") return { ok: false, reason: `HERDR_ENV is not 1 (not inside a Herdr pane): ${POLL}` };
+  if (paneId === "") return { ok: false, reason: `--herdr-pane is empty (HERDR_PANE_ID is unset?): ${POLL}` };
   const ownPane = env.HERDR_PANE_ID;
   if (ownPane && ownPane !== paneId) {
     return {

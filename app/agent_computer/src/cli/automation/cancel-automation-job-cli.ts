@@ -33,7 +33,7 @@ export default defineCommand({
   output: '{"job":{"id",…,"state":"cancelled"},"cancelled_triggers":["cron_…"],"cancelled_queued_runs":0}',
   errors: [...OWNER_ERRORS, "NOT_FOUND", "CONFLICT", "STORE_UNAVAILABLE", "CONFIG_INVALID", "INTERNAL"],
   env: [...OWNER_ENV],
-  examples: ["cancel-automation-job-cli --agent-id builder-1 --id job_0193a1b2c3d4e5f60718293a4b5c6d7e"],
+  examples: ["cancel-automation-job-cli --agent-id builder-1 --job-id job_0193a1b2c3d4e5f60718293a4b5c6d7e"],
   run: runCancelJob,
   render,
 });

@@ -35,7 +35,7 @@ export default defineCommand({
   output: '{"id","kind","label","automation_job_id","state":"cancelled",…}',
   errors: [...OWNER_ERRORS, "NOT_FOUND", "CONFLICT", "STORE_UNAVAILABLE", "CONFIG_INVALID", "INTERNAL"],
   env: [...OWNER_ENV],
-  examples: ["cancel-trigger-cli --agent-id builder-1 --id cron_0193a1b2c3d4e5f60718293a4b5c6d7e"],
+  examples: ["cancel-trigger-cli --agent-id builder-1 --trigger-id cron_0193a1b2c3d4e5f60718293a4b5c6d7e"],
   run: runCancelTrigger,
   render: triggerLine,
 });

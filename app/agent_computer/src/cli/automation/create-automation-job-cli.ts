@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { commandLine } from "../../command-line.ts";
 import { createJob } from "../../domain/automation/jobs.ts";
 import type { JobView } from "../../domain/automation/views.ts";
 import { shellQuote } from "../../worker/attempt-plan.ts";
@@ -7,7 +8,7 @@ import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildDeps } from "../kernel/deps.ts";
 import { neutralizeLine } from "../kernel/output.ts";
-import { labelSchema, OWNER_ENV, OWNER_ERRORS, owner, ownerFields } from "./shared.ts";
+import { labelSchema, OWNER_ENV, OWNER_ERRORS, owner, ownerFields, ownerWords } from "./shared.ts";
 
 export const createJobOptionsSchema = z.object({
   ...ownerFields,
@@ -37,16 +38,25 @@ const byHand = (dir: string): string => {
   return `cd ${shellQuote(dir)} && ${bun} --no-install --preload=${shellQuote(install.sdkPreload)} main.ts`;
 };
 
+/** What to run next, with this job's real values: each line works as pasted. */
+const nextSteps = (options: CreateJobOptions, jobId: string, label: string): string[] => {
+  const as = [...ownerWords(options), "--job-id", jobId];
+  const attach = [...ownerWords(options), "--job-id", jobId];
+  return [
+    commandLine("run-automation-job-cli", ...as),
+    commandLine("show-automation-job-cli", ...as),
+    commandLine("create-checkback-cli", ...attach, "--in", "10m"),
+    commandLine("create-cron-schedule-cli", ...attach, "--cron", "0 9 * * 1-5", "--label", label),
+    commandLine("create-webhook-cli", ...attach, "--label", label),
+  ];
+};
+
 const runCreateJob = async (options: CreateJobOptions, ctx: CommandContext): Promise<CreateJobResult> => {
   const job = await createJob(await buildDeps(ctx), { ...(await owner(options, ctx)), ...options });
   return {
     ...job,
     try_by_hand: byHand(job.dir),
-    next: [
-      `run-automation-job-cli --agent-id ${job.owner} --id ${job.id} --data-file event-data.json --wait-seconds 60`,
-      `show-automation-job-cli --agent-id ${job.owner} --id ${job.id}`,
-      `create-checkback-cli | create-cron-schedule-cli | create-webhook-cli --agent-id ${job.owner} --automation-job-id ${job.id} …`,
-    ],
+    next: nextSteps(options, job.id, job.label),
   };
 };
 
@@ -79,9 +89,9 @@ export default defineCommand({
     "3. Register the directory with this command. The directory and main.ts are resolved by real path now and again before " +
     "every run, and the CURRENT main.ts is run, so edits take effect without registering again; a directory that is missing " +
     "or moved at run time fails that run with error_kind job_dir_missing.\n" +
-    "4. Exercise each SDK branch with a test trigger: run-automation-job-cli --id <job> --data-file <json> (one manual event, " +
-    "one run), then inspect the durable run with show-automation-job-cli --id <job>: state, attempt, error, exit code, " +
-    "timings and bounded stdout/stderr tails.\n" +
+    "4. Exercise each SDK branch with a test trigger: run-automation-job-cli with --data-file (one manual event, " +
+    "one run), then inspect the durable run with show-automation-job-cli: state, attempt, error, exit code, " +
+    "timings and bounded stdout/stderr tails. The output's next lists these commands with the new job's id.\n" +
     "5. Attach triggers with --automation-job-id: create-checkback-cli, create-cron-schedule-cli, create-webhook-cli (each " +
     "--help has its contract); list-triggers-cli and cancel-trigger-cli manage them. Runs need agent-computer-worker running " +
     "on a host that shares the store (see its --help).\n" +

@@ -35,7 +35,7 @@ export const checkbackOptionsSchema = z
     ...ownerFields,
     at: z
       .string()
-      .regex(ISO_WITH_ZONE, "must be an ISO 8601 time with a zone, e.g. 2026-12-01T09:00:00Z")
+      .regex(ISO_WITH_ZONE, "must be an ISO 8601 time with a zone, e.g. 2099-12-01T09:00:00Z")
       .optional()
       .describe("when it is due"),
     in: durationSchema.optional().describe("due after this long from now, e.g. 90s, 15m, 2h30m, 1d (at most 366d)"),
@@ -85,7 +85,7 @@ export default defineCommand({
   env: [...OWNER_ENV],
   examples: [
     "create-checkback-cli --agent-id builder-1 --in 45m --note 'is CI green on PR 12?'",
-    "create-checkback-cli --agent-id builder-1 --at 2026-12-01T09:00:00+01:00 --automation-job-id job_0193a1b2c3d4e5f60718293a4b5c6d7e --json",
+    "create-checkback-cli --agent-id builder-1 --at 2099-12-01T09:00:00+01:00 --job-id job_0193a1b2c3d4e5f60718293a4b5c6d7e --json",
   ],
   run: runCheckback,
   render: triggerLine,

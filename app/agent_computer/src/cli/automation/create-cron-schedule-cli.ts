@@ -72,7 +72,7 @@ export default defineCommand({
   env: [...OWNER_ENV],
   examples: [
     "create-cron-schedule-cli --agent-id builder-1 --cron '0 9 * * 1-5' --tz Europe/Berlin --label 'standup digest'",
-    "create-cron-schedule-cli --agent-id builder-1 --cron '*/15 * * * *' --automation-job-id job_0193a1b2c3d4e5f60718293a4b5c6d7e --json",
+    "create-cron-schedule-cli --agent-id builder-1 --cron '*/15 * * * *' --job-id job_0193a1b2c3d4e5f60718293a4b5c6d7e --json",
   ],
   run: runCron,
   render: (r: CronResult) => `${triggerLine(r)}\n  upcoming: ${r.upcoming.join(", ")}`,

@@ -60,7 +60,7 @@ export default defineCommand({
   errors: [...OWNER_ERRORS, "NOT_FOUND", "CONFLICT", "STORE_UNAVAILABLE", "CONFIG_INVALID", "INTERNAL"],
   env: [...OWNER_ENV, "AGENT_COMPUTER_WORKER_URL"],
   examples: [
-    "create-webhook-cli --agent-id builder-1 --label 'deploy notifications' --automation-job-id job_0193a1b2c3d4e5f60718293a4b5c6d7e",
+    "create-webhook-cli --agent-id builder-1 --label 'deploy notifications' --job-id job_0193a1b2c3d4e5f60718293a4b5c6d7e",
     "create-webhook-cli --agent-id builder-1 --label 'GitHub acme/api' --provider github --json",
   ],
   run: runWebhook,

@@ -1,11 +1,12 @@
 import { z } from "zod";
+import { commandLine } from "../../command-line.ts";
 import { listJobs } from "../../domain/automation/jobs.ts";
 import type { JobView } from "../../domain/automation/views.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildDeps } from "../kernel/deps.ts";
 import { neutralizeLine } from "../kernel/output.ts";
-import { OWNER_ENV, OWNER_ERRORS, owner, ownerFields } from "./shared.ts";
+import { OWNER_ENV, OWNER_ERRORS, owner, ownerFields, ownerWords } from "./shared.ts";
 
 export const listJobsOptionsSchema = z.object({
   ...ownerFields,
@@ -17,13 +18,13 @@ export type ListJobsOptions = z.output<typeof listJobsOptionsSchema>;
 const runListJobs = async (options: ListJobsOptions, ctx: CommandContext): Promise<{ jobs: JobView[] }> =>
   listJobs(await buildDeps(ctx), { ...(await owner(options, ctx)), limit: options.limit });
 
-const render = (r: { jobs: JobView[] }): string =>
+const render = (r: { jobs: JobView[] }, options: ListJobsOptions): string =>
   [
     `${r.jobs.length} automation job(s)`,
-    ...r.jobs.map(
-      (j) =>
-        `${j.id} [${j.state}] "${neutralizeLine(j.label)}" ${j.dir} · timeout ${j.timeout_seconds}s${j.wake_on_failure ? " · wakes on failure" : ""}`,
-    ),
+    ...r.jobs.flatMap((j) => [
+      `${j.id} [${j.state}] "${neutralizeLine(j.label)}" ${j.dir} · timeout ${j.timeout_seconds}s${j.wake_on_failure ? " · wakes on failure" : ""}`,
+      `  show: ${commandLine("show-automation-job-cli", ...ownerWords(options), "--job-id", j.id)}`,
+    ]),
   ].join("\n");
 
 export default defineCommand({
@@ -31,7 +32,8 @@ export default defineCommand({
   summary: "list your automation jobs, newest first",
   description:
     "Lists the automation jobs you own (active and cancelled), newest first. For one job's triggers and recent runs use " +
-    "show-automation-job-cli --id <job>; the whole lifecycle is in create-automation-job-cli --help.",
+    "show-automation-job-cli (the text output here prints that command under each job); the whole lifecycle is in " +
+    "create-automation-job-cli --help.",
   schema: listJobsOptionsSchema,
   writes: "nothing.",
   output:

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { z } from "zod";
+import { commandLine } from "../../command-line.ts";
 import { type ManualRunResult, startManualRun } from "../../domain/automation/manual-run.ts";
 import type { RunView } from "../../domain/automation/views.ts";
 import { runView } from "../../domain/automation/views.ts";
@@ -7,7 +8,7 @@ import { AppError } from "../../errors.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildDeps } from "../kernel/deps.ts";
-import { jobIdSchema, OWNER_ENV, OWNER_ERRORS, owner, ownerFields } from "./shared.ts";
+import { jobIdSchema, OWNER_ENV, OWNER_ERRORS, owner, ownerFields, ownerWords } from "./shared.ts";
 
 const MAX_DATA_BYTES = 262_144;
 const TERMINAL = new Set(["succeeded", "failed", "cancelled"]);
@@ -45,14 +46,18 @@ const readData = async (options: RunJobOptions, ctx: CommandContext): Promise<un
   }
 };
 
+/** The command that shows this run, with every flag it needs. */
+const inspectLine = (options: RunJobOptions, runId: string): string =>
+  commandLine("show-automation-job-cli", ...ownerWords(options), "--job-id", options.jobId, "--run-id", runId);
+
 /** A run awaited with --wait-seconds that ended other than succeeded: exit 4, the run in the error's details. */
-const runFailed = (run: RunView, jobId: string): AppError =>
+const runFailed = (run: RunView, options: RunJobOptions): AppError =>
   new AppError(
     "RUN_FAILED",
-    `run ${run.id} of ${jobId} ended ${run.state}${run.error ? ` (${run.error_kind ?? "error"}: ${run.error})` : ""}` +
+    `run ${run.id} of ${options.jobId} ended ${run.state}${run.error ? ` (${run.error_kind ?? "error"}: ${run.error})` : ""}` +
       `${run.exit_code !== null ? `, exit code ${run.exit_code}` : ""}`,
     {
-      hint: `inspect it: show-automation-job-cli --id ${jobId} --run-id ${run.id}`,
+      hint: `inspect it: ${inspectLine(options, run.id)}`,
       details: { run_id: run.id, state: run.state, run },
     },
   );
@@ -70,12 +75,12 @@ export const runRunJob = async (options: RunJobOptions, ctx: CommandContext): Pr
   for (;;) {
     const run = await deps.store.read((tx) => tx.automation.getRun(started.run_id));
     if (run && TERMINAL.has(run.state)) {
-      if (run.state !== "succeeded") throw runFailed(runView(run), options.jobId);
+      if (run.state !== "succeeded") throw runFailed(runView(run), options);
       return { ...started, run: runView(run) };
     }
     if (Date.now() >= deadline) {
       throw new AppError("TIMEOUT", `run ${started.run_id} did not end within ${options.waitSeconds} s (state ${run?.state})`, {
-        hint: note ?? `inspect it later: show-automation-job-cli --job-id ${options.jobId} --run-id ${started.run_id}`,
+        hint: `${note ? `${note}; ` : ""}inspect it later: ${inspectLine(options, started.run_id)}`,
         details: { run_id: started.run_id },
       });
     }
@@ -83,11 +88,11 @@ export const runRunJob = async (options: RunJobOptions, ctx: CommandContext): Pr
   }
 };
 
-const render = (r: RunJobResult): string =>
+const render = (r: RunJobResult, options: RunJobOptions): string =>
   [
     `run ${r.run_id} of ${r.automation_job_id}${r.run ? `: ${r.run.state}${r.run.error ? ` (${r.run.error_kind}: ${r.run.error})` : ""}` : " queued"}`,
     ...(r.note ? [`  note: ${r.note}`] : []),
-    `  inspect: show-automation-job-cli --id ${r.automation_job_id} --run-id ${r.run_id}`,
+    `  inspect: ${inspectLine(options, r.run_id)}`,
   ].join("\n");
 
 export default defineCommand({
@@ -96,7 +101,7 @@ export default defineCommand({
   description:
     "Starts one run of a job you own with a manual event: type automation_job.test, id = the run id, data = the JSON of " +
     "--data-file (or null). Use it after registering to exercise every SDK branch of the script, then inspect the durable " +
-    "run (state, error, exit code, output tails, events emitted) with show-automation-job-cli --id <job> --run-id <run>. " +
+    "run (state, error, exit code, output tails, events emitted) with the show-automation-job-cli line it prints. " +
     "The run is executed by agent-computer-worker like any other (it must be running on a host sharing the store; the " +
     "output says when none was seen). --wait-seconds waits for the run to end: a run that succeeded is printed with the " +
     "result (exit 0); a run that ended failed or cancelled gives RUN_FAILED (exit 4: the run's outcome is not the one " +
@@ -111,8 +116,8 @@ export default defineCommand({
   errors: [...OWNER_ERRORS, "NOT_FOUND", "CONFLICT", "RUN_FAILED", "TIMEOUT", "STORE_UNAVAILABLE", "CONFIG_INVALID", "INTERNAL"],
   env: [...OWNER_ENV],
   examples: [
-    "run-automation-job-cli --agent-id builder-1 --id job_0193a1b2c3d4e5f60718293a4b5c6d7e",
-    "echo '{\"pr\":12}' | run-automation-job-cli --agent-id builder-1 --id job_0193a1b2c3d4e5f60718293a4b5c6d7e --data-file - --wait-seconds 60 --json",
+    "run-automation-job-cli --agent-id builder-1 --job-id job_0193a1b2c3d4e5f60718293a4b5c6d7e",
+    "echo '{\"pr\":12}' | run-automation-job-cli --agent-id builder-1 --job-id job_0193a1b2c3d4e5f60718293a4b5c6d7e --data-file - --wait-seconds 60 --json",
   ],
   run: runRunJob,
   render,

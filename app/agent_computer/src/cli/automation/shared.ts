@@ -32,5 +32,12 @@ export const owner = async (options: { agentId: string; tokenFile?: string | und
   token: await resolveToken(ctx, options.agentId, options.tokenFile),
 });
 
+/** The owner flags of a printed follow-up command: the same agent, authenticated the same way. */
+export const ownerWords = (options: { agentId: string; tokenFile?: string | undefined }): string[] => [
+  "--agent-id",
+  options.agentId,
+  ...(options.tokenFile === undefined ? [] : ["--token-file", options.tokenFile]),
+];
+
 /** The base of webhook URLs printed by the CLIs (the worker on this host). */
 export const workerBaseUrl = (ctx: CommandContext): string => ctx.env.AGENT_COMPUTER_WORKER_URL || "http://127.0.0.1:8787";

@@ -79,8 +79,8 @@ export default defineCommand({
   errors: [...OWNER_ERRORS, "NOT_FOUND", "STORE_UNAVAILABLE", "CONFIG_INVALID", "INTERNAL"],
   env: [...OWNER_ENV, "AGENT_COMPUTER_WORKER_URL"],
   examples: [
-    "show-automation-job-cli --agent-id builder-1 --id job_0193a1b2c3d4e5f60718293a4b5c6d7e",
-    "show-automation-job-cli --agent-id builder-1 --id job_0193a1b2c3d4e5f60718293a4b5c6d7e --run-id run_0193a1b2c3d4e5f60718293a4b5c6d7f --json",
+    "show-automation-job-cli --agent-id builder-1 --job-id job_0193a1b2c3d4e5f60718293a4b5c6d7e",
+    "show-automation-job-cli --agent-id builder-1 --job-id job_0193a1b2c3d4e5f60718293a4b5c6d7e --run-id run_0193a1b2c3d4e5f60718293a4b5c6d7f --json",
   ],
   run: runShowJob,
   render,

@@ -107,7 +107,7 @@ export const workerEnvBinary: BinaryDef = {
   },
   env: [...OWNER_ENV],
   examples: [
-    "echo 'SLACK_WEBHOOK=https://hooks.slack.com/…' | worker-env-cli set --agent-id builder-1 --file -",
+    "echo 'SLACK_WEBHOOK=https://hooks.slack.com/services/T0000/B0000/example' | worker-env-cli set --agent-id builder-1 --file -",
     "worker-env-cli list --agent-id builder-1",
   ],
 };

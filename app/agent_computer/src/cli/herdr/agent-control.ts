@@ -27,9 +27,9 @@ const binary: BinaryDef = {
   env: CONTROL_ENV,
   examples: [
     "herdr-agent-control status --json",
-    "herdr-agent-control ask reviewer-1 -- Review the diff of PR 42 against docs/spec.md; reply APPROVE or list defects.",
+    "herdr-agent-control ask reviewer-1 -- 'Review the diff of PR 42 against docs/spec.md; reply APPROVE or list defects.'",
     "herdr-agent-control ask-many --request rev-a='check tests' --request rev-b='check docs' --mode first --json",
-    "herdr-agent-control collect --receipt herdr-receipt-v1.6f1c… --json",
+    "herdr-agent-control collect --receipt herdr-receipt-v1.0b6e4d9e-1f1a-4c35-9d0e-5d7f0f3c2a11 --json",
   ],
 };
 

@@ -50,7 +50,7 @@ export default defineCommand({
   errors: HANDOFF_ERRORS,
   env: CONTROL_ENV,
   examples: [
-    "herdr-agent-control ask reviewer-1 -- Review PR 42 at its head against docs/spec.md; reply APPROVE or a defect list.",
+    "herdr-agent-control ask reviewer-1 -- 'Review PR 42 at its head against docs/spec.md; reply APPROVE or a defect list.'",
     "herdr-agent-control ask writer-api --timeout-ms 600000 --json -- Implement ticket 7 within your scopes, then stop.",
   ],
   run: runAsk,

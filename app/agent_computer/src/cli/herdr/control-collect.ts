@@ -42,7 +42,7 @@ export default defineCommand({
   env: CONTROL_ENV,
   examples: [
     "herdr-agent-control collect --receipt herdr-receipt-v1.0b6e4d9e-1f1a-4c35-9d0e-5d7f0f3c2a11",
-    "herdr-agent-control collect --receipt $R1 --receipt $R2 --mode first --timeout-ms 300000 --json",
+    'herdr-agent-control collect --receipt "$R1" --receipt "$R2" --mode first --timeout-ms 300000 --json',
   ],
   run: runCollect,
   render: renderHandoff,

@@ -57,7 +57,7 @@ export default defineCommand({
   env: BINDING_ENV,
   examples: [
     "herdr-lease-cli adopt --target old-rev --expected-pane-id w1:p4 --expected-name old-rev --expected-kind claude " +
-      "--expected-cwd /work/wt/pr40 --expected-seq 77 --authority-ref acme/api#5 --authority-sha256 <hex> --purpose 'stale reviewer'",
+      "--expected-cwd /srv/wt/pr40 --expected-seq 77 --authority-ref acme/api#5 --authority-sha256 $(sha256sum < issue5.md | cut -c1-64) --purpose 'stale reviewer'",
   ],
   run: runAdopt,
   render: renderLease,

@@ -38,7 +38,8 @@ export default defineCommand({
   ],
   env: BINDING_ENV,
   examples: [
-    "herdr-lease-cli adopted close --lease-id lease_… --expected-seq 77 --checkpoint-ref acme/api#5-c1 --checkpoint-sha256 <hex>",
+    "herdr-lease-cli adopted close --lease-id lease_5d2b9a1b2c3d4e5f60718293a4b5c6d7 --expected-seq 77 --checkpoint-ref acme/api#5-c1 " +
+      "--checkpoint-sha256 $(sha256sum < checkpoint-c1.md | cut -c1-64)",
   ],
   run: runAdoptedClose,
   render: (r) => `${r.lease.agent_name}: ${r.lease.state} at seq ${r.observed_seq}`,

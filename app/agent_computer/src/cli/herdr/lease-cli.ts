@@ -30,8 +30,8 @@ const binary: BinaryDef = {
   },
   env: BINDING_ENV,
   examples: [
-    "herdr-lease-cli controller acquire --authority-ref acme/api#7 --authority-sha256 <hex>",
-    "herdr-lease-cli reviewer start --name rev-pr42 --kind claude --cwd /work/wt/pr42 --purpose 'review PR 42' -- --model opus",
+    "herdr-lease-cli controller acquire --authority-ref acme/api#7 --authority-sha256 $(sha256sum < issue7.md | cut -c1-64)",
+    "herdr-lease-cli reviewer start --name rev-pr42 --kind claude --cwd /srv/wt/pr42 --purpose 'review PR 42' -- --model opus",
     "herdr-lease-cli wait-any --worker rev-pr42 --after-seq rev-pr42=118",
     "herdr-lease-cli bridge-status --json",
   ],

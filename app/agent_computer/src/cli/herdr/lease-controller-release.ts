@@ -28,7 +28,7 @@ export default defineCommand({
   errors: [...AUTHORITY_ERRORS, "INTERNAL"],
   env: BINDING_ENV,
   examples: [
-    "herdr-lease-cli controller release --checkpoint-ref https://github.com/acme/api/issues/7#c9 --checkpoint-sha256 <64 hex>",
+    "herdr-lease-cli controller release --checkpoint-ref https://github.com/acme/api/issues/7#c9 --checkpoint-sha256 $(sha256sum < checkpoint-c9.md | cut -c1-64)",
   ],
   run: runRelease,
   render: renderController,

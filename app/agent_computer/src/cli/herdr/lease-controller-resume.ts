@@ -38,7 +38,7 @@ export default defineCommand({
   ],
   env: BINDING_ENV,
   examples: [
-    "herdr-lease-cli controller resume --authority-ref https://github.com/acme/api/issues/7 --authority-sha256 <64 hex>",
+    "herdr-lease-cli controller resume --authority-ref https://github.com/acme/api/issues/7 --authority-sha256 $(sha256sum < issue7.md | cut -c1-64)",
   ],
   run: runResume,
   render: renderController,

@@ -36,7 +36,7 @@ export default defineCommand({
     "INTERNAL",
   ],
   env: BINDING_ENV,
-  examples: ["herdr-lease-cli reviewer close --lease-id lease_0f3c… --expected-seq 118 --json"],
+  examples: ["herdr-lease-cli reviewer close --lease-id lease_0f3c9a1b2c3d4e5f60718293a4b5c6d7 --expected-seq 118 --json"],
   run: runReviewerClose,
   render: (r) => `${r.lease.agent_name}: ${r.lease.state} at seq ${r.observed_seq} (captured output sha256 ${r.capture_sha256})`,
 });

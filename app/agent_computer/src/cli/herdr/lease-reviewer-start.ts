@@ -58,8 +58,8 @@ export default defineCommand({
   errors: [...AUTHORITY_ERRORS, "CONFLICT", "HERDR_REFUSED", "IDENTITY_CHANGED", "TIMEOUT", "INTERNAL"],
   env: BINDING_ENV,
   examples: [
-    "herdr-lease-cli reviewer start --name rev-pr42 --kind claude --cwd /work/wt/pr42 --purpose 'review PR 42' -- --model opus --effort high",
-    "herdr-lease-cli reviewer start --name rev-docs --kind codex --cwd /work/wt/pr42 --purpose 'docs review' --json",
+    "herdr-lease-cli reviewer start --name rev-pr42 --kind claude --cwd /srv/wt/pr42 --purpose 'review PR 42' -- --model opus --effort high",
+    "herdr-lease-cli reviewer start --name rev-docs --kind codex --cwd /srv/wt/pr42 --purpose 'docs review' --json",
   ],
   run: runReviewerStart,
   render: renderLease,

@@ -57,8 +57,10 @@ export default defineCommand({
   ],
   env: BINDING_ENV,
   examples: [
-    "herdr-lease-cli writer release --lease-id lease_… --expected-seq 240 --expected-head <sha> --expected-status-sha256 <hex> " +
-      "--checkpoint-ref acme/api#7-c3 --checkpoint-sha256 <hex>",
+    "herdr-lease-cli writer release --lease-id lease_7a1e9a1b2c3d4e5f60718293a4b5c6d7 --expected-seq 240 " +
+      "--expected-head $(git -C /srv/wt/t7 rev-parse HEAD) " +
+      "--expected-status-sha256 $(git -C /srv/wt/t7 status --porcelain=v1 --untracked-files=all | sha256sum | cut -c1-64) " +
+      "--checkpoint-ref acme/api#7-c3 --checkpoint-sha256 $(sha256sum < checkpoint-c3.md | cut -c1-64)",
   ],
   run: runWriterRelease,
   render: (r) => `${r.lease.agent_name}: ${r.lease.state} at seq ${r.observed_seq}; branch, worktree and files untouched`,

@@ -88,8 +88,10 @@ export default defineCommand({
   env: BINDING_ENV,
   examples: [
     "herdr-lease-cli writer start --name w-api --kind codex --purpose 'ticket 7' --ticket-ref acme/api#7 --authority-ref acme/api#7 " +
-      "--authority-sha256 <hex> --worktree /work/wt/t7 --branch t7-retry --base-commit <sha> --expected-head <sha> " +
-      "--expected-status-sha256 <hex> --owned-scope src/retry --blocked-scope migrations --protected-branch main",
+      "--authority-sha256 $(sha256sum < issue7.md | cut -c1-64) --worktree /srv/wt/t7 --branch t7-retry " +
+      "--base-commit $(git -C /srv/wt/t7 merge-base main HEAD) --expected-head $(git -C /srv/wt/t7 rev-parse HEAD) " +
+      "--expected-status-sha256 $(git -C /srv/wt/t7 status --porcelain=v1 --untracked-files=all | sha256sum | cut -c1-64) " +
+      "--owned-scope src/retry --blocked-scope migrations --protected-branch main",
   ],
   run: runWriterStart,
   render: renderLease,

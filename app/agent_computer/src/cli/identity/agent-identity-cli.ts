@@ -18,9 +18,9 @@ const binary: BinaryDef = {
   },
   env: AUTH_ENV,
   examples: [
-    "agent-identity-cli show --name builder-1",
-    "agent-identity-cli expand-capabilities --name builder-1 --add docker",
-    "agent-identity-cli revoke-token --name builder-1 --issue-recovery --json",
+    "agent-identity-cli show --agent-id builder-1",
+    "agent-identity-cli expand-capabilities --agent-id builder-1 --add docker",
+    "agent-identity-cli revoke-token --agent-id builder-1 --issue-recovery --json",
   ],
 };
 

@@ -65,8 +65,8 @@ export default defineCommand({
   ],
   env: AUTH_ENV,
   examples: [
-    "agent-identity-cli expand-capabilities --name builder-1 --add docker --add k8s",
-    "agent-identity-cli expand-capabilities --name builder-1 --add docker,k8s --json",
+    "agent-identity-cli expand-capabilities --agent-id builder-1 --add docker --add k8s",
+    "agent-identity-cli expand-capabilities --agent-id builder-1 --add gpu,tpu --json",
   ],
   run: runExpand,
   render,

@@ -63,8 +63,8 @@ export default defineCommand({
   ],
   env: AUTH_ENV,
   examples: [
-    "agent-identity-cli revoke-token --name builder-1",
-    "agent-identity-cli revoke-token --name builder-1 --issue-recovery --json | jq -r .recovery_token > builder-1.recovery",
+    "agent-identity-cli revoke-token --agent-id builder-1",
+    "agent-identity-cli revoke-token --agent-id builder-1 --issue-recovery --json | jq -r .recovery_token > builder-1.recovery",
   ],
   run: runRevoke,
   render,

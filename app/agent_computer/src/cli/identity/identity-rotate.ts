@@ -46,8 +46,8 @@ export default defineCommand({
   ],
   env: AUTH_ENV,
   examples: [
-    "agent-identity-cli rotate-token --name builder-1",
-    "agent-identity-cli rotate-token --name builder-1 --json | jq -r .vault_file",
+    "agent-identity-cli rotate-token --agent-id builder-1",
+    "agent-identity-cli rotate-token --agent-id builder-1 --json | jq -r .vault_file",
   ],
   run: runRotate,
   render,

@@ -40,8 +40,8 @@ export default defineCommand({
   ],
   env: AUTH_ENV,
   examples: [
-    "agent-identity-cli show --name builder-1",
-    "agent-identity-cli show --name builder-1 --json | jq .agent.session_id",
+    "agent-identity-cli show --agent-id builder-1",
+    "agent-identity-cli show --agent-id builder-1 --json | jq .agent.session_id",
   ],
   run: runShow,
   render,

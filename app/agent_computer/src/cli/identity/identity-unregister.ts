@@ -53,8 +53,8 @@ export default defineCommand({
   ],
   env: AUTH_ENV,
   examples: [
-    "agent-identity-cli unregister --name builder-1",
-    "agent-identity-cli unregister --name builder-1 --token-file ./b1.token --json",
+    "agent-identity-cli unregister --agent-id builder-1",
+    "agent-identity-cli unregister --agent-id builder-1 --token-file ./builder-1.token --json",
   ],
   run: runUnregister,
   render,

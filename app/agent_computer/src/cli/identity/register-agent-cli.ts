@@ -6,8 +6,8 @@ import { writeVaultToken } from "../../local/vault.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildDeps } from "../kernel/deps.ts";
+import { FIRST_TOKEN_FILE_DOC, withFirstTokenFile } from "../kernel/first-token-file.ts";
 import { neutralizeLine } from "../kernel/output.ts";
-import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
 import { oneLine, readSecret, renderAgent } from "./options.ts";
 
 export const AGENT_CLASSES = ["orchestrator", "builder", "advisory", "auditor", "transient"] as const;
@@ -51,7 +51,7 @@ export const registerOptionsSchema = z
       .optional()
       .describe(`agent CLI of this session: ${CLI_PROFILES.join("|")}; anything else is stored as null`),
     terminalTitleRef: oneLine(256).optional().describe("the title its terminal was spawned with"),
-    tokenFile: tokenFileSchema,
+    tokenFile: z.string().min(1).optional().describe(FIRST_TOKEN_FILE_DOC),
     recoveryTokenFile: z.string().min(1).optional().describe("file (or - for stdin) holding the recovery token"),
     force: z.boolean().default(false).describe("take the name over: a compare-and-swap on --expected-session-id"),
     expectedSessionId: z
@@ -80,32 +80,36 @@ export const registerOptionsSchema = z
   });
 
 export type RegisterOptions = z.output<typeof registerOptionsSchema>;
-export type RegisterOutput = RegisterResult & { vault_file?: string };
+export type RegisterOutput = RegisterResult & { vault_file?: string; token_file?: string };
 
 const runRegister = async (options: RegisterOptions, ctx: CommandContext): Promise<RegisterOutput> => {
   const recoveryToken =
     options.recoveryTokenFile === undefined
       ? undefined
       : await readSecret(ctx, "--recovery-token-file", options.recoveryTokenFile);
-  const token = await resolveToken(ctx, options.agentId, options.tokenFile);
-  const result = await registerAgent(await buildDeps(ctx), {
-    ...options,
-    name: options.agentId,
-    agentClass: options.class,
-    token,
-    recoveryToken,
-    takeover: options.force
-      ? { expectedSessionId: options.expectedSessionId === "null" ? null : (options.expectedSessionId ?? null) }
-      : undefined,
+  const deps = await buildDeps(ctx);
+  let vault: { vault_file?: string } = {};
+  const result = await withFirstTokenFile(ctx, options.agentId, options.tokenFile, async (token) => {
+    const done = await registerAgent(deps, {
+      ...options,
+      name: options.agentId,
+      agentClass: options.class,
+      token,
+      recoveryToken,
+      takeover: options.force
+        ? { expectedSessionId: options.expectedSessionId === "null" ? null : (options.expectedSessionId ?? null) }
+        : undefined,
+    });
+    if (done.agent_token) vault = { vault_file: await writeVaultToken(ctx.paths, options.agentId, done.agent_token) };
+    return done;
   });
-  return result.agent_token
-    ? { ...result, vault_file: await writeVaultToken(ctx.paths, options.agentId, result.agent_token) }
-    : result;
+  return { ...result, ...vault };
 };
 
 const render = (r: RegisterOutput): string => {
   const lines = [`${r.message}`, ...renderAgent(r.agent)];
   if (r.agent_token) lines.push(`  agent token (shown once): ${r.agent_token}`, `  ${r.auth_note}`);
+  if (r.token_file) lines.push(`  agent token written to ${neutralizeLine(r.token_file)} (0600), not shown`);
   if (r.recovery_completed) lines.push("  recovery completed: the revoked token was replaced by the one above");
   if (r.ended_session_id)
     lines.push(`  ended the previous session ${r.ended_session_id} (its unread mail bounced to the senders)`);
@@ -154,7 +158,7 @@ export default defineCommand({
   output:
     '{"success":true,"action":"registered|re_registered|renewed|taken_over|recovered","agent":{the options as ' +
     'snake_case fields (class, host_id, agent_pid, …),"auth_state","session_id","alive","liveness_evidence":"pid|age",' +
-    '"created_at","last_seen_at"},"protocol_version":1,"message","agent_token"?(minted only),"auth_note"?,"vault_file"?,' +
+    '"created_at","last_seen_at"},"protocol_version":1,"message","agent_token"?|"token_file"?(minted),"auth_note"?,"vault_file"?,' +
     '"capabilities_note"?,"cli_profile_note"?,"auto_assigned_tasks"?:[{"task_id","title","priority"}],' +
     '"recovery_completed"?:true,"ended_session_id"?}. Error details: NAME_COLLISION_ACTIVE {existing_session_id, ' +
     "liveness_evidence}, FORCE_PRECONDITION_FAILED {expected_session_id, actual_session_id}, RATE_LIMITED " +
@@ -179,9 +183,9 @@ export default defineCommand({
     "AGENT_COMPUTER_RATE_REGISTER_PER_HOST",
   ],
   examples: [
-    "register-agent-cli --name builder-1 --role builder --capabilities ts,sql --class builder --agent-pid $PPID --cli-profile claude",
-    "register-agent-cli --name builder-1 --role builder --capabilities ts --force --expected-session-id null --json",
-    "register-agent-cli --name builder-1 --role builder --capabilities ts --recovery-token-file ./b1.recovery",
+    "register-agent-cli --agent-id builder-1 --role builder --capabilities ts,sql --class builder --agent-pid $PPID --cli-profile claude",
+    "register-agent-cli --agent-id builder-1 --role builder --capabilities ts --force --expected-session-id null --json",
+    "register-agent-cli --agent-id builder-1 --role builder --capabilities ts --recovery-token-file builder-1.recovery",
   ],
   run: runRegister,
   render,

@@ -6,6 +6,7 @@ import { wantsJson } from "./argv.ts";
 import type { BinaryDef, CommandDef } from "./command.ts";
 import type { CommandContext } from "./context.ts";
 import { toJson, writeStderr, writeStdout } from "./output.ts";
+import { reachedPhase } from "./startup-phase.ts";
 
 const readStdin = async (): Promise<string> => {
   const chunks: Buffer[] = [];
@@ -24,7 +25,12 @@ export const createContext = (
     paths: resolvePaths(env),
     now: () => Date.now(),
     store: () => {
-      opened ??= import("../../store/open.ts").then((m) => m.openStore(env, use));
+      opened ??= import("../../store/open.ts")
+        .then((m) => m.openStore(env, use))
+        .then((store) => {
+          reachedPhase("store-open");
+          return store;
+        });
       return opened;
     },
     readStdin,
@@ -81,11 +87,13 @@ export const runBinary = async (binary: BinaryDef, argv: readonly string[], use:
     const invocation = await parseArgv(binary, argv, (d) => {
       def = d;
     });
+    reachedPhase("argv-parsed");
     if (invocation.kind === "help") await writeStdout(await helpText(binary, invocation.subcommand));
     else if (invocation.kind === "version") await writeStdout(`${(await import("./version.ts")).VERSION}\n`);
     else {
       const options = invocation.options as never;
       const result = await invocation.def.run(options, ctx);
+      reachedPhase("command-run");
       const text = json ? `${toJson(result)}\n` : invocation.def.render(result, options);
       await writeStdout(text.endsWith("\n") || text === "" ? text : `${text}\n`);
     }

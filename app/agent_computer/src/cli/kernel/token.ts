@@ -41,7 +41,7 @@ export const resolveToken = async (
       source: "RELAY_AGENT_TOKEN",
       hint:
         `RELAY_AGENT_TOKEN is set (perhaps for another agent) and wins over the vault: unset it to use ${agentId}'s ` +
-        `token from the vault, or pass --token-file <path> with ${agentId}'s token`,
+        `token from the vault, or pass a file holding ${agentId}'s token with --token-file`,
     });
     return fromEnv;
   }
@@ -49,7 +49,7 @@ export const resolveToken = async (
   if (fromVault) {
     noteTokenOrigin(fromVault, {
       source: `the vault (${ctx.paths.vaultDir}/${agentId}.token)`,
-      hint: `the token was rotated or the name registered again elsewhere; pass ${agentId}'s current token with --token-file <path> or RELAY_AGENT_TOKEN`,
+      hint: `the token was rotated or the name registered again elsewhere; pass a file holding ${agentId}'s current token with --token-file, or set RELAY_AGENT_TOKEN`,
     });
   }
   return fromVault;

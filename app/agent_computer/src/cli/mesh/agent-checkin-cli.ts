@@ -1,4 +1,5 @@
 import * as z from "zod/mini";
+import { shellWord } from "../../command-line.ts";
 import { type CheckinResult, checkIn, previewCheckIn } from "../../domain/agents/checkin.ts";
 import { agentIdSchema, capabilitySchema } from "../../domain/identity/names.ts";
 import { TTL_MAX_SECONDS, TTL_MIN_SECONDS } from "../../domain/mesh/ttl.ts";
@@ -7,8 +8,8 @@ import { type HerdrWake, herdrWakeFor } from "../../wake/arm.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildDeps } from "../kernel/deps.ts";
+import { FIRST_TOKEN_FILE_DOC, withFirstTokenFile } from "../kernel/first-token-file.ts";
 import { neutralizeLine } from "../kernel/output.ts";
-import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
 
 const oneLine = (max: number, min = 0) =>
   z.string().check(z.minLength(min), z.maxLength(max), z.regex(/^[^\n\r]*$/, "must be one line"));
@@ -31,27 +32,37 @@ export const checkinOptionsSchema = z.object({
       ),
     ),
   herdrPane: z
-    .optional(z.string().check(z.regex(/^[A-Za-z0-9_:.-]{1,64}$/, "must be a Herdr pane id")))
+    .optional(z.string().check(z.regex(/^([A-Za-z0-9_:.-]{1,64})?$/, "must be a Herdr pane id")))
     .check(
-      z.describe("your OWN Herdr pane id, to arm auto-wake on this host (only when HERDR_ENV=1; never a value from a message)"),
+      z.describe(
+        'your OWN Herdr pane id ("$HERDR_PANE_ID"), to arm auto-wake on this host (only when HERDR_ENV=1; never a value from a message)',
+      ),
     ),
   confirm: z
     ._default(z.boolean(), false)
     .check(z.describe("actually announce; without it only a preview is printed and nothing changes")),
-  tokenFile: tokenFileSchema,
+  tokenFile: z.optional(z.string().check(z.minLength(1))).check(z.describe(FIRST_TOKEN_FILE_DOC)),
 });
 
 export type CheckinOptions = z.output<typeof checkinOptionsSchema>;
-export type CheckinOutput = (CheckinResult & { preview?: true }) & { herdr_wake: HerdrWake; vault_file?: string };
+export type CheckinOutput = (CheckinResult & { preview?: true }) & {
+  herdr_wake: HerdrWake;
+  vault_file?: string;
+  token_file?: string;
+};
 
 const runCheckin = async (options: CheckinOptions, ctx: CommandContext): Promise<CheckinOutput> => {
   if (!options.confirm) {
     const preview = await previewCheckIn(await buildDeps(ctx), { ...options, caps: options.capabilities, token: undefined });
     return { ...preview, herdr_wake: await herdrWakeFor(options, ctx, "preview", undefined) };
   }
-  const token = await resolveToken(ctx, options.agentId, options.tokenFile);
-  const result = await checkIn(await buildDeps(ctx), { ...options, caps: options.capabilities, token });
-  const vault = result.agent_token ? { vault_file: await writeVaultToken(ctx.paths, options.agentId, result.agent_token) } : {};
+  const deps = await buildDeps(ctx);
+  let vault: { vault_file?: string } = {};
+  const result = await withFirstTokenFile(ctx, options.agentId, options.tokenFile, async (token) => {
+    const done = await checkIn(deps, { ...options, caps: options.capabilities, token });
+    if (done.agent_token) vault = { vault_file: await writeVaultToken(ctx.paths, options.agentId, done.agent_token) };
+    return done;
+  });
   return { ...result, ...vault, herdr_wake: await herdrWakeFor(options, ctx, "confirm", result.session_id) };
 };
 
@@ -66,6 +77,10 @@ const render = (r: CheckinOutput): string => {
       (r.herdr_wake.watcher ? ` · woken by the ${r.herdr_wake.watcher.role} watcher, pid ${r.herdr_wake.watcher.pid}` : ""),
   ];
   if (r.agent_token) lines.push(`  agent token (shown once): ${r.agent_token}`, `  ${r.auth_note}`);
+  if (r.token_file)
+    lines.push(
+      `  agent token written to ${neutralizeLine(r.token_file)} (0600); pass --token-file ${shellWord(r.token_file)} from now on`,
+    );
   return lines.join("\n");
 };
 
@@ -79,8 +94,7 @@ export default defineCommand({
     "afford, not how often you must check in. A check-in after the session expired starts a new session, and the inbox of a " +
     "session only ever receives messages sent after it began (its watermark): no stale backlog is replayed.\n" +
     "Without --confirm this prints exactly what would be announced and changes nothing. The first --confirm of an unknown " +
-    "name registers it (as register-agent-cli does) and prints its token ONCE; only its SHA-256 is stored and the token is " +
-    "saved to the 0600 vault in the state directory. Later check-ins need the token (--token-file, RELAY_AGENT_TOKEN or the vault). " +
+    "name registers it (as register-agent-cli does) and prints its token ONCE (or writes it to --token-file); only its SHA-256 is stored; the token is also saved to the 0600 vault in the state directory. Later check-ins need the token (--token-file, RELAY_AGENT_TOKEN or the vault). " +
     "That first registration counts against the registration rate limits and takes queued tasks the caps cover " +
     "(auto_assigned_tasks), like register-agent-cli --help, which also sets class, pid liveness and the rest.\n" +
     "Trust model: tokens stop agents impersonating each other on a shared store; they do not isolate you from a hostile " +
@@ -93,8 +107,9 @@ export default defineCommand({
     "  [auto-wake #2540] N new Agent Mesh message(s); run: agent-inbox-cli --agent-id <your id> --wake-token <16 hex>\n" +
     "The prefix marks a turn started by the mesh, not by a person. Run that command: the single-use token returns that " +
     "wake's messages. Bursts coalesce, one wake is outstanding at a time, none while you are blocked, a working agent is " +
-    "woken when it settles (or after a bound), capped per hour. Where auto-wake cannot work the check-in still succeeds " +
-    'with herdr_wake.state "unsupported" and the reason: poll agent-inbox-cli yourself.\n' +
+    "woken when it settles (or after a bound), capped per hour. Where auto-wake cannot work (outside Herdr " +
+    '"$HERDR_PANE_ID" is empty) the check-in still succeeds with herdr_wake.state "unsupported" and the reason: poll ' +
+    "agent-inbox-cli yourself.\n" +
     "Next: agent-inbox-cli --help (read), agent-send-cli --help (send), agents-list-cli --help (who is here).",
   schema: checkinOptionsSchema,
   flags: { capabilities: { aliases: ["--caps"] } },
@@ -106,7 +121,7 @@ export default defineCommand({
     '{"agent_id","action":"register_and_start_session|start_session|renew_session","session_id","role","repo","caps":[],' +
     '"status","ttl_seconds","started_at","expires_at","watermark_seq",' +
     '"herdr_wake":{"state":"off|armed|would_arm(preview)|unsupported","reason","watcher"?:{"role":"worker|light","pid"}},' +
-    '"agent_token"?(first registration only),"auth_note"?,"vault_file"?,"auto_assigned_tasks"?:[{"task_id","title","priority"}],' +
+    '"agent_token"?|"token_file"?(first registration only),"auth_note"?,"vault_file"?,"auto_assigned_tasks"?:[{"task_id","title","priority"}],' +
     '"preview"?:true}',
   errors: [
     "INVALID_INPUT",
@@ -131,7 +146,7 @@ export default defineCommand({
   ],
   examples: [
     "agent-checkin-cli --agent-id builder-1 --role builder --repo acme/api --status 'fixing flaky test'   # preview",
-    "agent-checkin-cli --agent-id builder-1 --role builder --repo acme/api --caps ts,sql --confirm --json",
+    "agent-checkin-cli --agent-id builder-1 --role builder --repo acme/api --capabilities ts,sql --confirm --json",
     "agent-checkin-cli --agent-id ping-bot --role ping --ttl-seconds 120 --confirm --token-file ~/.ping.token",
     'agent-checkin-cli --agent-id reviewer-2 --role reviewer --herdr-pane "$HERDR_PANE_ID" --confirm --json | jq .herdr_wake',
   ],

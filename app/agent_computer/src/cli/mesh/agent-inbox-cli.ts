@@ -1,4 +1,5 @@
 import * as z from "zod/mini";
+import { commandLine } from "../../command-line.ts";
 import { agentIdSchema } from "../../domain/identity/names.ts";
 import { type InboxResult, readInbox } from "../../domain/mesh/inbox.ts";
 import { defineCommand } from "../kernel/command.ts";
@@ -34,7 +35,7 @@ const runInbox = async (options: InboxOptions, ctx: CommandContext): Promise<Inb
   });
 };
 
-const render = (r: InboxResult): string => {
+const render = (r: InboxResult, options: InboxOptions): string => {
   const lines = [`NOTE: ${r.note}`, `${r.agent_id}: ${r.count} unacknowledged message(s)${r.has_more ? " (more waiting)" : ""}`];
   if (r.wake)
     lines.push(
@@ -50,7 +51,17 @@ const render = (r: InboxResult): string => {
     );
   }
   if (r.count > 0)
-    lines.push("", `acknowledge with: agent-ack-cli --agent-id ${r.agent_id} --up-to-seq ${r.messages.at(-1)?.seq}`);
+    lines.push(
+      "",
+      `acknowledge with: ${commandLine(
+        "agent-ack-cli",
+        "--agent-id",
+        r.agent_id,
+        ...(options.tokenFile === undefined ? [] : ["--token-file", options.tokenFile]),
+        "--up-to-seq",
+        r.messages.at(-1)?.seq ?? 0,
+      )}`,
+    );
   return lines.join("\n");
 };
 

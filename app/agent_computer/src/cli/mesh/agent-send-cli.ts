@@ -158,9 +158,9 @@ export default defineCommand({
     "AGENT_COMPUTER_RATE_SEND_PER_HOST",
   ],
   examples: [
-    "agent-send-cli --from builder-1 --to reviewer-1 --body 'PR 12 is ready for review' --thread pr-12",
-    "git diff --stat | agent-send-cli --from builder-1 --to reviewer-1 --body-file - --idempotency-key pr-12-ready --json",
-    "agent-send-cli --from release --broadcast --role builder --body 'freeze: main is locked until 18:00'",
+    "agent-send-cli --agent-id builder-1 --to reviewer-1 --body 'PR 12 is ready for review' --thread pr-12",
+    "git diff --stat | agent-send-cli --agent-id builder-1 --to reviewer-1 --body-file - --idempotency-key pr-12-ready --json",
+    "agent-send-cli --agent-id release --broadcast --role builder --body 'freeze: main is locked until 18:00'",
   ],
   run: runSend,
   render,

@@ -1,3 +1,4 @@
+import { commandLine } from "../../command-line.ts";
 import { AppError } from "../../errors.ts";
 import type { Deps } from "../deps.ts";
 import { authenticate } from "../identity/authenticate.ts";
@@ -26,7 +27,7 @@ export interface ExpandResult {
 export const expandCapabilities = async (deps: Deps, input: ExpandInput): Promise<ExpandResult> => {
   if (input.remove.length > 0) {
     throw new AppError("REDUCTION_NOT_ALLOWED", `capabilities cannot be removed (asked to remove ${input.remove.join(", ")})`, {
-      hint: `to drop capabilities: agent-identity-cli unregister --name ${input.name}, then register-agent-cli with the new set`,
+      hint: `to drop capabilities: agent-identity-cli unregister --agent-id ${input.name}, then register-agent-cli with the new set`,
     });
   }
   return deps.store.write(async (tx) => {
@@ -34,7 +35,7 @@ export const expandCapabilities = async (deps: Deps, input: ExpandInput): Promis
     const added = [...new Set(input.add)].filter((cap) => !agent.capabilities.includes(cap));
     if (added.length === 0) {
       throw new AppError("NO_OP_EXPANSION", `${input.name} already has ${input.add.join(", ")}; nothing was added`, {
-        hint: "name at least one capability it does not have yet (agent-identity-cli show lists them)",
+        hint: `name at least one capability it does not have yet (${commandLine("agent-identity-cli", "show", "--agent-id", input.name)} lists them)`,
       });
     }
     const capabilities = [...agent.capabilities, ...added];

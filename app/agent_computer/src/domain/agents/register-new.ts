@@ -11,7 +11,7 @@ import { holderFacts, type RegistrationRequest } from "./holder.ts";
 
 export const AUTH_NOTE =
   "This token is shown once and only its hash is stored. It was saved to the 0600 token vault in the state " +
-  "directory; to use it elsewhere pass --token-file <path> or set RELAY_AGENT_TOKEN. Never put it in argv.";
+  "directory; to use it elsewhere pass a file holding it with --token-file, or set RELAY_AGENT_TOKEN. Never put it in argv.";
 
 /** What every successful registration produced inside its transaction. */
 export interface Registered {

@@ -1,3 +1,4 @@
+import { commandLine } from "../../command-line.ts";
 import { AppError } from "../../errors.ts";
 import type { IdentityRecord, SessionRecord, StoreTx } from "../../store/port.ts";
 import { UniqueViolation } from "../../store/port.ts";
@@ -14,7 +15,7 @@ import { AUTH_NOTE, claimSession, countRegistration, type Registered, registerFi
 export const PROTOCOL_VERSION = 1;
 
 const TOKEN_SOURCES_HINT =
-  "pass --token-file <path>, set RELAY_AGENT_TOKEN, or keep the token in the vault (written at registration)";
+  "pass the file holding its token with --token-file, set RELAY_AGENT_TOKEN, or keep the token in the vault (written at registration)";
 
 export interface RegisterInput extends RegistrationRequest {
   token: string | undefined;
@@ -46,7 +47,7 @@ const checkCredentials = (existing: IdentityRecord, input: RegisterInput): "keep
   if (existing.authState === "recovery_pending") {
     if (input.recoveryToken === undefined) {
       throw new AppError("AUTH_FAILED", `${name} is awaiting recovery: its token was revoked`, {
-        hint: "pass the recovery token that agent-identity-cli revoke-token --issue-recovery printed: --recovery-token-file <path|->",
+        hint: "pass the file holding the recovery token that agent-identity-cli revoke-token --issue-recovery printed with --recovery-token-file (- reads stdin)",
       });
     }
     if (!tokenMatches(input.recoveryToken, existing.recoveryHash ?? "")) {
@@ -69,14 +70,14 @@ const checkCredentials = (existing: IdentityRecord, input: RegisterInput): "keep
   return "keep";
 };
 
-const REREAD_HINT =
-  "re-read the current session (agents-list-cli --include-stale, or agent-identity-cli show) and decide again; never retry --force with the same id";
+const rereadHint = (name: string): string =>
+  `re-read the current session (agents-list-cli --include-stale, or ${commandLine("agent-identity-cli", "show", "--agent-id", name)}) and decide again; never retry --force with the same id`;
 
-const preconditionFailed = (expected: string | null, actual: string | null): AppError =>
+const preconditionFailed = (name: string, expected: string | null, actual: string | null): AppError =>
   new AppError(
     "FORCE_PRECONDITION_FAILED",
     `--expected-session-id is ${expected ?? "null"} but the current session is ${actual ?? "null (none open)"}`,
-    { hint: REREAD_HINT, details: { expected_session_id: expected, actual_session_id: actual } },
+    { hint: rereadHint(name), details: { expected_session_id: expected, actual_session_id: actual } },
   );
 
 const collision = (name: string, open: SessionRecord | undefined, holder: Liveness): AppError =>
@@ -90,9 +91,13 @@ const collision = (name: string, open: SessionRecord | undefined, holder: Livene
 const capabilitiesNote = (requested: readonly string[], stored: readonly string[], name: string): string | undefined => {
   const same = requested.length === stored.length && requested.every((c) => stored.includes(c));
   if (same) return undefined;
+  const missing = requested.filter((c) => !stored.includes(c));
   return (
     `capabilities are immutable after the first registration: requested [${requested.join(", ")}] ignored, stored ` +
-    `[${stored.join(", ")}] kept. To add some: agent-identity-cli expand-capabilities --name ${name} --add <cap>`
+    `[${stored.join(", ")}] kept. ` +
+    (missing.length > 0
+      ? `To add ${missing.join(", ")}: ${commandLine("agent-identity-cli", "expand-capabilities", "--agent-id", name, "--add", missing.join(","))}`
+      : "They can only be added, never removed.")
   );
 };
 
@@ -105,7 +110,7 @@ const registerKnown = async (deps: Deps, tx: StoreTx, existing: IdentityRecord, 
   const open = await tx.mesh.openSession(input.name);
   const actual = open?.id ?? null;
   if (input.takeover && input.takeover.expectedSessionId !== actual)
-    throw preconditionFailed(input.takeover.expectedSessionId, actual);
+    throw preconditionFailed(input.name, input.takeover.expectedSessionId, actual);
   const holder = livenessOf(existing, open, deps.now(), deps.local);
   const sameHolder = isSameHolder(existing, facts, deps.local);
   // A revoked or recovering name has no holder that could still act: its token no longer authenticates.
@@ -114,7 +119,7 @@ const registerKnown = async (deps: Deps, tx: StoreTx, existing: IdentityRecord, 
   const renew = contested && open !== undefined;
   if (open && !renew) {
     // The swap itself: only the session read above may be ended, so of two racing takeovers one wins.
-    if (!(await tx.identity.endOpenSession(input.name, open.id, deps.now()))) throw preconditionFailed(actual, null);
+    if (!(await tx.identity.endOpenSession(input.name, open.id, deps.now()))) throw preconditionFailed(input.name, actual, null);
     await bounceUndelivered(tx, { ...open, endedAt: deps.now() }, deps.now(), deps.newId);
   }
   await tx.identity.updateHolder(input.name, facts, deps.now());
@@ -153,7 +158,7 @@ const registerOnce = (deps: Deps, input: RegisterInput): Promise<RegisterResult>
       throw new AppError("AUTH_FAILED", `no recovery is pending for ${input.name}: it is not registered`);
     }
     if (!existing && input.takeover && input.takeover.expectedSessionId !== null) {
-      throw preconditionFailed(input.takeover.expectedSessionId, null);
+      throw preconditionFailed(input.name, input.takeover.expectedSessionId, null);
     }
     const done: Done = existing
       ? await registerKnown(deps, tx, existing, input)

@@ -1,3 +1,4 @@
+import { commandLine } from "../../command-line.ts";
 import { AppError } from "../../errors.ts";
 import { type Deps, iso } from "../deps.ts";
 import { authenticate } from "../identity/authenticate.ts";
@@ -15,9 +16,20 @@ export interface RevokeResult {
   note: string;
 }
 
-const RECOVERY_NOTE =
-  "This recovery token is shown once and only its hash is stored. Give it to whoever resumes this name; they run " +
-  "register-agent-cli --name <name> … --recovery-token-file <file> to get a fresh agent token.";
+/** Says how the recovery token is used, as a command with this agent's own values. */
+const recoveryNote = (agent: { agentId: string; role: string | null; capabilities: string[] }): string =>
+  "This recovery token is shown once and only its hash is stored. Give it to whoever resumes this name; they save it " +
+  `to a file and run ${commandLine(
+    "register-agent-cli",
+    "--agent-id",
+    agent.agentId,
+    "--role",
+    agent.role ?? "builder",
+    "--capabilities",
+    agent.capabilities.join(",") || "none",
+    "--recovery-token-file",
+    `${agent.agentId}.recovery`,
+  )} to get a fresh agent token.`;
 
 /**
  * Revokes the token: nothing authenticates as this name any more and its session ends. With a recovery
@@ -49,9 +61,9 @@ export const revokeToken = (
       auth_state: next.authState,
       revoked_at: iso(deps.now()),
       ended_session_id: open?.id ?? null,
-      ...(recovery ? { recovery_token: recovery, recovery_note: RECOVERY_NOTE } : {}),
+      ...(recovery ? { recovery_token: recovery, recovery_note: recoveryNote(agent) } : {}),
       note: recovery
         ? `${input.name} is recovery_pending: only the recovery token can register it again`
-        : `${input.name} is revoked: the next register-agent-cli --name ${input.name} mints a new token`,
+        : `${input.name} is revoked: the next register-agent-cli --agent-id ${input.name} mints a new token`,
     };
   });

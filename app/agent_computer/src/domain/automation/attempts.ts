@@ -50,7 +50,7 @@ const notifyFailure = async (
       exit_code: outcome.exitCode,
       signal: outcome.signal,
       stderr_tail: outcome.stderrTail.slice(-FAILURE_TAIL_CHARS),
-      inspect: `show-automation-job-cli --agent-id ${job.owner} --id ${job.id} --run-id ${run.id}`,
+      inspect: `show-automation-job-cli --agent-id ${job.owner} --job-id ${job.id} --run-id ${run.id}`,
     },
   });
   await deliverSystemMessage(tx, {

@@ -1,3 +1,4 @@
+import { commandLine } from "../../command-line.ts";
 import { AppError } from "../../errors.ts";
 import type { JobRecord, StoreTx } from "../../store/port.ts";
 import type { Deps } from "../deps.ts";
@@ -15,7 +16,7 @@ export const ownedJob = async (tx: StoreTx, owner: string, jobId: string): Promi
   const job = await tx.automation.getJob(jobId);
   if (!job || job.owner !== owner) {
     throw new AppError("NOT_FOUND", `no automation job ${jobId} owned by ${owner}`, {
-      hint: "list-automation-jobs-cli --agent-id <you> lists yours",
+      hint: `${commandLine("list-automation-jobs-cli", "--agent-id", owner)} lists yours`,
     });
   }
   return job;

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { commandLine } from "../../command-line.ts";
 import { AppError } from "../../errors.ts";
 import type { StoreTx, TriggerRecord, WebhookProvider } from "../../store/port.ts";
 import type { Deps } from "../deps.ts";
@@ -126,7 +127,7 @@ export const cancelTrigger = (deps: Deps, input: OwnerCall & { id: string; baseU
     const trigger = await tx.automation.getTrigger(input.id, true);
     if (!trigger || trigger.owner !== input.agentId) {
       throw new AppError("NOT_FOUND", `no trigger ${input.id} owned by ${input.agentId}`, {
-        hint: "list-triggers-cli lists yours",
+        hint: `${commandLine("list-triggers-cli", "--agent-id", input.agentId)} lists yours`,
       });
     }
     if ((await tx.automation.cancelTriggers({ id: trigger.id }, deps.now())).length === 0) {

@@ -1,5 +1,6 @@
 // abandon: releases the admission barrier of a reserved or pending receipt, never the agent. It needs controller
 // authority and a fresh observation that the exact leased agent is settled; it stops nothing.
+import { commandLine } from "../../command-line.ts";
 import { AppError } from "../../errors.ts";
 import { isSettled, observeAgent, sameIdentity } from "./agent-identity.ts";
 import { loadAuthority } from "./controller-authority.ts";
@@ -27,7 +28,7 @@ export const abandonReceipt = async (deps: HerdrDeps, token: string): Promise<Ab
   }
   if (!isSettled(agent.status)) {
     throw new AppError("AGENT_NOT_SETTLED", `${receipt.target} is ${agent.status}; abandon needs it idle, done or blocked`, {
-      hint: "wait for its turn to end (herdr-lease-cli wait-any), then abandon",
+      hint: `wait for its turn to end (${commandLine("herdr-lease-cli", "wait-any", "--worker", receipt.target)}), then abandon`,
     });
   }
   await authority.verify();

@@ -1,8 +1,10 @@
 // Controller authority for every mutating command: the caller must be the bound pane, agent and (Linux) process
 // before the credential file is even read, and the fence is then checked against the store, again immediately
 // before each Herdr request that changes something (verify()).
+
 import { timingSafeEqual } from "node:crypto";
 import { ancestry } from "../../adapters/process-ancestry.ts";
+import { commandLine } from "../../command-line.ts";
 import { AppError } from "../../errors.ts";
 import {
   type ControllerBinding,
@@ -49,7 +51,15 @@ const verifyInStore = async (deps: HerdrDeps, credential: ControllerCredential):
   }
   if (lease.expiresAt <= deps.now()) {
     throw new AppError("CONTROLLER_EXPIRED", `the controller lease expired at ${iso(lease.expiresAt)}`, {
-      hint: "herdr-lease-cli controller resume",
+      hint: commandLine(
+        "herdr-lease-cli",
+        "controller",
+        "resume",
+        "--authority-ref",
+        lease.authorityRef,
+        "--authority-sha256",
+        lease.authoritySha256,
+      ),
     });
   }
   return lease;
@@ -59,7 +69,10 @@ export const loadAuthority = async (deps: HerdrDeps): Promise<ControllerAuthorit
   const ctx = callerContext(deps.env);
   const binding = readBinding(deps.dirs, ctx.controllerId);
   if (!binding) {
-    throw notController(`no lease of controller ${ctx.controllerId} is bound on this host`, "herdr-lease-cli controller acquire");
+    throw notController(
+      `no lease of controller ${ctx.controllerId} is bound on this host`,
+      "herdr-lease-cli controller acquire --help says how to take one",
+    );
   }
   if (binding.pane_id !== ctx.paneId) {
     throw notController("this pane is not the controller's pane", "run from the coordinator's own pane");

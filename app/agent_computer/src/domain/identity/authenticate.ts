@@ -1,3 +1,4 @@
+import { commandLine } from "../../command-line.ts";
 import { AppError } from "../../errors.ts";
 import type { AgentRecord, StoreTx } from "../../store/port.ts";
 import { tokenMatches } from "./token.ts";
@@ -25,7 +26,7 @@ export function verifyCredentials<T extends Pick<AgentRecord, "tokenHash" | "aut
 ): asserts agent is T {
   if (!agent) {
     throw new AppError("UNKNOWN_AGENT", `no agent named ${name} is registered`, {
-      hint: "register it first: agent-checkin-cli --agent-id <name> --confirm (see agent-checkin-cli --help)",
+      hint: `register it first: ${commandLine("agent-checkin-cli", "--agent-id", name, "--confirm")} (see agent-checkin-cli --help)`,
     });
   }
   if (agent.authState === "recovery_pending") {

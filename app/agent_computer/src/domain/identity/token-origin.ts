@@ -4,7 +4,7 @@
 import { AppError } from "../../errors.ts";
 
 export const TOKEN_SOURCES_HINT =
-  "pass --token-file <path>, set RELAY_AGENT_TOKEN, or keep the token in the vault (written at registration)";
+  "pass the file holding its token with --token-file, set RELAY_AGENT_TOKEN, or keep the token in the vault (written at registration)";
 
 /** A token source as a user would name it, and what to do when its token is refused. */
 export interface TokenOrigin {

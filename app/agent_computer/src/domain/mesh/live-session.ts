@@ -1,3 +1,4 @@
+import { commandLine } from "../../command-line.ts";
 import { AppError } from "../../errors.ts";
 import type { SessionRecord, StoreTx } from "../../store/port.ts";
 import type { Deps } from "../deps.ts";
@@ -60,7 +61,7 @@ export async function enterMesh(
   const session = await tx.mesh.renewSession(agentId, deps.now());
   if (!session) {
     throw new AppError("NOT_CHECKED_IN", `${agentId} has no live check-in, so it has no inbox to read`, {
-      hint: "check in first: agent-checkin-cli --agent-id <name> --confirm (see agent-checkin-cli --help)",
+      hint: `check in first: ${commandLine("agent-checkin-cli", "--agent-id", agentId, "--confirm")} (see agent-checkin-cli --help)`,
     });
   }
   return session;

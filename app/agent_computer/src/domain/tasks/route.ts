@@ -1,3 +1,4 @@
+import { commandLine } from "../../command-line.ts";
 import type { IdentityRecord, StoreTx, TaskRecord } from "../../store/port.ts";
 import type { Deps } from "../deps.ts";
 import { livenessOf } from "../identity/liveness.ts";
@@ -58,8 +59,9 @@ export const assignTask = async (
     threadId: task.id,
     body:
       `Task ${task.id} (${task.priority}) from ${task.poster} is assigned to you: ${task.title}\n` +
-      `Read it with agent-task-cli list --agent-id ${assignee}; accept or reject it with ` +
-      `agent-task-cli accept|reject --agent-id ${assignee} --task-id ${task.id}.`,
+      `Read it with ${commandLine("agent-task-cli", "list", "--agent-id", assignee)}; accept it with ` +
+      `${commandLine("agent-task-cli", "accept", "--agent-id", assignee, "--task-id", task.id)}, or refuse it with ` +
+      `${commandLine("agent-task-cli", "reject", "--agent-id", assignee, "--task-id", task.id, "--reason", "why")}.`,
     now: deps.now(),
     newId: deps.newId,
   });

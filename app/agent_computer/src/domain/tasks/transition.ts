@@ -1,3 +1,4 @@
+import { commandLine } from "../../command-line.ts";
 import { AppError } from "../../errors.ts";
 import type { StoreTx, TaskRecord, TaskState } from "../../store/port.ts";
 import type { Deps } from "../deps.ts";
@@ -52,7 +53,10 @@ export const transitionTask = (deps: Deps, input: TransitionInput): Promise<Task
   deps.store.write(async (tx) => {
     await enterMesh(deps, tx, input.agentId, input.token, false);
     const task = await tx.tasks.get(input.taskId);
-    if (!task) throw new AppError("NOT_FOUND", `no task ${input.taskId}`, { hint: "agent-task-cli list shows your tasks" });
+    if (!task)
+      throw new AppError("NOT_FOUND", `no task ${input.taskId}`, {
+        hint: `${commandLine("agent-task-cli", "list", "--agent-id", input.agentId)} shows your tasks`,
+      });
     const rule = TASK_RULES[input.action];
     const party = rule.by === "assignee" ? task.assignee : task.poster;
     if (party !== input.agentId) {
@@ -74,7 +78,7 @@ export const transitionTask = (deps: Deps, input: TransitionInput): Promise<Task
     });
     if (!changed) {
       throw new AppError("CONFLICT", `${task.id} changed while you acted on it; nothing was written`, {
-        hint: "re-read it with agent-task-cli list and decide again",
+        hint: `re-read it with ${commandLine("agent-task-cli", "list", "--agent-id", input.agentId, "--scope", "all")} and decide again`,
       });
     }
     await notify(deps, tx, changed, input.agentId);

@@ -1,4 +1,5 @@
 // agent-inbox-cli --wake-token: uses up the token an auto-wake prompt carried and returns that wake's messages.
+import { commandLine } from "../../command-line.ts";
 import { AppError } from "../../errors.ts";
 import type { StoreTx, WakeInboxEntry, WakeTokenRecord } from "../../store/port.ts";
 import { hashWakeToken } from "./prompt.ts";
@@ -9,16 +10,17 @@ export interface RedeemedWake {
   wake: { message_count: number; first_seq: number; last_seq: number };
 }
 
-const invalid = (why: string): AppError =>
+const invalid = (why: string, agentId: string): AppError =>
   new AppError("WAKE_TOKEN_INVALID", `the wake token is ${why}; nothing was read`, {
-    hint: "read your inbox without --wake-token (agent-inbox-cli --agent-id <id>); a wake token works once, for its own session",
+    hint: `read your inbox without --wake-token (${commandLine("agent-inbox-cli", "--agent-id", agentId)}); a wake token works once, for its own session`,
   });
 
 // A token of another agent or session reads as unknown: the answer must not tell whose it is.
 const check = (record: WakeTokenRecord | undefined, agentId: string, sessionId: string, now: number): WakeTokenRecord => {
-  if (!record || record.agentId !== agentId || record.sessionId !== sessionId) throw invalid("unknown to this agent's session");
-  if (record.state === "used") throw invalid("already used");
-  if (record.state !== "outstanding" || record.expiresAt <= now) throw invalid("expired");
+  if (!record || record.agentId !== agentId || record.sessionId !== sessionId)
+    throw invalid("unknown to this agent's session", agentId);
+  if (record.state === "used") throw invalid("already used", agentId);
+  if (record.state !== "outstanding" || record.expiresAt <= now) throw invalid("expired", agentId);
   return record;
 };
 

@@ -1,0 +1,54 @@
+// --token-file for the commands that may register (register-agent-cli, agent-checkin-cli --confirm): a file that
+// holds a token authenticates as everywhere else; a missing or empty one receives the token a first registration
+// mints, instead of the token being printed.
+import { AppError, isAppError } from "../../errors.ts";
+import type { CommandContext } from "./context.ts";
+import { resolveToken } from "./token.ts";
+
+export const FIRST_TOKEN_FILE_DOC =
+  "token file (else RELAY_AGENT_TOKEN, the vault); if missing/empty, a new name's token goes there (0600, no symlink/overwrite)";
+
+const unreadable = (path: string, why?: string): AppError =>
+  new AppError("INVALID_INPUT", `--token-file: cannot read a token from ${path}${why ? ` (${why})` : ""}`);
+
+const readToken = async (path: string): Promise<string | undefined> => {
+  try {
+    return (await Bun.file(path).text()).trim() || undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * Runs a call that may register `agentId`. With a --token-file that holds no token the file is claimed first;
+ * when the call mints a token it is written there and left out of the result (token_file names where it went).
+ */
+export const withFirstTokenFile = async <R extends { agent_token?: string; auth_note?: string }>(
+  ctx: CommandContext,
+  agentId: string,
+  tokenFile: string | undefined,
+  call: (token: string | undefined) => Promise<R>,
+): Promise<R & { token_file?: string }> => {
+  if (tokenFile === undefined) return call(await resolveToken(ctx, agentId, undefined));
+  // A file that holds a token is read as everywhere else (which notes where the token came from).
+  if ((await readToken(tokenFile)) !== undefined) return call(await resolveToken(ctx, agentId, tokenFile));
+  const { claimTokenFile } = await import("../../local/token-file.ts");
+  const claim = claimTokenFile(tokenFile);
+  if ("refused" in claim) throw unreadable(tokenFile, `and it cannot take a new token: ${claim.refused}`);
+  let result: R;
+  try {
+    result = await call(undefined);
+  } catch (error) {
+    claim.release();
+    // A known name with nothing in the file: the file was meant to authenticate, as before.
+    if (isAppError(error) && error.code === "AUTH_FAILED") throw unreadable(tokenFile);
+    throw error;
+  }
+  if (result.agent_token === undefined) {
+    claim.release();
+    return result;
+  }
+  if (!claim.fill(result.agent_token)) return result;
+  const { agent_token: _written, auth_note: _note, ...rest } = result;
+  return { ...(rest as R), token_file: tokenFile };
+};
