@@ -31,7 +31,7 @@ describe.each(storeNames)("agent-send-cli tells the sender the truth [%s]", (sto
     }
   };
   const options = (from: string, extra: Record<string, unknown> = {}) =>
-    sendOptionsSchema.parse({ from, to: ["reader"], body: "hello", ...extra });
+    sendOptionsSchema.parse({ agentId: from, to: ["reader"], body: "hello", ...extra });
   /** The AppError a send throws, with its code, message, hint and details as --json would print them. */
   const refusal = async (promise: Promise<unknown>) => {
     const error = await promise.then(

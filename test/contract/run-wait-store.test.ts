@@ -54,7 +54,7 @@ describe.each(storeNames)("run-automation-job-cli --wait-seconds exit status [%s
   };
   const waitedRun = (state: "succeeded" | "failed") =>
     Promise.all([
-      runRunJob(runJobOptionsSchema.parse({ agentId: "owner", id: jobId, waitSeconds: 60 }), ctx()).then(
+      runRunJob(runJobOptionsSchema.parse({ agentId: "owner", jobId, waitSeconds: 60 }), ctx()).then(
         (result) => ({ result, error: undefined }),
         (error: unknown) => ({ result: undefined, error }),
       ),
