@@ -1,6 +1,8 @@
 // The composition root (cli/kernel/deps.ts): the store it hands out opens at its first use, so a command that never
 // reaches the store (a Herdr command, a light watcher that gives way) never opens it; a one-shot command's clock
 // stops at the call's start, a waiting process's clock runs.
+import { readdirSync, readFileSync } from "node:fs";
+import { join, relative, resolve } from "node:path";
 import { describe, expect, test } from "vitest";
 import type { CommandContext } from "../../app/agent_computer/src/cli/kernel/context.ts";
 import { buildDeps, buildHerdrDeps, lazyStore } from "../../app/agent_computer/src/cli/kernel/deps.ts";
@@ -66,4 +68,20 @@ describe("the composition root", () => {
     expect(pg.dialect).toBe("postgres");
     expect(typeof pg.listen).toBe("function");
   });
+});
+
+const SRC = resolve(import.meta.dirname, "../../app/agent_computer/src");
+const ROOT = "cli/kernel/deps.ts";
+/** What only the composition root may turn into deps: host facts, rate limits from the environment. */
+const HOST_FACTS = /adapters\/local-host\.ts|rateLimitsFromEnv|from "node:os"/;
+
+test("no process but through the composition root reads host facts or rate limits for its deps", () => {
+  const readers = readdirSync(SRC, { recursive: true, encoding: "utf8" })
+    .filter((file) => file.endsWith(".ts") && /^(cli|worker|wake|console|sdk|domain)\//.test(file))
+    .filter((file) => file !== ROOT && !file.startsWith("domain/identity/rate-config"))
+    .filter((file) => {
+      const code = readFileSync(join(SRC, file), "utf8").replace(/^import type .*$/gm, "");
+      return HOST_FACTS.test(code);
+    });
+  expect(readers.map((file) => relative(SRC, join(SRC, file)))).toEqual([]);
 });
