@@ -19,7 +19,7 @@ describe.each(storeNames)("task rules in process [%s]", (storeName) => {
 
   const register = async (name: string, capabilities: string[]) => {
     clock.advance(1_000);
-    const r = await registerAgent(clock.deps(), { name, role: null, capabilities, token: tokens.get(name) });
+    const r = await registerAgent(clock.deps(), { agentId: name, role: null, capabilities, token: tokens.get(name) });
     if (r.agent_token) tokens.set(name, r.agent_token);
     return r;
   };

@@ -28,7 +28,7 @@ export type ExpandOptions = z.output<typeof expandOptionsSchema>;
 
 const runExpand = async (options: ExpandOptions, ctx: CommandContext): Promise<ExpandResult> =>
   expandCapabilities(await buildDeps(ctx), {
-    name: options.agentId,
+    agentId: options.agentId,
     token: await resolveToken(ctx, options.agentId, options.tokenFile),
     add: options.add,
     remove: options.remove,

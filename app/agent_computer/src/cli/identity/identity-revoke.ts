@@ -20,7 +20,7 @@ export type RevokeOptions = z.output<typeof revokeOptionsSchema>;
 
 const runRevoke = async (options: RevokeOptions, ctx: CommandContext): Promise<RevokeResult> => {
   const result = await revokeToken(await buildDeps(ctx), {
-    name: options.agentId,
+    agentId: options.agentId,
     token: await resolveToken(ctx, options.agentId, options.tokenFile),
     issueRecovery: options.issueRecovery,
   });

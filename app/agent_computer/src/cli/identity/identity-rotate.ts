@@ -14,7 +14,7 @@ export type RotateOutput = RotateResult & { vault_file: string };
 
 const runRotate = async (options: RotateOptions, ctx: CommandContext): Promise<RotateOutput> => {
   const result = await rotateToken(await buildDeps(ctx), {
-    name: options.agentId,
+    agentId: options.agentId,
     token: await resolveToken(ctx, options.agentId, options.tokenFile),
   });
   return { ...result, vault_file: await writeVaultToken(ctx.paths, options.agentId, result.agent_token) };

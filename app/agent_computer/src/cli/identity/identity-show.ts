@@ -11,7 +11,10 @@ export const showOptionsSchema = z.object({ agentId: nameOption, tokenFile: toke
 export type ShowOptions = z.output<typeof showOptionsSchema>;
 
 const runShow = async (options: ShowOptions, ctx: CommandContext): Promise<ShowResult> =>
-  showAgent(await buildDeps(ctx), { name: options.agentId, token: await resolveToken(ctx, options.agentId, options.tokenFile) });
+  showAgent(await buildDeps(ctx), {
+    agentId: options.agentId,
+    token: await resolveToken(ctx, options.agentId, options.tokenFile),
+  });
 
 const render = (r: ShowResult): string => [...renderAgent(r.agent), `  open tasks: ${r.open_tasks}`].join("\n");
 

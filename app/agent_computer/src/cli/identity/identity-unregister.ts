@@ -14,7 +14,7 @@ export type UnregisterOptions = z.output<typeof unregisterOptionsSchema>;
 
 const runUnregister = async (options: UnregisterOptions, ctx: CommandContext): Promise<UnregisterResult> => {
   const result = await unregisterAgent(await buildDeps(ctx), {
-    name: options.agentId,
+    agentId: options.agentId,
     token: await resolveToken(ctx, options.agentId, options.tokenFile),
   });
   await removeVaultToken(ctx.paths, options.agentId);

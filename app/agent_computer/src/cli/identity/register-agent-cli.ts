@@ -92,7 +92,7 @@ const runRegister = async (options: RegisterOptions, ctx: CommandContext): Promi
   const result = await withFirstTokenFile(ctx, options.agentId, options.tokenFile, async (token) => {
     const done = await registerAgent(deps, {
       ...options,
-      name: options.agentId,
+      agentId: options.agentId,
       agentClass: options.class,
       token,
       recoveryToken,

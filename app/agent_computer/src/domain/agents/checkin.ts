@@ -58,7 +58,7 @@ const checkInOnce = (deps: Deps, input: CheckinInput): Promise<CheckinResult> =>
     if (!agent) {
       // The first check-in of a name is a registration, through the same service as register-agent-cli.
       const registered = await registerFirst(deps, tx, {
-        name: input.agentId,
+        agentId: input.agentId,
         role: input.role ?? null,
         capabilities: input.caps ?? [],
         session: input,

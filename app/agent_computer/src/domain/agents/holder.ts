@@ -6,7 +6,7 @@ import type { SessionFields } from "../mesh/session.ts";
 
 /** One registration call, as the shared registration service sees it (undefined = flag omitted). */
 export interface RegistrationRequest {
-  name: string;
+  agentId: string;
   role: string | null;
   capabilities: string[];
   agentClass?: string | undefined;

@@ -53,16 +53,16 @@ export const claimSession = async (
  * immutable facts (class, host id, managed), starts the presence session and assigns queued tasks.
  */
 export const registerFirst = async (deps: Deps, tx: StoreTx, request: RegistrationRequest): Promise<Registered> => {
-  if (request.name === SYSTEM_SENDER) {
+  if (request.agentId === SYSTEM_SENDER) {
     throw new AppError("INVALID_INPUT", `the name ${SYSTEM_SENDER} is reserved for notices from the mesh itself`);
   }
   const hostId = request.hostId ?? deps.local?.hostId ?? null;
   const facts = holderFacts(deps, request, hostId, undefined);
-  await countRegistration(deps, tx, request.name);
+  await countRegistration(deps, tx, request.agentId);
   const token = mintToken();
   await tx.identity.insertAgent({
     ...facts,
-    agentId: request.name,
+    agentId: request.agentId,
     tokenHash: hashToken(token),
     capabilities: [...new Set(request.capabilities)],
     agentClass: request.agentClass ?? "unclassified",
@@ -70,7 +70,7 @@ export const registerFirst = async (deps: Deps, tx: StoreTx, request: Registrati
     managed: request.managed ?? false,
     now: deps.now(),
   });
-  const agent = await tx.identity.getAgent(request.name, true);
+  const agent = await tx.identity.getAgent(request.agentId, true);
   if (!agent) throw new Error("registration did not persist");
   return { agent, token, ...(await claimSession(deps, tx, agent, request.session, undefined)) };
 };
