@@ -123,7 +123,7 @@ const waitAll = async (t: Target, jobId: string, count: number): Promise<void> =
 };
 
 const measureTarget = async (t: Target) => {
-  const deps = (): Deps => ({ store: t.store, now: Date.now(), host: "bench", newId });
+  const deps = (): Deps => ({ store: t.store, now: () => Date.now(), host: "bench", newId });
   const registered = await checkIn(deps(), { agentId: "bench", token: undefined, ttlSeconds: 86_400 });
   const owner = { agentId: "bench", token: registered.agent_token as string };
   const jobDir = mkdtempSync(join(tmpdir(), "ac-bench-job-"));

@@ -71,7 +71,7 @@ const measure = async (storeEnv: Record<string, string>) => {
     if (checkin.herdr_wake.state !== "armed") throw new Error(`auto-wake not armed: ${JSON.stringify(checkin.herdr_wake)}`);
     watcherPid = checkin.herdr_wake.watcher?.pid;
     store = await openStore(storeEnv);
-    const deps = (): Deps => ({ store: store as Store, now: Date.now(), host: "bench", newId });
+    const deps = (): Deps => ({ store: store as Store, now: () => Date.now(), host: "bench", newId });
     const sender = await checkIn(deps(), { agentId: "waker", token: undefined });
     await Bun.sleep(SETTLE_MS);
     const typed: number[] = [];

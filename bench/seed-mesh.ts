@@ -7,7 +7,7 @@ import type { Deps } from "../app/agent_computer/src/domain/deps.ts";
 import { newId } from "../app/agent_computer/src/domain/ids.ts";
 import type { Store } from "../app/agent_computer/src/store/port.ts";
 
-export const depsFor = (store: Store): Deps => ({ store, now: Date.now(), host: "bench", newId });
+export const depsFor = (store: Store): Deps => ({ store, now: () => Date.now(), host: "bench", newId });
 
 /** Checks in "reader" and "writer" and leaves each one's token in `<dir>/<agent>.token` (0600) for --token-file. */
 export const withAgents = async (store: Store, dir: string): Promise<Record<string, string>> => {

@@ -39,7 +39,7 @@ const prepared = async (shape: Shape) => {
   const env = { AGENT_COMPUTER_HOME: home };
   const store = await openStore(env);
   for (const agentId of ["reader", "writer"]) {
-    await checkIn({ store, now: Date.now(), host: "bench", newId }, { agentId, token: undefined, ttlSeconds: 86_400 });
+    await checkIn({ store, now: () => Date.now(), host: "bench", newId }, { agentId, token: undefined, ttlSeconds: 86_400 });
   }
   await store.close();
   const driver = await openSqlite(resolvePaths(env).sqliteFile);

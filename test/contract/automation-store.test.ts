@@ -41,7 +41,7 @@ describe.each(storeNames)("automation contract [%s]", (storeName) => {
   let store: Store;
   let second: Store;
   let alice: { agentId: string; token: string };
-  const at = (now: number, s: Store = store): Deps => ({ store: s, now, host: "test-host", newId });
+  const at = (now: number, s: Store = store): Deps => ({ store: s, now: () => now, host: "test-host", newId });
   const count = async (sql: string, params: unknown[] = []) => Number((await target.sql(sql, params))[0]?.n ?? 0);
   const job = async (extra: { wakeOnFailure?: boolean } = {}) =>
     (
@@ -293,7 +293,7 @@ describe.each(storeNames)("automation contract [%s]", (storeName) => {
     };
     const lines: string[] = [];
     const recorded = await recordResult(
-      () => at(T0 + 2, refusing),
+      at(T0 + 2, refusing),
       claimed?.fence as Fence,
       { ...done, stdoutTail: "REFUSE", finishedAt: T0 + 2 },
       createLogger((line) => lines.push(line)),

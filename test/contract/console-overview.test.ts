@@ -25,7 +25,7 @@ describe.each(storeNames)("console overview [%s]", (storeName) => {
   const jobs: Record<string, string> = {};
   let hookSecret = "";
   let cancelledId = "";
-  const at = (now: number): Deps => ({ store, now, host: "test-host", newId });
+  const at = (now: number): Deps => ({ store, now: () => now, host: "test-host", newId });
 
   beforeAll(async () => {
     target = await createStoreTarget(storeName);

@@ -68,7 +68,7 @@ describe.each(storeNames)("identity contract [%s]", (storeName) => {
 
   test("ending a session is a compare-and-swap: only the open session named, once", async () => {
     const clock = meshClock(store);
-    const r = await registerAgent(clock.deps(), { name: "cas", role: "r", capabilities: [], token: undefined });
+    const r = await registerAgent(clock.deps(), { agentId: "cas", role: "r", capabilities: [], token: undefined });
     const id = r.agent.session_id as string;
     const end = (s: Store) => s.write((tx) => tx.identity.endOpenSession("cas", id, clock.now));
     const results =

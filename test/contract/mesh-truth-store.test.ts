@@ -44,7 +44,7 @@ describe.each(storeNames)("send outcomes tell the truth [%s]", (storeName) => {
     await join("sender");
     // The recipient registers its pid on this host: from then on its process is the evidence of its liveness.
     const first = await registerAgent(deps(), {
-      name: "worker",
+      agentId: "worker",
       role: "builder",
       capabilities: ["ts"],
       hostId: HOST_ID,

@@ -28,7 +28,7 @@ describe.each(storeNames)("auto-wake store rules [%s]", (storeName) => {
   const send = (from: string, to: string, body = "hello") =>
     sendMessage(clock.deps(), { from, token: tokens.get(from), recipients: { kind: "to", agentIds: [to] }, body });
   const issue = (agentId: string, tuning = TUNING) =>
-    issueWake(clock.deps(), { agentName: agentId, sessionId: sessions.get(agentId) as string, tuning });
+    issueWake(clock.deps(), { agentId: agentId, sessionId: sessions.get(agentId) as string, tuning });
   const backlog = (agentId: string) => store.read((tx) => tx.wake.backlog(sessions.get(agentId) as string, agentId, clock.now));
   const inbox = (agentId: string, wakeToken?: string, limit = 50) =>
     readInbox(clock.deps(), { agentId, token: tokens.get(agentId), limit, wakeToken });

@@ -17,7 +17,7 @@ describe.skipIf(!pgUrl)("three workers on one PostgreSQL store [postgres]", () =
   let target: StoreTarget;
   let store: Store;
   const workers: Daemon[] = [];
-  const deps = (): Deps => ({ store, now: Date.now(), host: "test-host", newId });
+  const deps = (): Deps => ({ store, now: () => Date.now(), host: "test-host", newId });
   const rows = (sql: string, params: unknown[] = []) => target.sql(sql, params);
 
   beforeAll(async () => {

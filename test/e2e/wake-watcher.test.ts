@@ -31,7 +31,7 @@ describe.each(storeNames)("auto-wake watcher with the Herdr double [%s]", (store
   const panes: string[] = [];
   let counter = 0;
 
-  const deps = (): Deps => ({ store, now: Date.now(), host: HOST, newId });
+  const deps = (): Deps => ({ store, now: () => Date.now(), host: HOST, newId });
   const join_ = async (agentId: string) => {
     const r = await checkIn(deps(), { agentId, token: tokens.get(agentId) });
     if (r.agent_token) tokens.set(agentId, r.agent_token);

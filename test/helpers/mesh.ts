@@ -13,7 +13,7 @@ export interface MeshClock {
 export const meshClock = (store: Store, start = Date.UTC(2026, 10, 30, 12)): MeshClock => {
   const clock: MeshClock = {
     now: start,
-    deps: () => ({ store, now: clock.now, host: "test-host", newId }),
+    deps: () => ({ store, now: () => clock.now, host: "test-host", newId }),
     advance: (ms) => {
       clock.now += ms;
     },

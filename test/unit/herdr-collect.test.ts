@@ -11,6 +11,7 @@ import { newReceipt, type ReceiptRecord, saveReceipt } from "../../app/agent_com
 import { waitForSettled } from "../../app/agent_computer/src/domain/herdr/settle.ts";
 import { herdrStateDirs } from "../../app/agent_computer/src/local/herdr-state.ts";
 import { resolvePaths } from "../../app/agent_computer/src/paths.ts";
+import type { Store } from "../../app/agent_computer/src/store/port.ts";
 
 const identity: AgentIdentity = {
   pane_id: "w1:p2",
@@ -56,18 +57,22 @@ const scriptedHerdr = (gets: HerdrAgent[], waits: HerdrAgent[], onRead: () => vo
   return { herdr, calls };
 };
 
+const refuse = () => Promise.reject(new Error("no store in this test"));
+const noStore: Store = { dialect: "sqlite", read: refuse, write: refuse, close: async () => {} };
+
 const depsWith = (herdr: Herdr): HerdrDeps => ({
   herdr,
   env: {},
   dirs: herdrStateDirs(resolvePaths({ AGENT_COMPUTER_HOME: mkdtempSync(join(process.env.AC_TEST_ROOT ?? "/tmp", "collect-")) })),
-  hostId: "host",
+  host: "test-host",
+  local: { hostId: "host", probe: () => ({ exists: false, startTime: null }) },
   now: () => Date.now(),
-  store: () => Promise.reject(new Error("no store in this test")),
+  store: noStore,
   git: () => {
     throw new Error("no git in this test");
   },
   sleep: (ms) => Bun.sleep(ms),
-  newId: () => "id",
+  newId: (prefix) => `${prefix}_id`,
 });
 
 const pendingReceipt = (deps: HerdrDeps, afterSeq: number): ReceiptRecord => {

@@ -10,7 +10,7 @@ import type { SessionRecord } from "../../app/agent_computer/src/store/port.ts";
 const NOW = Date.UTC(2026, 10, 30, 12);
 const session = (expiresAt: number, endedAt: number | null = null): SessionRecord => ({
   id: "ses_1",
-  agentName: "a",
+  agentId: "a",
   host: "h",
   role: null,
   repo: null,

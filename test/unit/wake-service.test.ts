@@ -13,26 +13,32 @@ import type { Store } from "../../app/agent_computer/src/store/port.ts";
 import { runWakeService, type WakeServiceDeps } from "../../app/agent_computer/src/wake/service.ts";
 import { waitFor } from "../helpers/wake.ts";
 
-/** With nothing armed the watcher never touches the store beyond its dialect (no LISTEN on SQLite). */
-const idleStore = { dialect: "sqlite" } as unknown as Store;
+/** A SQLite store (so no LISTEN) that counts every read and write: the process's store opens at its first use. */
+const countingStore = () => {
+  let touched = 0;
+  const touch = () => {
+    touched += 1;
+    return Promise.reject(new Error("nothing armed: the store is not needed"));
+  };
+  const store: Store = { dialect: "sqlite", read: touch, write: touch, close: async () => {} };
+  return { store, touched: () => touched };
+};
 
 const service = (env: Record<string, string> = {}) => {
   const fullEnv = { AGENT_COMPUTER_HOME: mkdtempSync(join(tmpdir(), "ac-wake-svc-")), ...env };
   const paths = resolvePaths(fullEnv);
   const logs: string[] = [];
-  let opened = 0;
+  const counted = countingStore();
   const deps: WakeServiceDeps = {
     env: fullEnv,
     paths,
-    openStore: async () => {
-      opened += 1;
-      return idleStore;
-    },
+    store: counted.store,
+    host: "test-host",
     newId,
     log: (_level, msg, fields) => logs.push(`${msg} ${JSON.stringify(fields ?? {})}`),
     now: () => Date.now(),
   };
-  return { deps, wakeDir: wakeDirFor(fullEnv, paths), logs, opened: () => opened };
+  return { deps, wakeDir: wakeDirFor(fullEnv, paths), logs, touched: counted.touched };
 };
 
 describe("the wake service (worker and light watcher)", () => {
@@ -40,28 +46,22 @@ describe("the wake service (worker and light watcher)", () => {
     const s = service({ AGENT_COMPUTER_WAKE_IDLE_EXIT_MS: "100" });
     const result = await runWakeService(s.deps, { role: "light", signal: new AbortController().signal });
     expect(result).toEqual({ outcome: "idle", wakeDir: s.wakeDir });
-    expect(s.opened()).toBe(1);
+    expect(s.touched()).toBe(0);
     expect(liveHolder(s.wakeDir)).toBeUndefined();
     expect(s.logs[0]).toMatch(/^light wake watcher started .*"poll_ms":20/);
     expect(s.logs.at(-1)).toMatch(/^light wake watcher exited .*"outcome":"idle"/);
   });
 
-  test("a light watcher that finds the lock held gives way without opening the store", async () => {
+  test("a light watcher that finds the lock held gives way without touching the store", async () => {
     const s = service();
     const worker = new AbortController();
     const held = runWakeService(s.deps, { role: "worker", signal: worker.signal });
     await waitFor(() => liveHolder(s.wakeDir));
-    let lightOpened = 0;
-    const light = {
-      ...s.deps,
-      openStore: async () => {
-        lightOpened += 1;
-        return idleStore;
-      },
-    };
+    const lightStore = countingStore();
+    const light = { ...s.deps, store: lightStore.store };
     const result = await runWakeService(light, { role: "light", signal: new AbortController().signal });
     expect(result).toMatchObject({ outcome: "already_running", holder: { role: "worker", pid: process.pid } });
-    expect(lightOpened).toBe(0);
+    expect(lightStore.touched()).toBe(0);
     expect(liveHolder(s.wakeDir)?.role).toBe("worker");
     worker.abort();
     expect(await held).toMatchObject({ outcome: "stopped" });

@@ -1,7 +1,6 @@
 // The console's routes: three read-only pages and their two static files, served on the worker's HTTP
 // server (loopback by default; worker/console.ts mounts them). Every response forbids inline script and style, framing and sniffing;
 // a request naming a foreign Host is refused (host-guard.ts).
-import { localHostId, probePid } from "../adapters/local-host.ts";
 import { jobsOverview, triggersOverview } from "../domain/automation/overview.ts";
 import type { Deps } from "../domain/deps.ts";
 import { listAgents } from "../domain/mesh/directory.ts";
@@ -19,8 +18,8 @@ export interface ConsoleDeps {
   bindHost: string;
   localUrl(): string;
   env: Record<string, string | undefined>;
-  /** Fresh domain deps with the current time, for one page. */
-  deps(): Deps;
+  /** The serving process's deps (live clock; this host's id and process probe for liveness). */
+  deps: Deps;
   logError(msg: string, fields: Record<string, unknown>): void;
 }
 
@@ -89,25 +88,18 @@ const assetRoutes = (ctx: ConsoleDeps): ConsoleRoutes =>
 
 export const consoleRoutes = (ctx: ConsoleDeps): ConsoleRoutes => ({
   "/": {
-    GET: page(ctx, "/", async () => jobsPage(await jobsOverview(ctx.deps(), LIMITS), LIMITS)),
+    GET: page(ctx, "/", async () => jobsPage(await jobsOverview(ctx.deps, LIMITS), LIMITS)),
   },
   "/triggers": {
     GET: page(ctx, "/triggers", async () =>
       triggersPage(
-        await triggersOverview(ctx.deps(), { limit: LIMITS.triggers, includeEnded: true, baseUrl: ctx.localUrl() }),
+        await triggersOverview(ctx.deps, { limit: LIMITS.triggers, includeEnded: true, baseUrl: ctx.localUrl() }),
         LIMITS.triggers,
       ),
     ),
   },
   "/agents": {
-    GET: page(ctx, "/agents", async () =>
-      agentsPage(
-        await listAgents(
-          { ...ctx.deps(), local: { hostId: await localHostId(ctx.env), probe: probePid } },
-          { includeStale: true, token: undefined },
-        ),
-      ),
-    ),
+    GET: page(ctx, "/agents", async () => agentsPage(await listAgents(ctx.deps, { includeStale: true, token: undefined }))),
   },
   ...assetRoutes(ctx),
 });

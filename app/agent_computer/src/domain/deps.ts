@@ -20,10 +20,16 @@ export interface RateLimits {
   rule(kind: RateKind, scope: RateScope): RateRule | null;
 }
 
-/** What domain services need from the outside world; tests pass a fixed clock and id source. */
+/**
+ * What every process gives its domain services, built in one place (cli/kernel/deps.ts); tests pass fakes.
+ * A service that needs one instant for several records reads the clock once.
+ */
 export interface Deps {
+  /** Opened on first use by the CLI, so a command that never reaches the store never opens it. */
   store: Store;
-  now: number;
+  /** The clock: frozen at the call's start for one-shot commands, live in the long-running processes. */
+  now(): number;
+  /** This host's name, as sessions record it. */
   host: string;
   newId(prefix: string): string;
   /** This machine's id and process probe: liveness of agents registered on this host rests on their pid. */
@@ -34,3 +40,12 @@ export interface Deps {
 
 export const iso = (ms: number): string => new Date(ms).toISOString();
 export const isoOrNull = (ms: number | null): string | null => (ms === null ? null : iso(ms));
+
+/**
+ * The same deps with the clock stopped at this instant: for a service whose records must share one timestamp
+ * (created and expires, fired and queued) when it runs on a live clock.
+ */
+export const atOneInstant = (deps: Deps): Deps => {
+  const at = deps.now();
+  return { ...deps, now: () => at };
+};

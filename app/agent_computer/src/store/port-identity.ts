@@ -24,7 +24,7 @@ export interface HolderFacts {
 }
 
 export interface NewIdentity extends HolderFacts {
-  name: string;
+  agentId: string;
   tokenHash: string;
   capabilities: string[];
   agentClass: string;
@@ -41,16 +41,16 @@ export interface Credentials {
 
 /** Registration, credentials and rate counters, inside one transaction. */
 export interface IdentityRepo {
-  getAgent(name: string, lock?: boolean): Promise<IdentityRecord | undefined>;
+  getAgent(agentId: string, lock?: boolean): Promise<IdentityRecord | undefined>;
   insertAgent(agent: NewIdentity): Promise<void>;
-  updateHolder(name: string, facts: HolderFacts, now: number): Promise<void>;
+  updateHolder(agentId: string, facts: HolderFacts, now: number): Promise<void>;
   /** Compare-and-swap on the stored token hash; returns whether the swap happened. */
-  swapCredentials(name: string, expectedTokenHash: string, next: Credentials, now: number): Promise<boolean>;
-  setCapabilities(name: string, capabilities: readonly string[], now: number): Promise<void>;
+  swapCredentials(agentId: string, expectedTokenHash: string, next: Credentials, now: number): Promise<boolean>;
+  setCapabilities(agentId: string, capabilities: readonly string[], now: number): Promise<void>;
   /** Deletes the agent, its sessions and its inbox deliveries. */
-  deleteAgent(name: string): Promise<void>;
+  deleteAgent(agentId: string): Promise<void>;
   /** Compare-and-swap end of the agent's open session: only if that exact session is still open. */
-  endOpenSession(agentName: string, sessionId: string, now: number): Promise<boolean>;
+  endOpenSession(agentId: string, sessionId: string, now: number): Promise<boolean>;
   /** Counts one call in a fixed window and returns the window's count including it; older windows are dropped. */
   takeRateSlot(bucket: string, windowStart: number): Promise<number>;
 }

@@ -5,7 +5,7 @@ export type WakeTokenState = "outstanding" | "used" | "expired" | "settled" | "f
 
 export interface WakeTokenRecord {
   id: string;
-  agentName: string;
+  agentId: string;
   sessionId: string;
   /** The wake covers the session's deliveries with first_seq <= seq <= last_seq (the messages that triggered it). */
   firstSeq: number;
@@ -22,7 +22,7 @@ export interface WakeTokenRecord {
 export interface NewWakeToken {
   id: string;
   tokenHash: string;
-  agentName: string;
+  agentId: string;
   sessionId: string;
   firstSeq: number;
   lastSeq: number;
@@ -62,13 +62,13 @@ export interface WakeRepo {
    * The poll query. Eligible deliveries: pending in this session, kind message or event (never bounce),
    * not sent by the agent itself, above the highest cursor of a used or unexpired outstanding wake.
    */
-  backlog(sessionId: string, agentName: string, now: number): Promise<WakeBacklog>;
+  backlog(sessionId: string, agentId: string, now: number): Promise<WakeBacklog>;
   /** Closes this agent's outstanding wakes that ran out (expired) or whose messages were all acked (settled). */
-  closeStaleWakes(agentName: string, now: number): Promise<void>;
+  closeStaleWakes(agentId: string, now: number): Promise<void>;
   /** Wakes issued to the agent since `since` (every state counts: the hourly cap is about prompts sent). */
-  countSince(agentName: string, since: number): Promise<number>;
+  countSince(agentId: string, since: number): Promise<number>;
   /** The oldest issue time among the agent's wakes since `since`, for when the hourly cap frees a slot. */
-  oldestSince(agentName: string, since: number): Promise<number | null>;
+  oldestSince(agentId: string, since: number): Promise<number | null>;
   /** Throws UniqueViolation when the agent already has an outstanding wake. */
   insert(token: NewWakeToken): Promise<void>;
   /** Locks the row on PostgreSQL. */

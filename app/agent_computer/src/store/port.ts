@@ -14,7 +14,7 @@ export type * from "./port-wake.ts";
 export { WAKE_CHANNEL } from "./port-wake.ts";
 
 export interface AgentRecord {
-  name: string;
+  agentId: string;
   tokenHash: string;
   role: string | null;
   capabilities: string[];
@@ -29,7 +29,7 @@ export interface AgentRecord {
 }
 
 export interface NewAgent {
-  name: string;
+  agentId: string;
   tokenHash: string;
   role: string | null;
   capabilities: string[];
@@ -41,7 +41,7 @@ export interface NewAgent {
 
 export interface SessionRecord {
   id: string;
-  agentName: string;
+  agentId: string;
   host: string;
   role: string | null;
   repo: string | null;
@@ -137,27 +137,27 @@ export interface CallerState {
 
 /** Everything the mesh needs from the store, inside one transaction. */
 export interface MeshRepo {
-  getAgent(name: string, lock?: boolean): Promise<AgentRecord | undefined>;
+  getAgent(agentId: string, lock?: boolean): Promise<AgentRecord | undefined>;
   /** The caller's credentials and presence, and whether expiry is due at `now`; undefined for an unknown name. */
-  callerState(name: string, now: number): Promise<CallerState | undefined>;
+  callerState(agentId: string, now: number): Promise<CallerState | undefined>;
   insertAgent(agent: NewAgent): Promise<void>;
-  touchAgent(name: string, now: number): Promise<void>;
+  touchAgent(agentId: string, now: number): Promise<void>;
   /** Atomically ends open sessions whose ttl ran out; each session is returned to exactly one caller. */
   endExpiredSessions(now: number): Promise<SessionRecord[]>;
   /** Marks the session's pending deliveries expired_undelivered and returns them. */
   expireDeliveries(sessionId: string, now: number): Promise<ExpiredDelivery[]>;
-  openSession(agentName: string): Promise<SessionRecord | undefined>;
+  openSession(agentId: string): Promise<SessionRecord | undefined>;
   insertSession(session: SessionRecord): Promise<void>;
   updateSession(session: SessionRecord): Promise<void>;
   /** Extends the open session of the agent by its own ttl; returns it, or undefined when none is open. */
-  renewSession(agentName: string, now: number): Promise<SessionRecord | undefined>;
+  renewSession(agentId: string, now: number): Promise<SessionRecord | undefined>;
   /** renewSession for callers that do not need the session back. */
-  extendSession(agentName: string, now: number): Promise<void>;
+  extendSession(agentId: string, now: number): Promise<void>;
   /**
    * Takes the agent's next inbox sequence number and, in the same step, the id of its open session if that is
    * still live at `now` (the delivery rule). Undefined when no agent has that name: nothing changes.
    */
-  takeInboxSlot(agentName: string, now: number): Promise<InboxSlot | undefined>;
+  takeInboxSlot(agentId: string, now: number): Promise<InboxSlot | undefined>;
   insertMessage(message: NewMessage): Promise<void>;
   insertDelivery(delivery: NewDelivery): Promise<void>;
   findByIdempotencyKey(sender: string, key: string): Promise<SentMessage | undefined>;

@@ -2,8 +2,8 @@
 // light watcher a check-in starts): take the host's watcher lock, wire the watcher, run it. The roles differ only in
 // ROLES below: a worker takes over from a light watcher and never exits by itself; a light watcher gives way to
 // whoever holds the lock and exits once nothing has been armed for a while.
-import { hostname } from "node:os";
 import { createHerdr, type Herdr } from "../adapters/herdr/client.ts";
+import type { Deps } from "../domain/deps.ts";
 import { wakeTuningFromEnv } from "../domain/wake/tuning.ts";
 import {
   acquireWatcherLock,
@@ -22,18 +22,14 @@ import {
   wakeDirFor,
 } from "../local/wake-registrations.ts";
 import type { Paths } from "../paths.ts";
-import type { Store } from "../store/port.ts";
 import type { WakeLog } from "./agent-watch.ts";
 import { runWakeWatcher, type WakeWatcherDeps } from "./watcher.ts";
 
-export interface WakeServiceDeps {
+/** The process's deps (its store opened only at first use: a light watcher that finds one running touches none). */
+export interface WakeServiceDeps extends Deps {
   env: Readonly<Record<string, string | undefined>>;
   paths: Paths;
-  /** Opened only once the lock is ours: a light watcher that finds one running touches no store. */
-  openStore(): Promise<Store>;
-  newId(prefix: string): string;
   log: WakeLog;
-  now(): number;
 }
 
 export type WakeServiceResult =
@@ -114,10 +110,10 @@ export const runWakeService = async (
   const watch = lockWatch(wakeDir, options.signal, role.watchLock, () => holding);
   let outcome: "stopped" | "idle" = "stopped";
   try {
-    const store = await deps.openStore();
+    const { store } = deps;
     const watcher: WakeWatcherDeps = {
       store,
-      host: hostname(),
+      host: deps.host,
       newId: deps.newId,
       tuning: wakeTuningFromEnv(deps.env, store.dialect, (message) => deps.log("warn", message)),
       registry: localWakeRegistry(wakeDir),

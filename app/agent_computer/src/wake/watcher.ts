@@ -2,24 +2,19 @@
 // announced by NOTIFY on PostgreSQL, a pane's status change, or the poll interval), and let agent-watch.ts decide
 // and deliver. service.ts runs it, holding the host's watcher lock, inside the worker or as the light watcher.
 import type { Herdr } from "../adapters/herdr/client.ts";
+import type { Deps } from "../domain/deps.ts";
 import { failWake, issueWake } from "../domain/wake/tokens.ts";
 import type { WakeTuning } from "../domain/wake/tuning.ts";
 import type { WakeRegistration } from "../local/wake-registrations.ts";
-import type { Store } from "../store/port.ts";
 import { WAKE_CHANNEL } from "../store/port.ts";
 import { type AgentOutcome, type AgentWakeDeps, lookAtAgent, type WakeLog } from "./agent-watch.ts";
 import { createWatchSet, type WakeRegistry, type Watched } from "./watch-set.ts";
 
-export interface WakeWatcherDeps {
-  store: Store;
-  /** This host's name, as sessions record it. */
-  host: string;
-  newId(prefix: string): string;
+export interface WakeWatcherDeps extends Pick<Deps, "store" | "host" | "newId" | "now"> {
   tuning: WakeTuning;
   registry: WakeRegistry;
   herdrFor(registration: WakeRegistration): Herdr;
   log: WakeLog;
-  now(): number;
 }
 
 export interface WakeWatcherOptions {
@@ -30,15 +25,14 @@ export interface WakeWatcherOptions {
 
 /** The per-agent deps over the store: one read for the backlog, tokens.ts for issuing and failing a wake. */
 export const agentWakeDeps = (deps: WakeWatcherDeps): AgentWakeDeps => {
-  const tokenDeps = () => ({ store: deps.store, now: deps.now(), newId: deps.newId });
   return {
     host: deps.host,
     tuning: deps.tuning,
     log: deps.log,
     now: deps.now,
     backlog: (reg, now) => deps.store.read((tx) => tx.wake.backlog(reg.session_id, reg.agent_id, now)),
-    issue: (reg) => issueWake(tokenDeps(), { agentName: reg.agent_id, sessionId: reg.session_id, tuning: deps.tuning }),
-    fail: (tokenId) => failWake(tokenDeps(), tokenId),
+    issue: (reg) => issueWake(deps, { agentId: reg.agent_id, sessionId: reg.session_id, tuning: deps.tuning }),
+    fail: (tokenId) => failWake(deps, tokenId),
   };
 };
 

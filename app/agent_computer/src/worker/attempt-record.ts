@@ -12,10 +12,10 @@ export type Recorded = "stored" | "fenced" | "stored_as_unstorable" | "not_store
 
 const unreachable = (error: unknown): boolean => isAppError(error) && error.code === "STORE_UNAVAILABLE";
 
-export const recordResult = async (deps: () => Deps, fence: Fence, outcome: RunOutcome, log: Logger): Promise<Recorded> => {
+export const recordResult = async (deps: Deps, fence: Fence, outcome: RunOutcome, log: Logger): Promise<Recorded> => {
   const ids = { run_id: fence.runId, attempt: fence.attempt };
   try {
-    return (await finishAttempt(deps(), fence, outcome)) ? "stored" : "fenced";
+    return (await finishAttempt(deps, fence, outcome)) ? "stored" : "fenced";
   } catch (error) {
     if (unreachable(error)) {
       log.log("error", "could not record the result; the lease will expire and the run be rescued", {
@@ -29,9 +29,7 @@ export const recordResult = async (deps: () => Deps, fence: Fence, outcome: RunO
       error: errorText(error),
     });
     try {
-      return (await finishAttempt(deps(), fence, unstorableOutcome(outcome, errorText(error))))
-        ? "stored_as_unstorable"
-        : "fenced";
+      return (await finishAttempt(deps, fence, unstorableOutcome(outcome, errorText(error)))) ? "stored_as_unstorable" : "fenced";
     } catch (again) {
       log.log("error", "could not record the result; the lease will expire and the run be rescued", {
         ...ids,

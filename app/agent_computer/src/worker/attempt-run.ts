@@ -93,7 +93,7 @@ export const startAttempt = (ctx: WorkerContext, claimed: ClaimedAttempt, binDir
     let plan: AttemptPlan;
     try {
       plan = prepare(resolved.dir, resolved.entry);
-      if (forced) return void (await releaseAttempt(ctx.deps(), fence).catch(() => false));
+      if (forced) return void (await releaseAttempt(ctx.deps, fence).catch(() => false));
       proc = Bun.spawn([plan.command, ...plan.args], {
         cwd: plan.cwd,
         env: plan.env,
@@ -119,7 +119,7 @@ export const startAttempt = (ctx: WorkerContext, claimed: ClaimedAttempt, binDir
     const leaseMs = ctx.options.leaseSeconds * 1000;
     let leaseUntil = Date.now() + leaseMs;
     const heartbeat = setInterval(async () => {
-      const ok = await heartbeatAttempt(ctx.deps(), fence, leaseMs).catch(() => undefined);
+      const ok = await heartbeatAttempt(ctx.deps, fence, leaseMs).catch(() => undefined);
       if (ok) leaseUntil = Date.now() + leaseMs;
       // Fenced, or unable to renew before the lease ran out: another worker may own the run now.
       if (ok === false || (ok === undefined && Date.now() > leaseUntil)) stop("fenced");
@@ -141,7 +141,7 @@ export const startAttempt = (ctx: WorkerContext, claimed: ClaimedAttempt, binDir
       exception,
     };
     if (forced) {
-      await releaseAttempt(ctx.deps(), fence).catch(() => false);
+      await releaseAttempt(ctx.deps, fence).catch(() => false);
       log.log("warn", "attempt killed by worker shutdown; run released for another attempt", {
         run_id: run.id,
         attempt: fence.attempt,

@@ -9,7 +9,7 @@ export const consoleService = (ctx: WorkerContext): WorkerService => ({
     bindHost: ctx.options.host,
     localUrl: () => ctx.localUrl(),
     env: ctx.env,
-    deps: () => ctx.deps(),
+    deps: ctx.deps,
     logError: (msg, fields) => ctx.log.child("console").log("error", msg, fields),
   }),
   start: () => {},

@@ -26,8 +26,8 @@ export interface WorkerContext {
   install: InstallPaths;
   env: Record<string, string | undefined>;
   log: Logger;
-  /** Fresh deps with the current time, for one domain call. */
-  deps(): Deps;
+  /** The process's deps: this store, a live clock (services that need one instant read it once). */
+  deps: Deps;
   /** Scheduler and executor wake-ups: a trigger consumed here starts its run without waiting for a poll. */
   wake: { scheduler: Wakeup; executor: Wakeup };
   /** Where scripts reach this worker (loopback when bound to every interface); set once the server listens. */

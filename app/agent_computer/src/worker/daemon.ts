@@ -3,8 +3,8 @@
 // stops intake and lets running attempts finish (up to --drain-seconds); a second signal, or the deadline,
 // kills what is left and releases those runs so another worker rescues them at once.
 import { existsSync, readdirSync, rmSync, statSync } from "node:fs";
-import { hostname } from "node:os";
 import { join } from "node:path";
+import type { Deps } from "../domain/deps.ts";
 import type { Paths } from "../paths.ts";
 import type { Store } from "../store/port.ts";
 import type { WorkerContext, WorkerOptions } from "./context.ts";
@@ -78,6 +78,8 @@ interface WorkerInput {
   env: Record<string, string | undefined>;
   paths: Paths;
   options: WorkerOptions;
+  /** The process's deps over the store once it is open (the composition root builds them, on a live clock). */
+  depsOver(store: Store): Deps;
   newId(prefix: string): string;
 }
 
@@ -124,7 +126,7 @@ const serve = async (
     install: installPaths(),
     env: input.env,
     log,
-    deps: () => ({ store, now: Date.now(), host: hostname(), newId: input.newId }),
+    deps: input.depsOver(store),
     wake: { scheduler: new Wakeup(), executor: new Wakeup() },
     localUrl: () => url,
   };

@@ -40,7 +40,7 @@ const emitRoute =
     }
     try {
       const receipt = await emitFromAttempt(
-        ctx.deps(),
+        ctx.deps,
         { runId: body.run_id, attempt: body.attempt, leaseToken: token },
         body.payload,
       );
@@ -66,7 +66,7 @@ export const executorService = (ctx: WorkerContext): WorkerService => {
   const fill = async (hinted: boolean): Promise<number> => {
     binDir ??= prepareBinDir(ctx);
     const free = ctx.options.concurrency - running.size;
-    const claimed = await claimAttempts(ctx.deps(), {
+    const claimed = await claimAttempts(ctx.deps, {
       workerId: ctx.workerId,
       leaseMs: ctx.options.leaseSeconds * 1000,
       limit: free,

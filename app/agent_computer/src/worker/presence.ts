@@ -1,6 +1,5 @@
 // Records this worker in the store and renews the record, so CLIs can tell whether any worker is running
 // (run-automation-job-cli warns when none is). Also relays PostgreSQL NOTIFY hints to the other services.
-import { hostname } from "node:os";
 import { AUTOMATION_CHANNEL } from "../store/port.ts";
 import type { WorkerContext } from "./context.ts";
 import { errorText } from "./log.ts";
@@ -11,30 +10,32 @@ const RENEW_MS = 5000;
 export const presenceService = (ctx: WorkerContext): WorkerService => {
   let timer: ReturnType<typeof setInterval> | undefined;
   let unlisten: (() => Promise<void>) | undefined;
-  const record = () =>
-    ctx.store.write((tx) =>
+  const record = () => {
+    const now = ctx.deps.now();
+    return ctx.store.write((tx) =>
       tx.automation.upsertWorker({
         id: ctx.workerId,
-        host: hostname(),
+        host: ctx.deps.host,
         pid: process.pid,
         url: ctx.localUrl(),
-        startedAt: Date.now(),
-        lastSeenAt: Date.now(),
+        startedAt: now,
+        lastSeenAt: now,
         stoppedAt: null,
       }),
     );
+  };
   const stop = async () => {
     if (timer) clearInterval(timer);
     await unlisten?.().catch(() => undefined);
     unlisten = undefined;
-    await ctx.store.write((tx) => tx.automation.touchWorker(ctx.workerId, Date.now(), true)).catch(() => undefined);
+    await ctx.store.write((tx) => tx.automation.touchWorker(ctx.workerId, ctx.deps.now(), true)).catch(() => undefined);
   };
   return {
     name: "presence",
     start: () => {
       void record().catch((error) => ctx.log.log("warn", "could not record this worker", { error: errorText(error) }));
       timer = setInterval(() => {
-        void ctx.store.write((tx) => tx.automation.touchWorker(ctx.workerId, Date.now(), false)).catch(() => undefined);
+        void ctx.store.write((tx) => tx.automation.touchWorker(ctx.workerId, ctx.deps.now(), false)).catch(() => undefined);
       }, RENEW_MS);
       void ctx.store
         .listen?.(AUTOMATION_CHANNEL, () => {

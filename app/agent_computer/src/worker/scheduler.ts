@@ -18,12 +18,12 @@ export const schedulerService = (ctx: WorkerContext): WorkerService => {
   /** Consumes everything due now; returns how long to sleep before looking again. */
   const tick = async (): Promise<number> => {
     if (knownDue === null || knownDue > Date.now()) {
-      knownDue = await nextDueAt(ctx.deps());
+      knownDue = await nextDueAt(ctx.deps);
       const wait = knownDue === null ? ctx.options.pollMs : knownDue - Date.now();
       if (wait > 0) return Math.min(wait, ctx.options.pollMs);
     }
     knownDue = null;
-    const scan = await consumeDueTriggers(ctx.deps(), BATCH);
+    const scan = await consumeDueTriggers(ctx.deps, BATCH);
     const runs = scan.fired.filter((f) => f.result.outcome === "run").length;
     if (runs > 0) ctx.wake.executor.notify();
     if (scan.fired.length > 0) log.log("info", "triggers fired", { fired: scan.fired.length, runs });
@@ -49,7 +49,7 @@ export const schedulerService = (ctx: WorkerContext): WorkerService => {
       loopDone = loop();
     },
     drainOnce: async () => {
-      while ((await consumeDueTriggers(ctx.deps(), BATCH)).more) {
+      while ((await consumeDueTriggers(ctx.deps, BATCH)).more) {
         // A full batch: more may be due.
       }
     },

@@ -12,14 +12,7 @@ export const wakeService = (ctx: WorkerContext): WorkerService => {
 
   const run = async (): Promise<void> => {
     const result = await runWakeService(
-      {
-        env: ctx.env,
-        paths: ctx.paths,
-        openStore: async () => ctx.store,
-        newId: (prefix) => ctx.deps().newId(prefix),
-        log: (level, msg, fields) => log.log(level, msg, fields),
-        now: () => Date.now(),
-      },
+      { ...ctx.deps, env: ctx.env, paths: ctx.paths, log: (level, msg, fields) => log.log(level, msg, fields) },
       { role: "worker", signal: abort.signal },
     );
     if (result.outcome === "already_running" && !abort.signal.aborted) {

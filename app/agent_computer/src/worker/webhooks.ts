@@ -13,7 +13,7 @@ const receive =
     if (!accepting())
       return json(503, { error: "shutting_down", message: "the worker is stopping; retry" }, { "retry-after": "5" });
     try {
-      const endpoint = await findEndpoint(ctx.deps(), endpointId);
+      const endpoint = await findEndpoint(ctx.deps, endpointId);
       if ("status" in endpoint) {
         log.log("warn", "delivery rejected", {
           endpoint: endpointId.slice(0, 64),
@@ -31,7 +31,7 @@ const receive =
       request.headers.forEach((value, key) => {
         headers[key.toLowerCase()] = value;
       });
-      const answer = await acceptDelivery(ctx.deps(), endpoint, { headers, body });
+      const answer = await acceptDelivery(ctx.deps, endpoint, { headers, body });
       if (answer.status === 202 && answer.body.run_id) ctx.wake.executor.notify();
       log.log(answer.status < 300 ? "info" : "warn", "delivery answered", {
         endpoint: endpoint.id,

@@ -2,14 +2,15 @@ import { z } from "zod";
 import { type CancelJobResult, cancelJob } from "../../domain/automation/jobs.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
-import { automationDeps, jobIdSchema, OWNER_ENV, OWNER_ERRORS, owner, ownerFields } from "./shared.ts";
+import { buildDeps } from "../kernel/deps.ts";
+import { jobIdSchema, OWNER_ENV, OWNER_ERRORS, owner, ownerFields } from "./shared.ts";
 
 export const cancelJobOptionsSchema = z.object({ ...ownerFields, jobId: jobIdSchema.describe("the automation job to cancel") });
 
 export type CancelJobOptions = z.output<typeof cancelJobOptionsSchema>;
 
-export const runCancelJob = async (options: CancelJobOptions, ctx: CommandContext): Promise<CancelJobResult> =>
-  cancelJob(await automationDeps(ctx), { ...(await owner(options, ctx)), jobId: options.jobId });
+const runCancelJob = async (options: CancelJobOptions, ctx: CommandContext): Promise<CancelJobResult> =>
+  cancelJob(await buildDeps(ctx), { ...(await owner(options, ctx)), jobId: options.jobId });
 
 const render = (r: CancelJobResult): string =>
   [

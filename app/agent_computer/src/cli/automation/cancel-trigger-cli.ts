@@ -3,7 +3,8 @@ import { cancelTrigger } from "../../domain/automation/triggers.ts";
 import type { TriggerView } from "../../domain/automation/views.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
-import { automationDeps, OWNER_ENV, OWNER_ERRORS, owner, ownerFields, triggerIdSchema, workerBaseUrl } from "./shared.ts";
+import { buildDeps } from "../kernel/deps.ts";
+import { OWNER_ENV, OWNER_ERRORS, owner, ownerFields, triggerIdSchema, workerBaseUrl } from "./shared.ts";
 import { triggerLine } from "./trigger-render.ts";
 
 export const cancelTriggerOptionsSchema = z.object({
@@ -13,8 +14,8 @@ export const cancelTriggerOptionsSchema = z.object({
 
 export type CancelTriggerOptions = z.output<typeof cancelTriggerOptionsSchema>;
 
-export const runCancelTrigger = async (options: CancelTriggerOptions, ctx: CommandContext): Promise<TriggerView> =>
-  cancelTrigger(await automationDeps(ctx), {
+const runCancelTrigger = async (options: CancelTriggerOptions, ctx: CommandContext): Promise<TriggerView> =>
+  cancelTrigger(await buildDeps(ctx), {
     ...(await owner(options, ctx)),
     id: options.triggerId,
     baseUrl: workerBaseUrl(ctx),

@@ -6,8 +6,9 @@ import { shellQuote } from "../../worker/attempt-plan.ts";
 import { installPaths } from "../../worker/install-paths.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
+import { buildDeps } from "../kernel/deps.ts";
 import { neutralizeLine } from "../kernel/output.ts";
-import { automationDeps, labelSchema, OWNER_ENV, OWNER_ERRORS, owner, ownerFields, ownerWords } from "./shared.ts";
+import { labelSchema, OWNER_ENV, OWNER_ERRORS, owner, ownerFields, ownerWords } from "./shared.ts";
 
 export const createJobOptionsSchema = z.object({
   ...ownerFields,
@@ -50,8 +51,8 @@ const nextSteps = (options: CreateJobOptions, jobId: string, label: string): str
   ];
 };
 
-export const runCreateJob = async (options: CreateJobOptions, ctx: CommandContext): Promise<CreateJobResult> => {
-  const job = await createJob(await automationDeps(ctx), { ...(await owner(options, ctx)), ...options });
+const runCreateJob = async (options: CreateJobOptions, ctx: CommandContext): Promise<CreateJobResult> => {
+  const job = await createJob(await buildDeps(ctx), { ...(await owner(options, ctx)), ...options });
   return {
     ...job,
     try_by_hand: byHand(job.dir),

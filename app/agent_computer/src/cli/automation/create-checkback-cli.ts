@@ -4,17 +4,9 @@ import type { TriggerView } from "../../domain/automation/views.ts";
 import { AppError } from "../../errors.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
+import { buildDeps } from "../kernel/deps.ts";
 import { durationSchema } from "./duration.ts";
-import {
-  automationDeps,
-  jobIdSchema,
-  labelSchema,
-  OWNER_ENV,
-  OWNER_ERRORS,
-  owner,
-  ownerFields,
-  workerBaseUrl,
-} from "./shared.ts";
+import { jobIdSchema, labelSchema, OWNER_ENV, OWNER_ERRORS, owner, ownerFields, workerBaseUrl } from "./shared.ts";
 import { triggerLine } from "./trigger-render.ts";
 
 const ISO_WITH_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/;
@@ -64,7 +56,7 @@ export const runCheckback = async (options: CheckbackOptions, ctx: CommandContex
   const dueAt = options.at !== undefined ? Date.parse(options.at) : now + (options.in as number) * 1000;
   if (Number.isNaN(dueAt)) throw new AppError("INVALID_INPUT", `--at: not a valid time (got ${JSON.stringify(options.at)})`);
   if (dueAt < now - PAST_TOLERANCE_MS) throw new AppError("INVALID_INPUT", `--at: ${options.at} is in the past`);
-  return createCheckback(await automationDeps(ctx), {
+  return createCheckback(await buildDeps(ctx), {
     ...(await owner(options, ctx)),
     dueAt,
     jobId: options.jobId,

@@ -4,16 +4,8 @@ import { createCronSchedule } from "../../domain/automation/triggers.ts";
 import type { TriggerView } from "../../domain/automation/views.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
-import {
-  automationDeps,
-  jobIdSchema,
-  labelSchema,
-  OWNER_ENV,
-  OWNER_ERRORS,
-  owner,
-  ownerFields,
-  workerBaseUrl,
-} from "./shared.ts";
+import { buildDeps } from "../kernel/deps.ts";
+import { jobIdSchema, labelSchema, OWNER_ENV, OWNER_ERRORS, owner, ownerFields, workerBaseUrl } from "./shared.ts";
 import { triggerLine } from "./trigger-render.ts";
 
 export const cronOptionsSchema = z.object({
@@ -44,8 +36,8 @@ export const cronOptionsSchema = z.object({
 export type CronOptions = z.output<typeof cronOptionsSchema>;
 type CronResult = TriggerView & { upcoming: string[] };
 
-export const runCron = async (options: CronOptions, ctx: CommandContext): Promise<CronResult> =>
-  createCronSchedule(await automationDeps(ctx), {
+const runCron = async (options: CronOptions, ctx: CommandContext): Promise<CronResult> =>
+  createCronSchedule(await buildDeps(ctx), {
     ...(await owner(options, ctx)),
     cron: options.cron,
     tz: options.tz,

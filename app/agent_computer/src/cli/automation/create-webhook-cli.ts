@@ -4,16 +4,8 @@ import type { TriggerView } from "../../domain/automation/views.ts";
 import { MAX_WEBHOOK_BODY_BYTES } from "../../domain/automation/webhook-accept.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
-import {
-  automationDeps,
-  jobIdSchema,
-  labelSchema,
-  OWNER_ENV,
-  OWNER_ERRORS,
-  owner,
-  ownerFields,
-  workerBaseUrl,
-} from "./shared.ts";
+import { buildDeps } from "../kernel/deps.ts";
+import { jobIdSchema, labelSchema, OWNER_ENV, OWNER_ERRORS, owner, ownerFields, workerBaseUrl } from "./shared.ts";
 import { triggerLine } from "./trigger-render.ts";
 import { DEFAULT_MAX_BODY_BYTES, WEBHOOK_CONTRACT } from "./webhook-contract.ts";
 
@@ -37,8 +29,8 @@ export const webhookOptionsSchema = z.object({
 export type WebhookOptions = z.output<typeof webhookOptionsSchema>;
 type WebhookResult = TriggerView & { secret: string; secret_note: string };
 
-export const runWebhook = async (options: WebhookOptions, ctx: CommandContext): Promise<WebhookResult> => {
-  const created = await createWebhook(await automationDeps(ctx), {
+const runWebhook = async (options: WebhookOptions, ctx: CommandContext): Promise<WebhookResult> => {
+  const created = await createWebhook(await buildDeps(ctx), {
     ...(await owner(options, ctx)),
     label: options.label,
     provider: options.provider,

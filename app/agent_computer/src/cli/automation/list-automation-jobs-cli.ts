@@ -4,8 +4,9 @@ import { listJobs } from "../../domain/automation/jobs.ts";
 import type { JobView } from "../../domain/automation/views.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
+import { buildDeps } from "../kernel/deps.ts";
 import { neutralizeLine } from "../kernel/output.ts";
-import { automationDeps, OWNER_ENV, OWNER_ERRORS, owner, ownerFields, ownerWords } from "./shared.ts";
+import { OWNER_ENV, OWNER_ERRORS, owner, ownerFields, ownerWords } from "./shared.ts";
 
 export const listJobsOptionsSchema = z.object({
   ...ownerFields,
@@ -14,8 +15,8 @@ export const listJobsOptionsSchema = z.object({
 
 export type ListJobsOptions = z.output<typeof listJobsOptionsSchema>;
 
-export const runListJobs = async (options: ListJobsOptions, ctx: CommandContext): Promise<{ jobs: JobView[] }> =>
-  listJobs(await automationDeps(ctx), { ...(await owner(options, ctx)), limit: options.limit });
+const runListJobs = async (options: ListJobsOptions, ctx: CommandContext): Promise<{ jobs: JobView[] }> =>
+  listJobs(await buildDeps(ctx), { ...(await owner(options, ctx)), limit: options.limit });
 
 const render = (r: { jobs: JobView[] }, options: ListJobsOptions): string =>
   [

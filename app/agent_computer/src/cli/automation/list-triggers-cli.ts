@@ -3,7 +3,8 @@ import { listTriggers } from "../../domain/automation/triggers.ts";
 import type { TriggerView } from "../../domain/automation/views.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
-import { automationDeps, OWNER_ENV, OWNER_ERRORS, owner, ownerFields, workerBaseUrl } from "./shared.ts";
+import { buildDeps } from "../kernel/deps.ts";
+import { OWNER_ENV, OWNER_ERRORS, owner, ownerFields, workerBaseUrl } from "./shared.ts";
 import { triggerLine } from "./trigger-render.ts";
 
 export const listTriggersOptionsSchema = z.object({
@@ -14,8 +15,8 @@ export const listTriggersOptionsSchema = z.object({
 
 export type ListTriggersOptions = z.output<typeof listTriggersOptionsSchema>;
 
-export const runListTriggers = async (options: ListTriggersOptions, ctx: CommandContext): Promise<{ triggers: TriggerView[] }> =>
-  listTriggers(await automationDeps(ctx), {
+const runListTriggers = async (options: ListTriggersOptions, ctx: CommandContext): Promise<{ triggers: TriggerView[] }> =>
+  listTriggers(await buildDeps(ctx), {
     ...(await owner(options, ctx)),
     includeEnded: options.all,
     limit: options.limit,

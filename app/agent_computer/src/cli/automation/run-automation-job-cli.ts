@@ -7,7 +7,8 @@ import { runView } from "../../domain/automation/views.ts";
 import { AppError } from "../../errors.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
-import { automationDeps, jobIdSchema, OWNER_ENV, OWNER_ERRORS, owner, ownerFields, ownerWords } from "./shared.ts";
+import { buildDeps } from "../kernel/deps.ts";
+import { jobIdSchema, OWNER_ENV, OWNER_ERRORS, owner, ownerFields, ownerWords } from "./shared.ts";
 
 const MAX_DATA_BYTES = 262_144;
 const TERMINAL = new Set(["succeeded", "failed", "cancelled"]);
@@ -63,7 +64,7 @@ const runFailed = (run: RunView, options: RunJobOptions): AppError =>
 
 export const runRunJob = async (options: RunJobOptions, ctx: CommandContext): Promise<RunJobResult> => {
   const data = await readData(options, ctx);
-  const deps = await automationDeps(ctx);
+  const deps = await buildDeps(ctx);
   const started = await startManualRun(deps, { ...(await owner(options, ctx)), jobId: options.jobId, data });
   const note =
     started.live_workers === 0

@@ -1,9 +1,7 @@
-// What every automation command shares: the owner options, id formats, deps and the worker's base URL.
+// What every automation command shares: the owner options, id formats and the worker's base URL.
 import { z } from "zod";
-import type { Deps } from "../../domain/deps.ts";
 import { agentId } from "../../domain/identity/names.ts";
 import type { CommandContext } from "../kernel/context.ts";
-import { meshDeps } from "../kernel/deps.ts";
 import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
 
 export const ownerFields = {
@@ -40,8 +38,6 @@ export const ownerWords = (options: { agentId: string; tokenFile?: string | unde
   options.agentId,
   ...(options.tokenFile === undefined ? [] : ["--token-file", options.tokenFile]),
 ];
-
-export const automationDeps = (ctx: CommandContext): Promise<Deps> => meshDeps(ctx);
 
 /** The base of webhook URLs printed by the CLIs (the worker on this host). */
 export const workerBaseUrl = (ctx: CommandContext): string => ctx.env.AGENT_COMPUTER_WORKER_URL || "http://127.0.0.1:8787";

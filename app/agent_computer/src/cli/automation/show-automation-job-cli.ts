@@ -3,17 +3,9 @@ import { type JobDetails, showJob } from "../../domain/automation/jobs.ts";
 import type { RunView } from "../../domain/automation/views.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
+import { buildDeps } from "../kernel/deps.ts";
 import { neutralize, neutralizeLine } from "../kernel/output.ts";
-import {
-  automationDeps,
-  jobIdSchema,
-  OWNER_ENV,
-  OWNER_ERRORS,
-  owner,
-  ownerFields,
-  runIdSchema,
-  workerBaseUrl,
-} from "./shared.ts";
+import { jobIdSchema, OWNER_ENV, OWNER_ERRORS, owner, ownerFields, runIdSchema, workerBaseUrl } from "./shared.ts";
 
 export const showJobOptionsSchema = z.object({
   ...ownerFields,
@@ -24,8 +16,8 @@ export const showJobOptionsSchema = z.object({
 
 export type ShowJobOptions = z.output<typeof showJobOptionsSchema>;
 
-export const runShowJob = async (options: ShowJobOptions, ctx: CommandContext): Promise<JobDetails> =>
-  showJob(await automationDeps(ctx), {
+const runShowJob = async (options: ShowJobOptions, ctx: CommandContext): Promise<JobDetails> =>
+  showJob(await buildDeps(ctx), {
     ...(await owner(options, ctx)),
     jobId: options.jobId,
     runs: options.runs,

@@ -1,4 +1,5 @@
 // worker-env-cli set|list|unset: the owner's WorkerEnv, handed to every attempt of the owner's jobs.
+
 import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { ENV_KEY, listWorkerEnv, parseEnvLines, setWorkerEnv, unsetWorkerEnv } from "../../domain/automation/worker-env.ts";
@@ -6,7 +7,8 @@ import { AppError } from "../../errors.ts";
 import type { BinaryDef } from "../kernel/command.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
-import { automationDeps, OWNER_ENV, OWNER_ERRORS, owner, ownerFields } from "./shared.ts";
+import { buildDeps } from "../kernel/deps.ts";
+import { OWNER_ENV, OWNER_ERRORS, owner, ownerFields } from "./shared.ts";
 
 const TRUST =
   "Values are stored in the store (an attempt needs the value itself): whoever can read the store can read them. They " +
@@ -49,7 +51,7 @@ export const setCommand = defineCommand({
   ],
   run: async (options, ctx) => {
     const entries = parseEnvLines(await readLines(options.file, ctx));
-    return setWorkerEnv(await automationDeps(ctx), { ...(await owner(options, ctx)), entries });
+    return setWorkerEnv(await buildDeps(ctx), { ...(await owner(options, ctx)), entries });
   },
   render: (r: { agent_id: string; set: string[]; count: number }) =>
     `${r.agent_id}: set ${r.set.join(", ")} (${r.count} variable(s) in total)`,
@@ -65,7 +67,7 @@ export const listCommand = defineCommand({
   errors: [...OWNER_ERRORS, "STORE_UNAVAILABLE", "CONFIG_INVALID", "INTERNAL"],
   env: [...OWNER_ENV],
   examples: ["worker-env-cli list --agent-id builder-1"],
-  run: async (options, ctx) => listWorkerEnv(await automationDeps(ctx), await owner(options, ctx)),
+  run: async (options, ctx) => listWorkerEnv(await buildDeps(ctx), await owner(options, ctx)),
   render: (r: { agent_id: string; variables: { key: string; value: string; length: number; updated_at: string }[] }) =>
     [
       `${r.agent_id}: ${r.variables.length} variable(s)`,
@@ -86,7 +88,7 @@ export const unsetCommand = defineCommand({
   errors: [...OWNER_ERRORS, "STORE_UNAVAILABLE", "CONFIG_INVALID", "INTERNAL"],
   env: [...OWNER_ENV],
   examples: ["worker-env-cli unset --agent-id builder-1 --key GITHUB_TOKEN"],
-  run: async (options, ctx) => unsetWorkerEnv(await automationDeps(ctx), { ...(await owner(options, ctx)), keys: options.key }),
+  run: async (options, ctx) => unsetWorkerEnv(await buildDeps(ctx), { ...(await owner(options, ctx)), keys: options.key }),
   render: (r: { agent_id: string; removed: string[]; not_set: string[] }) =>
     `${r.agent_id}: removed ${r.removed.join(", ") || "nothing"}${r.not_set.length ? `; not set: ${r.not_set.join(", ")}` : ""}`,
 });

@@ -3,7 +3,8 @@ import { type AbandonResult, abandonReceipt } from "../../domain/herdr/abandon.t
 import { RECEIPT_TOKEN_PATTERN } from "../../domain/herdr/receipts.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
-import { AUTHORITY_ERRORS, CONTROL_ENV, herdrDeps } from "./shared.ts";
+import { buildHerdrDeps } from "../kernel/deps.ts";
+import { AUTHORITY_ERRORS, CONTROL_ENV } from "./shared.ts";
 
 export const abandonOptionsSchema = z.object({
   receipt: z
@@ -14,8 +15,8 @@ export const abandonOptionsSchema = z.object({
 
 export type AbandonOptions = z.output<typeof abandonOptionsSchema>;
 
-export const runAbandon = async (options: AbandonOptions, ctx: CommandContext): Promise<AbandonResult> =>
-  abandonReceipt(await herdrDeps(ctx), options.receipt);
+const runAbandon = async (options: AbandonOptions, ctx: CommandContext): Promise<AbandonResult> =>
+  abandonReceipt(await buildHerdrDeps(ctx), options.receipt);
 
 export default defineCommand({
   name: "herdr-agent-control abandon",

@@ -4,8 +4,9 @@ import { handoff } from "../../domain/herdr/handoff.ts";
 import type { HandoffOutput } from "../../domain/herdr/handoff-results.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
+import { buildHerdrDeps } from "../kernel/deps.ts";
 import { HANDOFF_ERRORS, HANDOFF_OUTPUT, HANDOFF_WRITES, RESULT_STATES } from "./handoff-docs.ts";
-import { CONTROL_ENV, herdrDeps, messageProblem, modeSchema, readLinesSchema, renderHandoff, timeoutMsSchema } from "./shared.ts";
+import { CONTROL_ENV, messageProblem, modeSchema, readLinesSchema, renderHandoff, timeoutMsSchema } from "./shared.ts";
 
 const requestSchema = z.string().transform((pair, issue) => {
   const at = pair.indexOf("=");
@@ -35,8 +36,8 @@ export const askManyOptionsSchema = z.object({
 
 export type AskManyOptions = z.output<typeof askManyOptionsSchema>;
 
-export const runAskMany = async (options: AskManyOptions, ctx: CommandContext): Promise<HandoffOutput> =>
-  handoff(await herdrDeps(ctx), options.request, options.mode, options.timeoutMs, options.readLines);
+const runAskMany = async (options: AskManyOptions, ctx: CommandContext): Promise<HandoffOutput> =>
+  handoff(await buildHerdrDeps(ctx), options.request, options.mode, options.timeoutMs, options.readLines);
 
 export default defineCommand({
   name: "herdr-agent-control ask-many",

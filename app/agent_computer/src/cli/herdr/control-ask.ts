@@ -3,16 +3,9 @@ import { handoff } from "../../domain/herdr/handoff.ts";
 import type { HandoffOutput } from "../../domain/herdr/handoff-results.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
+import { buildHerdrDeps } from "../kernel/deps.ts";
 import { HANDOFF_ERRORS, HANDOFF_OUTPUT, HANDOFF_WRITES, RESULT_STATES } from "./handoff-docs.ts";
-import {
-  agentNameSchema,
-  CONTROL_ENV,
-  herdrDeps,
-  messageProblem,
-  readLinesSchema,
-  renderHandoff,
-  timeoutMsSchema,
-} from "./shared.ts";
+import { agentNameSchema, CONTROL_ENV, messageProblem, readLinesSchema, renderHandoff, timeoutMsSchema } from "./shared.ts";
 
 export const askOptionsSchema = z.object({
   target: agentNameSchema.describe("the leased agent's name (a reviewer or writer lease of this controller)"),
@@ -29,9 +22,9 @@ export const askOptionsSchema = z.object({
 
 export type AskOptions = z.output<typeof askOptionsSchema>;
 
-export const runAsk = async (options: AskOptions, ctx: CommandContext): Promise<HandoffOutput> =>
+const runAsk = async (options: AskOptions, ctx: CommandContext): Promise<HandoffOutput> =>
   handoff(
-    await herdrDeps(ctx),
+    await buildHerdrDeps(ctx),
     [{ target: options.target, message: options.message }],
     "all",
     options.timeoutMs,

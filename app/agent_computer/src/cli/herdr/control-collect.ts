@@ -4,8 +4,9 @@ import type { HandoffOutput } from "../../domain/herdr/handoff-results.ts";
 import { RECEIPT_TOKEN_PATTERN } from "../../domain/herdr/receipts.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
+import { buildHerdrDeps } from "../kernel/deps.ts";
 import { HANDOFF_ERRORS, HANDOFF_OUTPUT, RESULT_STATES } from "./handoff-docs.ts";
-import { CONTROL_ENV, herdrDeps, modeSchema, readLinesSchema, renderHandoff, timeoutMsSchema } from "./shared.ts";
+import { CONTROL_ENV, modeSchema, readLinesSchema, renderHandoff, timeoutMsSchema } from "./shared.ts";
 
 export const collectOptionsSchema = z.object({
   receipt: z
@@ -20,8 +21,8 @@ export const collectOptionsSchema = z.object({
 
 export type CollectOptions = z.output<typeof collectOptionsSchema>;
 
-export const runCollect = async (options: CollectOptions, ctx: CommandContext): Promise<HandoffOutput> =>
-  collectReceipts(await herdrDeps(ctx), options.receipt, options.mode, options.timeoutMs, options.readLines);
+const runCollect = async (options: CollectOptions, ctx: CommandContext): Promise<HandoffOutput> =>
+  collectReceipts(await buildHerdrDeps(ctx), options.receipt, options.mode, options.timeoutMs, options.readLines);
 
 export default defineCommand({
   name: "herdr-agent-control collect",

@@ -2,14 +2,15 @@ import { z } from "zod";
 import { receiptList } from "../../domain/herdr/inventory.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
-import { CONTROL_ENV, herdrDeps } from "./shared.ts";
+import { buildHerdrDeps } from "../kernel/deps.ts";
+import { CONTROL_ENV } from "./shared.ts";
 
 export const receiptsOptionsSchema = z.object({});
 export type ReceiptsOptions = z.output<typeof receiptsOptionsSchema>;
 type Receipts = ReturnType<typeof receiptList>;
 
-export const runReceipts = async (_options: ReceiptsOptions, ctx: CommandContext): Promise<Receipts> =>
-  receiptList(await herdrDeps(ctx));
+const runReceipts = async (_options: ReceiptsOptions, ctx: CommandContext): Promise<Receipts> =>
+  receiptList(await buildHerdrDeps(ctx));
 
 const render = (r: Receipts): string =>
   r.receipts.length === 0

@@ -2,15 +2,16 @@ import { z } from "zod";
 import { controllerInventory } from "../../domain/herdr/inventory.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
+import { buildHerdrDeps } from "../kernel/deps.ts";
 import { neutralizeLine } from "../kernel/output.ts";
-import { CONTROL_ENV, herdrDeps } from "./shared.ts";
+import { CONTROL_ENV } from "./shared.ts";
 
 export const statusOptionsSchema = z.object({});
 export type StatusOptions = z.output<typeof statusOptionsSchema>;
 type Inventory = Awaited<ReturnType<typeof controllerInventory>>;
 
-export const runStatus = async (_options: StatusOptions, ctx: CommandContext): Promise<Inventory> =>
-  controllerInventory(await herdrDeps(ctx));
+const runStatus = async (_options: StatusOptions, ctx: CommandContext): Promise<Inventory> =>
+  controllerInventory(await buildHerdrDeps(ctx));
 
 const render = (r: Inventory): string => {
   const c = r.controller;

@@ -3,12 +3,12 @@ import { adoptAgent } from "../../domain/herdr/adopt.ts";
 import { leaseView } from "../../domain/herdr/inventory.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
+import { buildHerdrDeps } from "../kernel/deps.ts";
 import { LEASE_OUTPUT } from "./lease-docs.ts";
 import {
   AUTHORITY_ERRORS,
   agentNameSchema,
   BINDING_ENV,
-  herdrDeps,
   kindSchema,
   oneLine,
   renderLease,
@@ -39,8 +39,8 @@ export const adoptOptionsSchema = z.object({
 });
 export type AdoptOptions = z.output<typeof adoptOptionsSchema>;
 
-export const runAdopt = async ({ protectedPane, ...options }: AdoptOptions, ctx: CommandContext) =>
-  leaseView(await adoptAgent(await herdrDeps(ctx), { ...options, protectedPanes: protectedPane }));
+const runAdopt = async ({ protectedPane, ...options }: AdoptOptions, ctx: CommandContext) =>
+  leaseView(await adoptAgent(await buildHerdrDeps(ctx), { ...options, protectedPanes: protectedPane }));
 
 export default defineCommand({
   name: "herdr-lease-cli adopt",

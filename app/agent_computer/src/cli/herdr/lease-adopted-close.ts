@@ -3,17 +3,9 @@ import { closeAdopted } from "../../domain/herdr/adopt.ts";
 import { closeView } from "../../domain/herdr/inventory.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
+import { buildHerdrDeps } from "../kernel/deps.ts";
 import { CLOSE_OUTPUT, CLOSE_RULES } from "./lease-docs.ts";
-import {
-  AUTHORITY_ERRORS,
-  BINDING_ENV,
-  herdrDeps,
-  leaseIdSchema,
-  oneLine,
-  readLinesSchema,
-  seqSchema,
-  sha256Schema,
-} from "./shared.ts";
+import { AUTHORITY_ERRORS, BINDING_ENV, leaseIdSchema, oneLine, readLinesSchema, seqSchema, sha256Schema } from "./shared.ts";
 
 export const adoptedCloseOptionsSchema = z.object({
   leaseId: leaseIdSchema.describe("the adopted lease to close"),
@@ -24,8 +16,8 @@ export const adoptedCloseOptionsSchema = z.object({
 });
 export type AdoptedCloseOptions = z.output<typeof adoptedCloseOptionsSchema>;
 
-export const runAdoptedClose = async (options: AdoptedCloseOptions, ctx: CommandContext) =>
-  closeView(await closeAdopted(await herdrDeps(ctx), options));
+const runAdoptedClose = async (options: AdoptedCloseOptions, ctx: CommandContext) =>
+  closeView(await closeAdopted(await buildHerdrDeps(ctx), options));
 
 export default defineCommand({
   name: "herdr-lease-cli adopted close",

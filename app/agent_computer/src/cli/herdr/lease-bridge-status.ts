@@ -1,16 +1,18 @@
 import { z } from "zod";
-import { localHostId } from "../../adapters/local-host.ts";
 import { bridgeStatus } from "../../domain/herdr/inventory.ts";
 import { herdrStateDirs } from "../../local/herdr-state.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
+import { buildDeps } from "../kernel/deps.ts";
 
 export const bridgeStatusOptionsSchema = z.object({});
 export type BridgeStatusOptions = z.output<typeof bridgeStatusOptionsSchema>;
 type BridgeStatus = ReturnType<typeof bridgeStatus>;
 
-export const runBridgeStatus = async (_options: BridgeStatusOptions, ctx: CommandContext): Promise<BridgeStatus> =>
-  bridgeStatus({ dirs: herdrStateDirs(ctx.paths), hostId: await localHostId(ctx.env), now: ctx.now() });
+const runBridgeStatus = async (_options: BridgeStatusOptions, ctx: CommandContext): Promise<BridgeStatus> => {
+  const deps = await buildDeps(ctx);
+  return bridgeStatus({ dirs: herdrStateDirs(ctx.paths), hostId: deps.local.hostId, now: deps.now() });
+};
 
 export default defineCommand({
   name: "herdr-lease-cli bridge-status",

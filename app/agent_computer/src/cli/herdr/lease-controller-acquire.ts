@@ -1,16 +1,17 @@
 import { acquireController, type ControllerView } from "../../domain/herdr/controller-lease.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
+import { buildHerdrDeps } from "../kernel/deps.ts";
 import {
   type AuthorityOptions,
   authorityOptionsSchema,
   CONTROLLER_OUTPUT,
   renderController,
 } from "./lease-controller-options.ts";
-import { BINDING_ENV, herdrDeps } from "./shared.ts";
+import { BINDING_ENV } from "./shared.ts";
 
-export const runAcquire = async (options: AuthorityOptions, ctx: CommandContext): Promise<ControllerView> =>
-  acquireController(await herdrDeps(ctx), options);
+const runAcquire = async (options: AuthorityOptions, ctx: CommandContext): Promise<ControllerView> =>
+  acquireController(await buildHerdrDeps(ctx), options);
 
 export default defineCommand({
   name: "herdr-lease-cli controller acquire",

@@ -2,8 +2,9 @@ import { z } from "zod";
 import { type ControllerView, releaseController } from "../../domain/herdr/controller-lease.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
+import { buildHerdrDeps } from "../kernel/deps.ts";
 import { CONTROLLER_OUTPUT, renderController } from "./lease-controller-options.ts";
-import { AUTHORITY_ERRORS, BINDING_ENV, herdrDeps, oneLine, sha256Schema } from "./shared.ts";
+import { AUTHORITY_ERRORS, BINDING_ENV, oneLine, sha256Schema } from "./shared.ts";
 
 export const releaseOptionsSchema = z.object({
   checkpointRef: oneLine(500).describe("durable reference to a content-free checkpoint of where coordination stands"),
@@ -11,8 +12,8 @@ export const releaseOptionsSchema = z.object({
 });
 export type ReleaseOptions = z.output<typeof releaseOptionsSchema>;
 
-export const runRelease = async (options: ReleaseOptions, ctx: CommandContext): Promise<ControllerView> =>
-  releaseController(await herdrDeps(ctx), options);
+const runRelease = async (options: ReleaseOptions, ctx: CommandContext): Promise<ControllerView> =>
+  releaseController(await buildHerdrDeps(ctx), options);
 
 export default defineCommand({
   name: "herdr-lease-cli controller release",

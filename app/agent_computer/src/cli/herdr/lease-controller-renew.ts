@@ -2,14 +2,15 @@ import { z } from "zod";
 import { type ControllerView, renewController } from "../../domain/herdr/controller-lease.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
+import { buildHerdrDeps } from "../kernel/deps.ts";
 import { CONTROLLER_OUTPUT, renderController, ttlSchema } from "./lease-controller-options.ts";
-import { AUTHORITY_ERRORS, BINDING_ENV, herdrDeps } from "./shared.ts";
+import { AUTHORITY_ERRORS, BINDING_ENV } from "./shared.ts";
 
 export const renewOptionsSchema = z.object({ ttlSeconds: ttlSchema });
 export type RenewOptions = z.output<typeof renewOptionsSchema>;
 
-export const runRenew = async (options: RenewOptions, ctx: CommandContext): Promise<ControllerView> =>
-  renewController(await herdrDeps(ctx), options.ttlSeconds);
+const runRenew = async (options: RenewOptions, ctx: CommandContext): Promise<ControllerView> =>
+  renewController(await buildHerdrDeps(ctx), options.ttlSeconds);
 
 export default defineCommand({
   name: "herdr-lease-cli controller renew",

@@ -1,16 +1,17 @@
 import { type ControllerView, resumeController } from "../../domain/herdr/controller-lease.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
+import { buildHerdrDeps } from "../kernel/deps.ts";
 import {
   type AuthorityOptions,
   authorityOptionsSchema,
   CONTROLLER_OUTPUT,
   renderController,
 } from "./lease-controller-options.ts";
-import { BINDING_ENV, herdrDeps } from "./shared.ts";
+import { BINDING_ENV } from "./shared.ts";
 
-export const runResume = async (options: AuthorityOptions, ctx: CommandContext): Promise<ControllerView> =>
-  resumeController(await herdrDeps(ctx), options);
+const runResume = async (options: AuthorityOptions, ctx: CommandContext): Promise<ControllerView> =>
+  resumeController(await buildHerdrDeps(ctx), options);
 
 export default defineCommand({
   name: "herdr-lease-cli controller resume",

@@ -3,8 +3,9 @@ import { closeView } from "../../domain/herdr/inventory.ts";
 import { closeReviewer } from "../../domain/herdr/reviewer.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
+import { buildHerdrDeps } from "../kernel/deps.ts";
 import { CLOSE_OUTPUT, CLOSE_RULES } from "./lease-docs.ts";
-import { AUTHORITY_ERRORS, BINDING_ENV, herdrDeps, leaseIdSchema, readLinesSchema, seqSchema } from "./shared.ts";
+import { AUTHORITY_ERRORS, BINDING_ENV, leaseIdSchema, readLinesSchema, seqSchema } from "./shared.ts";
 
 export const reviewerCloseOptionsSchema = z.object({
   leaseId: leaseIdSchema.describe("the reviewer lease to close"),
@@ -13,8 +14,8 @@ export const reviewerCloseOptionsSchema = z.object({
 });
 export type ReviewerCloseOptions = z.output<typeof reviewerCloseOptionsSchema>;
 
-export const runReviewerClose = async (options: ReviewerCloseOptions, ctx: CommandContext) =>
-  closeView(await closeReviewer(await herdrDeps(ctx), options));
+const runReviewerClose = async (options: ReviewerCloseOptions, ctx: CommandContext) =>
+  closeView(await closeReviewer(await buildHerdrDeps(ctx), options));
 
 export default defineCommand({
   name: "herdr-lease-cli reviewer close",

@@ -3,13 +3,13 @@ import { leaseView } from "../../domain/herdr/inventory.ts";
 import { EFFORTS, startReviewer } from "../../domain/herdr/reviewer.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
+import { buildHerdrDeps } from "../kernel/deps.ts";
 import { LEASE_OUTPUT } from "./lease-docs.ts";
 import {
   AUTHORITY_ERRORS,
   agentNameSchema,
   BINDING_ENV,
   busyWindowSchema,
-  herdrDeps,
   kindSchema,
   oneLine,
   renderLease,
@@ -32,10 +32,10 @@ export const reviewerStartOptionsSchema = z.object({
 });
 export type ReviewerStartOptions = z.output<typeof reviewerStartOptionsSchema>;
 
-export const runReviewerStart = async (options: ReviewerStartOptions, ctx: CommandContext) =>
+const runReviewerStart = async (options: ReviewerStartOptions, ctx: CommandContext) =>
   leaseView(
     await startReviewer(
-      await herdrDeps(ctx),
+      await buildHerdrDeps(ctx),
       options,
       options.nativeArgs.split(/\s+/).filter((word) => word !== ""),
     ),

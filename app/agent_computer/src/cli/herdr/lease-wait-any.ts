@@ -2,8 +2,9 @@ import { z } from "zod";
 import { type WaitAnyResult, waitAny } from "../../domain/herdr/wait-any.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
+import { buildHerdrDeps } from "../kernel/deps.ts";
 import { neutralize } from "../kernel/output.ts";
-import { herdrDeps, readLinesSchema } from "./shared.ts";
+import { readLinesSchema } from "./shared.ts";
 
 const workerSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9:_-]{0,63}$/, "must be an agent name or pane id");
 
@@ -23,8 +24,8 @@ export const waitAnyOptionsSchema = z.object({
 });
 export type WaitAnyOptions = z.output<typeof waitAnyOptionsSchema>;
 
-export const runWaitAny = async (options: WaitAnyOptions, ctx: CommandContext): Promise<WaitAnyResult> =>
-  waitAny(await herdrDeps(ctx), {
+const runWaitAny = async (options: WaitAnyOptions, ctx: CommandContext): Promise<WaitAnyResult> =>
+  waitAny(await buildHerdrDeps(ctx), {
     workers: options.worker,
     afterSeq: options.afterSeq,
     timeoutMs: options.timeoutMs,

@@ -3,12 +3,12 @@ import { closeView } from "../../domain/herdr/inventory.ts";
 import { releaseWriter } from "../../domain/herdr/writer.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
+import { buildHerdrDeps } from "../kernel/deps.ts";
 import { CLOSE_OUTPUT, CLOSE_RULES } from "./lease-docs.ts";
 import {
   AUTHORITY_ERRORS,
   BINDING_ENV,
   commitSchema,
-  herdrDeps,
   leaseIdSchema,
   oneLine,
   readLinesSchema,
@@ -29,8 +29,8 @@ export const writerReleaseOptionsSchema = z.object({
 });
 export type WriterReleaseOptions = z.output<typeof writerReleaseOptionsSchema>;
 
-export const runWriterRelease = async (options: WriterReleaseOptions, ctx: CommandContext) =>
-  closeView(await releaseWriter(await herdrDeps(ctx), options));
+const runWriterRelease = async (options: WriterReleaseOptions, ctx: CommandContext) =>
+  closeView(await releaseWriter(await buildHerdrDeps(ctx), options));
 
 export default defineCommand({
   name: "herdr-lease-cli writer release",

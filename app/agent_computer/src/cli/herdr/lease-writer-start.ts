@@ -3,6 +3,7 @@ import { leaseView } from "../../domain/herdr/inventory.ts";
 import { startWriter } from "../../domain/herdr/writer.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
+import { buildHerdrDeps } from "../kernel/deps.ts";
 import { LEASE_OUTPUT } from "./lease-docs.ts";
 import {
   AUTHORITY_ERRORS,
@@ -10,7 +11,6 @@ import {
   BINDING_ENV,
   busyWindowSchema,
   commitSchema,
-  herdrDeps,
   kindSchema,
   oneLine,
   renderLease,
@@ -44,12 +44,12 @@ export const writerStartOptionsSchema = z.object({
 });
 export type WriterStartOptions = z.output<typeof writerStartOptionsSchema>;
 
-export const runWriterStart = async (
+const runWriterStart = async (
   { ownedScope, blockedScope, protectedBranch, ...options }: WriterStartOptions,
   ctx: CommandContext,
 ) =>
   leaseView(
-    await startWriter(await herdrDeps(ctx), {
+    await startWriter(await buildHerdrDeps(ctx), {
       ...options,
       ownedScopes: ownedScope,
       blockedScopes: blockedScope,

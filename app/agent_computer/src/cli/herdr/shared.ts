@@ -1,26 +1,10 @@
-// What the two Herdr binaries share: their deps, the option schemas that recur, and the rendering of results
+// What the two Herdr binaries share: the option schemas that recur, and the rendering of results
 // (agent output is untrusted: it is neutralised before it reaches a terminal).
 import { z } from "zod";
-import { createHerdr, HERDR_AGENT_KINDS, HERDR_AGENT_NAME_PATTERN } from "../../adapters/herdr/client.ts";
-import { localHostId } from "../../adapters/local-host.ts";
-import { defaultGit, type HerdrDeps, newHexId } from "../../domain/herdr/deps.ts";
+import { HERDR_AGENT_KINDS, HERDR_AGENT_NAME_PATTERN } from "../../adapters/herdr/client.ts";
 import type { HandoffOutput } from "../../domain/herdr/handoff-results.ts";
 import type { ErrorCode } from "../../errors.ts";
-import { herdrStateDirs } from "../../local/herdr-state.ts";
-import type { CommandContext } from "../kernel/context.ts";
 import { neutralize, neutralizeLine } from "../kernel/output.ts";
-
-export const herdrDeps = async (ctx: CommandContext): Promise<HerdrDeps> => ({
-  herdr: createHerdr({ env: ctx.env }),
-  env: ctx.env,
-  dirs: herdrStateDirs(ctx.paths),
-  hostId: await localHostId(ctx.env),
-  now: ctx.now,
-  store: ctx.store,
-  git: defaultGit(ctx.env),
-  sleep: (ms) => Bun.sleep(ms),
-  newId: newHexId,
-});
 
 export const CONTROL_ENV = [
   "AGENT_CONTROL_CONTROLLER_ID",

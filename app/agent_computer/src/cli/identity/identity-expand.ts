@@ -3,7 +3,7 @@ import { type ExpandResult, expandCapabilities } from "../../domain/agents/expan
 import { capabilitySchema } from "../../domain/identity/names.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
-import { meshDeps } from "../kernel/deps.ts";
+import { buildDeps } from "../kernel/deps.ts";
 import { neutralizeLine } from "../kernel/output.ts";
 import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
 import { AUTH_ENV, nameOption } from "./options.ts";
@@ -26,9 +26,9 @@ export const expandOptionsSchema = z
 
 export type ExpandOptions = z.output<typeof expandOptionsSchema>;
 
-export const runExpand = async (options: ExpandOptions, ctx: CommandContext): Promise<ExpandResult> =>
-  expandCapabilities(await meshDeps(ctx), {
-    name: options.agentId,
+const runExpand = async (options: ExpandOptions, ctx: CommandContext): Promise<ExpandResult> =>
+  expandCapabilities(await buildDeps(ctx), {
+    agentId: options.agentId,
     token: await resolveToken(ctx, options.agentId, options.tokenFile),
     add: options.add,
     remove: options.remove,

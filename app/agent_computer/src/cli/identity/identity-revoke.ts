@@ -3,7 +3,7 @@ import { type RevokeResult, revokeToken } from "../../domain/agents/revoke.ts";
 import { removeVaultToken } from "../../local/vault.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
-import { meshDeps } from "../kernel/deps.ts";
+import { buildDeps } from "../kernel/deps.ts";
 import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
 import { AUTH_ENV, nameOption } from "./options.ts";
 
@@ -18,9 +18,9 @@ export const revokeOptionsSchema = z.object({
 
 export type RevokeOptions = z.output<typeof revokeOptionsSchema>;
 
-export const runRevoke = async (options: RevokeOptions, ctx: CommandContext): Promise<RevokeResult> => {
-  const result = await revokeToken(await meshDeps(ctx), {
-    name: options.agentId,
+const runRevoke = async (options: RevokeOptions, ctx: CommandContext): Promise<RevokeResult> => {
+  const result = await revokeToken(await buildDeps(ctx), {
+    agentId: options.agentId,
     token: await resolveToken(ctx, options.agentId, options.tokenFile),
     issueRecovery: options.issueRecovery,
   });

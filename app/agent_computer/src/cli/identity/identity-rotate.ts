@@ -3,7 +3,7 @@ import { type RotateResult, rotateToken } from "../../domain/identity/rotate.ts"
 import { writeVaultToken } from "../../local/vault.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
-import { meshDeps } from "../kernel/deps.ts";
+import { buildDeps } from "../kernel/deps.ts";
 import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
 import { AUTH_ENV, nameOption } from "./options.ts";
 
@@ -12,9 +12,9 @@ export const rotateOptionsSchema = z.object({ agentId: nameOption, tokenFile: to
 export type RotateOptions = z.output<typeof rotateOptionsSchema>;
 export type RotateOutput = RotateResult & { vault_file: string };
 
-export const runRotate = async (options: RotateOptions, ctx: CommandContext): Promise<RotateOutput> => {
-  const result = await rotateToken(await meshDeps(ctx), {
-    name: options.agentId,
+const runRotate = async (options: RotateOptions, ctx: CommandContext): Promise<RotateOutput> => {
+  const result = await rotateToken(await buildDeps(ctx), {
+    agentId: options.agentId,
     token: await resolveToken(ctx, options.agentId, options.tokenFile),
   });
   return { ...result, vault_file: await writeVaultToken(ctx.paths, options.agentId, result.agent_token) };

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { type ShowResult, showAgent } from "../../domain/identity/show.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
-import { meshDeps } from "../kernel/deps.ts";
+import { buildDeps } from "../kernel/deps.ts";
 import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
 import { AUTH_ENV, nameOption, renderAgent } from "./options.ts";
 
@@ -10,8 +10,11 @@ export const showOptionsSchema = z.object({ agentId: nameOption, tokenFile: toke
 
 export type ShowOptions = z.output<typeof showOptionsSchema>;
 
-export const runShow = async (options: ShowOptions, ctx: CommandContext): Promise<ShowResult> =>
-  showAgent(await meshDeps(ctx), { name: options.agentId, token: await resolveToken(ctx, options.agentId, options.tokenFile) });
+const runShow = async (options: ShowOptions, ctx: CommandContext): Promise<ShowResult> =>
+  showAgent(await buildDeps(ctx), {
+    agentId: options.agentId,
+    token: await resolveToken(ctx, options.agentId, options.tokenFile),
+  });
 
 const render = (r: ShowResult): string => [...renderAgent(r.agent), `  open tasks: ${r.open_tasks}`].join("\n");
 

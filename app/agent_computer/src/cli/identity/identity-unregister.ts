@@ -3,7 +3,7 @@ import { type UnregisterResult, unregisterAgent } from "../../domain/agents/unre
 import { removeVaultToken } from "../../local/vault.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
-import { meshDeps } from "../kernel/deps.ts";
+import { buildDeps } from "../kernel/deps.ts";
 import { neutralizeLine } from "../kernel/output.ts";
 import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
 import { AUTH_ENV, nameOption } from "./options.ts";
@@ -12,9 +12,9 @@ export const unregisterOptionsSchema = z.object({ agentId: nameOption, tokenFile
 
 export type UnregisterOptions = z.output<typeof unregisterOptionsSchema>;
 
-export const runUnregister = async (options: UnregisterOptions, ctx: CommandContext): Promise<UnregisterResult> => {
-  const result = await unregisterAgent(await meshDeps(ctx), {
-    name: options.agentId,
+const runUnregister = async (options: UnregisterOptions, ctx: CommandContext): Promise<UnregisterResult> => {
+  const result = await unregisterAgent(await buildDeps(ctx), {
+    agentId: options.agentId,
     token: await resolveToken(ctx, options.agentId, options.tokenFile),
   });
   await removeVaultToken(ctx.paths, options.agentId);

@@ -5,7 +5,7 @@ import { agentId, capabilitySchema } from "../../domain/identity/names.ts";
 import { writeVaultToken } from "../../local/vault.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
-import { meshDeps } from "../kernel/deps.ts";
+import { buildDeps } from "../kernel/deps.ts";
 import { FIRST_TOKEN_FILE_DOC, withFirstTokenFile } from "../kernel/first-token-file.ts";
 import { neutralizeLine } from "../kernel/output.ts";
 import { oneLine, readSecret, renderAgent } from "./options.ts";
@@ -82,17 +82,17 @@ export const registerOptionsSchema = z
 export type RegisterOptions = z.output<typeof registerOptionsSchema>;
 export type RegisterOutput = RegisterResult & { vault_file?: string; token_file?: string };
 
-export const runRegister = async (options: RegisterOptions, ctx: CommandContext): Promise<RegisterOutput> => {
+const runRegister = async (options: RegisterOptions, ctx: CommandContext): Promise<RegisterOutput> => {
   const recoveryToken =
     options.recoveryTokenFile === undefined
       ? undefined
       : await readSecret(ctx, "--recovery-token-file", options.recoveryTokenFile);
-  const deps = await meshDeps(ctx);
+  const deps = await buildDeps(ctx);
   let vault: { vault_file?: string } = {};
   const result = await withFirstTokenFile(ctx, options.agentId, options.tokenFile, async (token) => {
     const done = await registerAgent(deps, {
       ...options,
-      name: options.agentId,
+      agentId: options.agentId,
       agentClass: options.class,
       token,
       recoveryToken,

@@ -4,7 +4,7 @@ import { type ListResult, listTasks } from "../../domain/tasks/list.ts";
 import { TASK_STATES } from "../../store/port-identity.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
-import { meshDeps } from "../kernel/deps.ts";
+import { buildDeps } from "../kernel/deps.ts";
 import { neutralize, neutralizeLine } from "../kernel/output.ts";
 import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
 import { AUTH_ENV } from "./options.ts";
@@ -19,8 +19,8 @@ export const listOptionsSchema = z.object({
 
 export type ListOptions = z.output<typeof listOptionsSchema>;
 
-export const runList = async (options: ListOptions, ctx: CommandContext): Promise<ListResult> =>
-  listTasks(await meshDeps(ctx), {
+const runList = async (options: ListOptions, ctx: CommandContext): Promise<ListResult> =>
+  listTasks(await buildDeps(ctx), {
     agentId: options.agentId,
     token: await resolveToken(ctx, options.agentId, options.tokenFile),
     scope: options.scope,

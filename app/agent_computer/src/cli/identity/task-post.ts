@@ -4,7 +4,7 @@ import { type PostResult, postTask } from "../../domain/tasks/post.ts";
 import { TASK_PRIORITIES } from "../../store/port-identity.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
-import { meshDeps } from "../kernel/deps.ts";
+import { buildDeps } from "../kernel/deps.ts";
 import { neutralizeLine } from "../kernel/output.ts";
 import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
 import { AUTH_ENV, oneLine } from "./options.ts";
@@ -20,8 +20,8 @@ export const postOptionsSchema = z.object({
 
 export type PostOptions = z.output<typeof postOptionsSchema>;
 
-export const runPost = async (options: PostOptions, ctx: CommandContext): Promise<PostResult> =>
-  postTask(await meshDeps(ctx), {
+const runPost = async (options: PostOptions, ctx: CommandContext): Promise<PostResult> =>
+  postTask(await buildDeps(ctx), {
     agentId: options.agentId,
     token: await resolveToken(ctx, options.agentId, options.tokenFile),
     title: options.title,

@@ -4,7 +4,7 @@ import { TASK_RULES, type TaskAction, transitionTask } from "../../domain/tasks/
 import type { TaskView } from "../../domain/tasks/view.ts";
 import { type CommandDef, defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
-import { meshDeps } from "../kernel/deps.ts";
+import { buildDeps } from "../kernel/deps.ts";
 import { neutralizeLine } from "../kernel/output.ts";
 import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
 import { AUTH_ENV } from "./options.ts";
@@ -37,7 +37,7 @@ const transitionCommand = (action: TaskAction): CommandDef => {
   const text = TEXT[action];
   const schema = transitionSchema(action);
   const run = async (options: z.output<typeof schema>, ctx: CommandContext): Promise<TaskView> =>
-    transitionTask(await meshDeps(ctx), {
+    transitionTask(await buildDeps(ctx), {
       action,
       agentId: options.agentId,
       token: await resolveToken(ctx, options.agentId, options.tokenFile),

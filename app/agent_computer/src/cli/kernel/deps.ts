@@ -1,11 +1,73 @@
-// The composition root of the one-shot commands: the deps every domain call gets, built from the context.
+// The one composition root: every process (each command, the worker, the light watcher, and through the worker the
+// console) gets its domain deps from here, in the one shape of domain/deps.ts. Herdr and git load only for the
+// commands that ask for them, so the other binaries start without them.
 import { hostName, localHostId, probePid } from "../../adapters/local-host.ts";
-import type { Deps } from "../../domain/deps.ts";
+import type { Deps, LocalHost } from "../../domain/deps.ts";
+import type { HerdrDeps } from "../../domain/herdr/deps.ts";
 import { rateLimitsFromEnv } from "../../domain/identity/rate-config.ts";
 import { newId } from "../../domain/ids.ts";
+import { herdrStateDirs } from "../../local/herdr-state.ts";
+import type { Store } from "../../store/port.ts";
 import type { CommandContext } from "./context.ts";
 
-export const meshDeps = async (ctx: CommandContext): Promise<Deps> => {
-  const [store, host, hostId] = await Promise.all([ctx.store(), hostName(), localHostId(ctx.env)]);
-  return { store, now: ctx.now(), host, newId, local: { hostId, probe: probePid }, limits: rateLimitsFromEnv(ctx.env) };
+/**
+ * The context's store, opened at its first read or write: a command (a Herdr one, a light watcher that finds another
+ * running) that never reaches the store never opens it. The kernel closes what was opened.
+ */
+export const lazyStore = (ctx: Pick<CommandContext, "env" | "store">): Store => {
+  // The same test open.ts makes: a database URL means PostgreSQL (or a CONFIG_INVALID at the first use).
+  const dialect = ctx.env.AGENT_COMPUTER_DATABASE_URL ? "postgres" : "sqlite";
+  const store: Store = {
+    dialect,
+    write: (fn) => ctx.store().then((opened) => opened.write(fn)),
+    read: (fn) => ctx.store().then((opened) => opened.read(fn)),
+    close: async () => {},
+  };
+  if (dialect === "postgres") {
+    store.listen = (channel, onHint) => ctx.store().then((opened) => opened.listen?.(channel, onHint) ?? (async () => {}));
+  }
+  return store;
+};
+
+/**
+ * "call": the clock stops when the deps are built, so every record of a one-shot command carries one instant.
+ * "live": a process that waits or polls (Herdr commands, the worker, the watcher) reads the time at each look.
+ */
+export type Clock = "call" | "live";
+
+const clockOf = (ctx: Pick<CommandContext, "now">, clock: Clock): (() => number) => {
+  if (clock === "live") return () => ctx.now();
+  const at = ctx.now();
+  return () => at;
+};
+
+/** What this composition root always knows: the host's id and process probe. */
+export type HostDeps = Deps & { local: LocalHost };
+
+/** Deps over a given store, for a process that opens its store itself (the worker waits for it to come up). */
+export const depsOver = async (ctx: Pick<CommandContext, "env" | "now">, clock: Clock): Promise<(store: Store) => HostDeps> => {
+  const [host, hostId] = await Promise.all([hostName(), localHostId(ctx.env)]);
+  const limits = rateLimitsFromEnv(ctx.env);
+  return (store) => ({ store, now: clockOf(ctx, clock), host, newId, local: { hostId, probe: probePid }, limits });
+};
+
+/** The deps of one command (or the light watcher) over the context's lazily opened store. */
+export const buildDeps = async (ctx: CommandContext, clock: Clock = "call"): Promise<HostDeps> =>
+  (await depsOver(ctx, clock))(lazyStore(ctx));
+
+/** Deps plus the Herdr adapter, git and the host's Herdr state dirs, on a live clock (the commands wait). */
+export const buildHerdrDeps = async (ctx: CommandContext): Promise<HerdrDeps> => {
+  const [deps, { createHerdr }, { createGit }] = await Promise.all([
+    buildDeps(ctx, "live"),
+    import("../../adapters/herdr/client.ts"),
+    import("../../adapters/git.ts"),
+  ]);
+  return {
+    ...deps,
+    herdr: createHerdr({ env: ctx.env }),
+    env: ctx.env,
+    dirs: herdrStateDirs(ctx.paths),
+    git: (worktree) => createGit(worktree, ctx.env),
+    sleep: (ms) => Bun.sleep(ms),
+  };
 };

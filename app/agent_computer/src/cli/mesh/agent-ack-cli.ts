@@ -3,7 +3,7 @@ import { agentIdSchema } from "../../domain/identity/names.ts";
 import { type AckResult, ackMessages } from "../../domain/mesh/ack.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
-import { meshDeps } from "../kernel/deps.ts";
+import { buildDeps } from "../kernel/deps.ts";
 import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
 
 export const ackOptionsSchema = z
@@ -31,9 +31,9 @@ export const ackOptionsSchema = z
 
 export type AckOptions = z.output<typeof ackOptionsSchema>;
 
-export const runAck = async (options: AckOptions, ctx: CommandContext): Promise<AckResult> => {
+const runAck = async (options: AckOptions, ctx: CommandContext): Promise<AckResult> => {
   const token = await resolveToken(ctx, options.agentId, options.tokenFile);
-  const deps = await meshDeps(ctx);
+  const deps = await buildDeps(ctx);
   return options.upToSeq !== undefined
     ? ackMessages(deps, { agentId: options.agentId, token, upToSeq: options.upToSeq })
     : ackMessages(deps, { agentId: options.agentId, token, messageIds: options.messageId ?? [] });

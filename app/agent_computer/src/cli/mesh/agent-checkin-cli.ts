@@ -7,7 +7,7 @@ import { writeVaultToken } from "../../local/vault.ts";
 import { type HerdrWake, herdrWakeFor } from "../../wake/arm.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
-import { meshDeps } from "../kernel/deps.ts";
+import { buildDeps } from "../kernel/deps.ts";
 import { FIRST_TOKEN_FILE_DOC, withFirstTokenFile } from "../kernel/first-token-file.ts";
 import { neutralizeLine } from "../kernel/output.ts";
 
@@ -51,12 +51,12 @@ export type CheckinOutput = (CheckinResult & { preview?: true }) & {
   token_file?: string;
 };
 
-export const runCheckin = async (options: CheckinOptions, ctx: CommandContext): Promise<CheckinOutput> => {
+const runCheckin = async (options: CheckinOptions, ctx: CommandContext): Promise<CheckinOutput> => {
   if (!options.confirm) {
-    const preview = await previewCheckIn(await meshDeps(ctx), { ...options, caps: options.capabilities, token: undefined });
+    const preview = await previewCheckIn(await buildDeps(ctx), { ...options, caps: options.capabilities, token: undefined });
     return { ...preview, herdr_wake: await herdrWakeFor(options, ctx, "preview", undefined) };
   }
-  const deps = await meshDeps(ctx);
+  const deps = await buildDeps(ctx);
   let vault: { vault_file?: string } = {};
   const result = await withFirstTokenFile(ctx, options.agentId, options.tokenFile, async (token) => {
     const done = await checkIn(deps, { ...options, caps: options.capabilities, token });

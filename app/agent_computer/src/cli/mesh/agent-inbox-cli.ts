@@ -4,7 +4,7 @@ import { agentIdSchema } from "../../domain/identity/names.ts";
 import { type InboxResult, readInbox } from "../../domain/mesh/inbox.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
-import { meshDeps } from "../kernel/deps.ts";
+import { buildDeps } from "../kernel/deps.ts";
 import { neutralize, neutralizeLine } from "../kernel/output.ts";
 import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
 
@@ -25,9 +25,9 @@ export const inboxOptionsSchema = z.object({
 
 export type InboxOptions = z.output<typeof inboxOptionsSchema>;
 
-export const runInbox = async (options: InboxOptions, ctx: CommandContext): Promise<InboxResult> => {
+const runInbox = async (options: InboxOptions, ctx: CommandContext): Promise<InboxResult> => {
   const token = await resolveToken(ctx, options.agentId, options.tokenFile);
-  return readInbox(await meshDeps(ctx), {
+  return readInbox(await buildDeps(ctx), {
     agentId: options.agentId,
     limit: options.limit,
     token,

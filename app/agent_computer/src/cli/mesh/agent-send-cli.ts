@@ -4,7 +4,7 @@ import { type RecipientOutcome, type SendResult, sendMessage } from "../../domai
 import { AppError } from "../../errors.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
-import { meshDeps } from "../kernel/deps.ts";
+import { buildDeps } from "../kernel/deps.ts";
 import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
 
 export const MAX_BODY_BYTES = 65_536;
@@ -79,7 +79,7 @@ export const runSend = async (options: SendOptions, ctx: CommandContext): Promis
   if (Buffer.byteLength(body, "utf8") > MAX_BODY_BYTES)
     throw new AppError("INVALID_INPUT", `--body: at most ${MAX_BODY_BYTES} bytes`);
   const token = await resolveToken(ctx, from, options.tokenFile);
-  return sendMessage(await meshDeps(ctx), {
+  return sendMessage(await buildDeps(ctx), {
     from,
     token,
     recipients: options.broadcast

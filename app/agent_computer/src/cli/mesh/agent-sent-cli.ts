@@ -3,7 +3,7 @@ import { agentIdSchema } from "../../domain/identity/names.ts";
 import { listSent, type SentResult } from "../../domain/mesh/sent.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
-import { meshDeps } from "../kernel/deps.ts";
+import { buildDeps } from "../kernel/deps.ts";
 import { neutralizeLine } from "../kernel/output.ts";
 import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
 
@@ -17,9 +17,9 @@ export const sentOptionsSchema = z.object({
 
 export type SentOptions = z.output<typeof sentOptionsSchema>;
 
-export const runSent = async (options: SentOptions, ctx: CommandContext): Promise<SentResult> => {
+const runSent = async (options: SentOptions, ctx: CommandContext): Promise<SentResult> => {
   const token = await resolveToken(ctx, options.agentId, options.tokenFile);
-  return listSent(await meshDeps(ctx), { agentId: options.agentId, token, limit: options.limit });
+  return listSent(await buildDeps(ctx), { agentId: options.agentId, token, limit: options.limit });
 };
 
 const render = (r: SentResult): string => {

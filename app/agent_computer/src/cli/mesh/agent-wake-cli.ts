@@ -1,11 +1,11 @@
 import * as z from "zod/mini";
-import { newId } from "../../domain/ids.ts";
 import { liveHolder, type WatcherHolder } from "../../local/wake-lock.ts";
 import { listRegistrations, wakeDirFor } from "../../local/wake-registrations.ts";
 import { runWakeService } from "../../wake/service.ts";
 import { createLogger } from "../../worker/log.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
+import { buildDeps } from "../kernel/deps.ts";
 
 export const watcherOptionsSchema = z.object({
   run: z
@@ -38,7 +38,7 @@ const statusOf = (wakeDir: string, outcome: WatcherOutput["outcome"], watcher: W
 });
 
 /** Without --run: who watches and who is armed. With --run: the light wake service in this process until a signal. */
-export const runWatcher = async (options: WatcherOptions, ctx: CommandContext): Promise<WatcherOutput> => {
+const runWatcher = async (options: WatcherOptions, ctx: CommandContext): Promise<WatcherOutput> => {
   const wakeDir = wakeDirFor(ctx.env, ctx.paths);
   if (!options.run) return statusOf(wakeDir, "status", liveHolder(wakeDir) ?? null);
   const abort = new AbortController();
@@ -47,14 +47,7 @@ export const runWatcher = async (options: WatcherOptions, ctx: CommandContext): 
   process.on("SIGINT", stop);
   try {
     const result = await runWakeService(
-      {
-        env: ctx.env,
-        paths: ctx.paths,
-        openStore: () => ctx.store(),
-        newId,
-        log: createLogger(undefined, "wake").log,
-        now: () => Date.now(),
-      },
+      { ...(await buildDeps(ctx, "live")), env: ctx.env, paths: ctx.paths, log: createLogger(undefined, "wake").log },
       { role: "light", signal: abort.signal },
     );
     if (result.outcome === "already_running") return statusOf(wakeDir, "already_running", result.holder ?? null);

@@ -3,7 +3,7 @@ import { agentIdSchema } from "../../domain/identity/names.ts";
 import { type DirectoryEntry, type DirectoryResult, listAgents } from "../../domain/mesh/directory.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
-import { meshDeps } from "../kernel/deps.ts";
+import { buildDeps } from "../kernel/deps.ts";
 import { neutralizeLine } from "../kernel/output.ts";
 import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
 
@@ -19,9 +19,9 @@ export const agentsListOptionsSchema = z.object({
 export type AgentsListOptions = z.output<typeof agentsListOptionsSchema>;
 export type AgentsListOutput = DirectoryResult & { view: "list" | "topology"; classes?: Record<string, string[]> };
 
-export const runAgentsList = async (options: AgentsListOptions, ctx: CommandContext): Promise<AgentsListOutput> => {
+const runAgentsList = async (options: AgentsListOptions, ctx: CommandContext): Promise<AgentsListOutput> => {
   const token = options.agentId ? await resolveToken(ctx, options.agentId, options.tokenFile) : undefined;
-  const result = await listAgents(await meshDeps(ctx), { includeStale: options.includeStale, agentId: options.agentId, token });
+  const result = await listAgents(await buildDeps(ctx), { includeStale: options.includeStale, agentId: options.agentId, token });
   if (options.view === "list") return { ...result, view: "list" };
   const classes: Record<string, string[]> = {};
   for (const a of result.agents.filter((x) => x.alive)) classes[a.class] = [...(classes[a.class] ?? []), a.agent_id];

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { newId } from "../../domain/ids.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
+import { depsOver as depsOverFromRoot } from "../kernel/deps.ts";
 
 export const workerOptionsSchema = z.object({
   port: z.coerce
@@ -62,16 +63,18 @@ const endBySignalAtExit = (signal: "SIGTERM" | "SIGINT"): void => {
   });
 };
 
-export const runWorkerCommand = async (options: WorkerCliOptions, ctx: CommandContext) => {
-  const [{ runWorker }, { installPaths }] = await Promise.all([
+const runWorkerCommand = async (options: WorkerCliOptions, ctx: CommandContext) => {
+  const [{ runWorker }, { installPaths }, depsOver] = await Promise.all([
     import("../../worker/daemon.ts"),
     import("../../worker/install-paths.ts"),
+    depsOverFromRoot(ctx, "live"),
   ]);
   const summary = await runWorker({
     // A fresh open per try: the worker waits for a store that is not up yet (worker/store-wait.ts).
     openStore: () => import("../../store/open.ts").then((m) => m.openStore(ctx.env, { longLived: true })),
     env: ctx.env,
     paths: ctx.paths,
+    depsOver,
     newId,
     options: {
       host: options.host,

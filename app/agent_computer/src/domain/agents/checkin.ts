@@ -37,7 +37,7 @@ export interface CheckinResult {
 }
 
 const toResult = (session: SessionRecord, action: CheckinAction, token?: string): CheckinResult => ({
-  agent_id: session.agentName,
+  agent_id: session.agentId,
   action,
   session_id: session.id,
   role: session.role,
@@ -53,12 +53,12 @@ const toResult = (session: SessionRecord, action: CheckinAction, token?: string)
 
 const checkInOnce = (deps: Deps, input: CheckinInput): Promise<CheckinResult> =>
   deps.store.write(async (tx: StoreTx) => {
-    await endExpiredSessions(tx, deps.now, deps.newId);
+    await endExpiredSessions(tx, deps.now(), deps.newId);
     const agent = await tx.mesh.getAgent(input.agentId, true);
     if (!agent) {
       // The first check-in of a name is a registration, through the same service as register-agent-cli.
       const registered = await registerFirst(deps, tx, {
-        name: input.agentId,
+        agentId: input.agentId,
         role: input.role ?? null,
         capabilities: input.caps ?? [],
         session: input,
@@ -71,7 +71,7 @@ const checkInOnce = (deps: Deps, input: CheckinInput): Promise<CheckinResult> =>
     const session = buildSession(deps, input.agentId, input, open, agent.role, agent.lastSeq);
     if (open) await tx.mesh.updateSession(session);
     else await tx.mesh.insertSession(session);
-    await tx.mesh.touchAgent(input.agentId, deps.now);
+    await tx.mesh.touchAgent(input.agentId, deps.now());
     return toResult(session, open ? "renew_session" : "start_session");
   });
 
@@ -93,7 +93,7 @@ export const previewCheckIn = (deps: Deps, input: CheckinInput): Promise<Checkin
   deps.store.read(async (tx) => {
     const agent = await tx.mesh.getAgent(input.agentId);
     const open = await tx.mesh.openSession(input.agentId);
-    const live = open && open.expiresAt > deps.now ? open : undefined;
+    const live = open && open.expiresAt > deps.now() ? open : undefined;
     const session = buildSession(deps, input.agentId, input, live, agent?.role ?? input.role ?? null, agent?.lastSeq ?? 0);
     const action: CheckinAction = !agent ? "register_and_start_session" : live ? "renew_session" : "start_session";
     return { ...toResult(session, action), session_id: live?.id ?? "(new)", preview: true as const };

@@ -6,7 +6,7 @@ import { assignQueued } from "../tasks/route.ts";
 import type { TaskSummary } from "../tasks/view.ts";
 
 export interface ExpandInput {
-  name: string;
+  agentId: string;
   token: string | undefined;
   add: string[];
   remove: string[];
@@ -27,25 +27,25 @@ export interface ExpandResult {
 export const expandCapabilities = async (deps: Deps, input: ExpandInput): Promise<ExpandResult> => {
   if (input.remove.length > 0) {
     throw new AppError("REDUCTION_NOT_ALLOWED", `capabilities cannot be removed (asked to remove ${input.remove.join(", ")})`, {
-      hint: `to drop capabilities: agent-identity-cli unregister --agent-id ${input.name}, then register-agent-cli with the new set`,
+      hint: `to drop capabilities: agent-identity-cli unregister --agent-id ${input.agentId}, then register-agent-cli with the new set`,
     });
   }
   return deps.store.write(async (tx) => {
-    const agent = await authenticate(tx, input.name, input.token, { lock: true });
+    const agent = await authenticate(tx, input.agentId, input.token, { lock: true });
     const added = [...new Set(input.add)].filter((cap) => !agent.capabilities.includes(cap));
     if (added.length === 0) {
-      throw new AppError("NO_OP_EXPANSION", `${input.name} already has ${input.add.join(", ")}; nothing was added`, {
-        hint: `name at least one capability it does not have yet (${commandLine("agent-identity-cli", "show", "--agent-id", input.name)} lists them)`,
+      throw new AppError("NO_OP_EXPANSION", `${input.agentId} already has ${input.add.join(", ")}; nothing was added`, {
+        hint: `name at least one capability it does not have yet (${commandLine("agent-identity-cli", "show", "--agent-id", input.agentId)} lists them)`,
       });
     }
     const capabilities = [...agent.capabilities, ...added];
-    await tx.identity.setCapabilities(input.name, capabilities, deps.now);
-    const identity = await tx.identity.getAgent(input.name);
-    const open = await tx.mesh.openSession(input.name);
-    const assigned = identity && open && open.expiresAt > deps.now ? await assignQueued(deps, tx, identity) : [];
+    await tx.identity.setCapabilities(input.agentId, capabilities, deps.now());
+    const identity = await tx.identity.getAgent(input.agentId);
+    const open = await tx.mesh.openSession(input.agentId);
+    const assigned = identity && open && open.expiresAt > deps.now() ? await assignQueued(deps, tx, identity) : [];
     return {
       success: true as const,
-      name: input.name,
+      name: input.agentId,
       added,
       capabilities,
       ...(assigned.length > 0 ? { auto_assigned_tasks: assigned } : {}),

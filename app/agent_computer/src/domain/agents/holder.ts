@@ -6,7 +6,7 @@ import type { SessionFields } from "../mesh/session.ts";
 
 /** One registration call, as the shared registration service sees it (undefined = flag omitted). */
 export interface RegistrationRequest {
-  name: string;
+  agentId: string;
   role: string | null;
   capabilities: string[];
   agentClass?: string | undefined;
@@ -73,7 +73,7 @@ export const checkImmutables = (existing: IdentityRecord, request: RegistrationR
   if (request.managed !== undefined && request.managed !== existing.managed) clashes.push(`--managed: is ${existing.managed}`);
   if (clashes.length > 0) {
     throw new AppError("INVALID_INPUT", `${clashes.join("; ")}; these are immutable after the first registration`, {
-      hint: `to change them: agent-identity-cli unregister --agent-id ${existing.name}, then register again`,
+      hint: `to change them: agent-identity-cli unregister --agent-id ${existing.agentId}, then register again`,
     });
   }
 };

@@ -24,7 +24,7 @@ export interface Registered {
 
 /** Counts a registration against the per-name and per-host limits (the host is the machine running the call). */
 export const countRegistration = (deps: Deps, tx: StoreTx, name: string): Promise<void> =>
-  takeRateSlots(tx, deps.limits, "register", { name, host: deps.local?.hostId ?? deps.host }, deps.now);
+  takeRateSlots(tx, deps.limits, "register", { name, host: deps.local?.hostId ?? deps.host }, deps.now());
 
 /** Opens the presence session of a registration (or renews `open`) and hands it the queued tasks it can do. */
 export const claimSession = async (
@@ -36,7 +36,7 @@ export const claimSession = async (
 ): Promise<{ session: SessionRecord; autoAssigned: TaskSummary[] }> => {
   const session = buildSession(
     deps,
-    agent.name,
+    agent.agentId,
     { ...fields, caps: fields?.caps ?? agent.capabilities, role: fields?.role ?? agent.role },
     open,
     agent.role,
@@ -53,24 +53,24 @@ export const claimSession = async (
  * immutable facts (class, host id, managed), starts the presence session and assigns queued tasks.
  */
 export const registerFirst = async (deps: Deps, tx: StoreTx, request: RegistrationRequest): Promise<Registered> => {
-  if (request.name === SYSTEM_SENDER) {
+  if (request.agentId === SYSTEM_SENDER) {
     throw new AppError("INVALID_INPUT", `the name ${SYSTEM_SENDER} is reserved for notices from the mesh itself`);
   }
   const hostId = request.hostId ?? deps.local?.hostId ?? null;
   const facts = holderFacts(deps, request, hostId, undefined);
-  await countRegistration(deps, tx, request.name);
+  await countRegistration(deps, tx, request.agentId);
   const token = mintToken();
   await tx.identity.insertAgent({
     ...facts,
-    name: request.name,
+    agentId: request.agentId,
     tokenHash: hashToken(token),
     capabilities: [...new Set(request.capabilities)],
     agentClass: request.agentClass ?? "unclassified",
     hostId,
     managed: request.managed ?? false,
-    now: deps.now,
+    now: deps.now(),
   });
-  const agent = await tx.identity.getAgent(request.name, true);
+  const agent = await tx.identity.getAgent(request.agentId, true);
   if (!agent) throw new Error("registration did not persist");
   return { agent, token, ...(await claimSession(deps, tx, agent, request.session, undefined)) };
 };

@@ -43,7 +43,7 @@ export interface RegisterResult {
 
 /** "keep" the stored token, or "mint" a fresh one (a completed recovery, or a revoked name registered anew). */
 const checkCredentials = (existing: IdentityRecord, input: RegisterInput): "keep" | "mint" => {
-  const name = existing.name;
+  const name = existing.agentId;
   if (existing.authState === "recovery_pending") {
     if (input.recoveryToken === undefined) {
       throw new AppError("AUTH_FAILED", `${name} is awaiting recovery: its token was revoked`, {
@@ -105,34 +105,35 @@ const capabilitiesNote = (requested: readonly string[], stored: readonly string[
 const registerKnown = async (deps: Deps, tx: StoreTx, existing: IdentityRecord, input: RegisterInput): Promise<Done> => {
   checkImmutables(existing, input);
   const facts = holderFacts(deps, input, existing.hostId, existing);
-  await countRegistration(deps, tx, input.name);
+  await countRegistration(deps, tx, input.agentId);
   const credentials = checkCredentials(existing, input);
-  const open = await tx.mesh.openSession(input.name);
+  const open = await tx.mesh.openSession(input.agentId);
   const actual = open?.id ?? null;
   if (input.takeover && input.takeover.expectedSessionId !== actual)
-    throw preconditionFailed(input.name, input.takeover.expectedSessionId, actual);
-  const holder = livenessOf(existing, open, deps.now, deps.local);
+    throw preconditionFailed(input.agentId, input.takeover.expectedSessionId, actual);
+  const holder = livenessOf(existing, open, deps.now(), deps.local);
   const sameHolder = isSameHolder(existing, facts, deps.local);
   // A revoked or recovering name has no holder that could still act: its token no longer authenticates.
   const contested = credentials === "keep" && !input.takeover && holder.alive;
-  if (contested && !sameHolder) throw collision(input.name, open, holder);
+  if (contested && !sameHolder) throw collision(input.agentId, open, holder);
   const renew = contested && open !== undefined;
   if (open && !renew) {
     // The swap itself: only the session read above may be ended, so of two racing takeovers one wins.
-    if (!(await tx.identity.endOpenSession(input.name, open.id, deps.now))) throw preconditionFailed(input.name, actual, null);
-    await bounceUndelivered(tx, { ...open, endedAt: deps.now }, deps.now, deps.newId);
+    if (!(await tx.identity.endOpenSession(input.agentId, open.id, deps.now())))
+      throw preconditionFailed(input.agentId, actual, null);
+    await bounceUndelivered(tx, { ...open, endedAt: deps.now() }, deps.now(), deps.newId);
   }
-  await tx.identity.updateHolder(input.name, facts, deps.now);
+  await tx.identity.updateHolder(input.agentId, facts, deps.now());
   let token: string | undefined;
   if (credentials === "mint") {
     token = mintToken();
     const next = { tokenHash: hashToken(token), authState: "active" as const, recoveryHash: null };
     // The agent row is locked for this transaction, so a failed swap is a bug, not a race to report.
-    if (!(await tx.identity.swapCredentials(input.name, existing.tokenHash, next, deps.now))) {
-      throw new Error(`the credentials of ${input.name} changed under the row lock`);
+    if (!(await tx.identity.swapCredentials(input.agentId, existing.tokenHash, next, deps.now()))) {
+      throw new Error(`the credentials of ${input.agentId} changed under the row lock`);
     }
   }
-  const agent = await tx.identity.getAgent(input.name);
+  const agent = await tx.identity.getAgent(input.agentId);
   if (!agent) throw new Error("registration did not persist");
   const claimed = await claimSession(deps, tx, agent, input.session, renew ? open : undefined);
   const action: RegisterAction =
@@ -152,25 +153,27 @@ type Done = Registered & { action: RegisterAction; ended?: string };
 
 const registerOnce = (deps: Deps, input: RegisterInput): Promise<RegisterResult> =>
   deps.store.write(async (tx) => {
-    await endExpiredSessions(tx, deps.now, deps.newId);
-    const existing = await tx.identity.getAgent(input.name, true);
+    await endExpiredSessions(tx, deps.now(), deps.newId);
+    const existing = await tx.identity.getAgent(input.agentId, true);
     if (!existing && input.recoveryToken !== undefined) {
-      throw new AppError("AUTH_FAILED", `no recovery is pending for ${input.name}: it is not registered`);
+      throw new AppError("AUTH_FAILED", `no recovery is pending for ${input.agentId}: it is not registered`);
     }
     if (!existing && input.takeover && input.takeover.expectedSessionId !== null) {
-      throw preconditionFailed(input.name, input.takeover.expectedSessionId, null);
+      throw preconditionFailed(input.agentId, input.takeover.expectedSessionId, null);
     }
     const done: Done = existing
       ? await registerKnown(deps, tx, existing, input)
       : { ...(await registerFirst(deps, tx, input)), action: "registered" };
-    const liveness = livenessOf(done.agent, done.session, deps.now, deps.local);
-    const note = existing ? capabilitiesNote([...new Set(input.capabilities)], done.agent.capabilities, input.name) : undefined;
+    const liveness = livenessOf(done.agent, done.session, deps.now(), deps.local);
+    const note = existing
+      ? capabilitiesNote([...new Set(input.capabilities)], done.agent.capabilities, input.agentId)
+      : undefined;
     return {
       success: true as const,
       action: done.action,
       agent: agentView(done.agent, done.session, liveness),
       protocol_version: PROTOCOL_VERSION,
-      message: `Agent "${input.name}" ${DONE[done.action]} as ${done.agent.role ?? "-"} (session ${done.session.id})`,
+      message: `Agent "${input.agentId}" ${DONE[done.action]} as ${done.agent.role ?? "-"} (session ${done.session.id})`,
       ...(done.token ? { agent_token: done.token, auth_note: AUTH_NOTE } : {}),
       ...(note ? { capabilities_note: note } : {}),
       ...(input.cliProfile !== undefined && done.agent.cliProfile === null

@@ -17,18 +17,18 @@ export interface RevokeResult {
 }
 
 /** Says how the recovery token is used, as a command with this agent's own values. */
-const recoveryNote = (agent: { name: string; role: string | null; capabilities: string[] }): string =>
+const recoveryNote = (agent: { agentId: string; role: string | null; capabilities: string[] }): string =>
   "This recovery token is shown once and only its hash is stored. Give it to whoever resumes this name; they save it " +
   `to a file and run ${commandLine(
     "register-agent-cli",
     "--agent-id",
-    agent.name,
+    agent.agentId,
     "--role",
     agent.role ?? "builder",
     "--capabilities",
     agent.capabilities.join(",") || "none",
     "--recovery-token-file",
-    `${agent.name}.recovery`,
+    `${agent.agentId}.recovery`,
   )} to get a fresh agent token.`;
 
 /**
@@ -38,32 +38,32 @@ const recoveryNote = (agent: { name: string; role: string | null; capabilities: 
  */
 export const revokeToken = (
   deps: Deps,
-  input: { name: string; token: string | undefined; issueRecovery: boolean },
+  input: { agentId: string; token: string | undefined; issueRecovery: boolean },
 ): Promise<RevokeResult> =>
   deps.store.write(async (tx) => {
-    const agent = await authenticate(tx, input.name, input.token, { lock: true });
+    const agent = await authenticate(tx, input.agentId, input.token, { lock: true });
     const recovery = input.issueRecovery ? mintRecoveryToken() : undefined;
     const next = {
       tokenHash: "",
       authState: recovery ? ("recovery_pending" as const) : ("revoked" as const),
       recoveryHash: recovery ? hashToken(recovery) : null,
     };
-    if (!(await tx.identity.swapCredentials(input.name, agent.tokenHash, next, deps.now))) {
-      throw new AppError("AUTH_FAILED", `the token of ${input.name} changed while revoking it`);
+    if (!(await tx.identity.swapCredentials(input.agentId, agent.tokenHash, next, deps.now()))) {
+      throw new AppError("AUTH_FAILED", `the token of ${input.agentId} changed while revoking it`);
     }
-    const open = await tx.mesh.openSession(input.name);
-    if (open && (await tx.identity.endOpenSession(input.name, open.id, deps.now))) {
-      await bounceUndelivered(tx, { ...open, endedAt: deps.now }, deps.now, deps.newId);
+    const open = await tx.mesh.openSession(input.agentId);
+    if (open && (await tx.identity.endOpenSession(input.agentId, open.id, deps.now()))) {
+      await bounceUndelivered(tx, { ...open, endedAt: deps.now() }, deps.now(), deps.newId);
     }
     return {
       success: true as const,
-      name: input.name,
+      name: input.agentId,
       auth_state: next.authState,
-      revoked_at: iso(deps.now),
+      revoked_at: iso(deps.now()),
       ended_session_id: open?.id ?? null,
       ...(recovery ? { recovery_token: recovery, recovery_note: recoveryNote(agent) } : {}),
       note: recovery
-        ? `${input.name} is recovery_pending: only the recovery token can register it again`
-        : `${input.name} is revoked: the next register-agent-cli --agent-id ${input.name} mints a new token`,
+        ? `${input.agentId} is recovery_pending: only the recovery token can register it again`
+        : `${input.agentId} is revoked: the next register-agent-cli --agent-id ${input.agentId} mints a new token`,
     };
   });

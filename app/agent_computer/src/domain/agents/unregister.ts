@@ -16,23 +16,23 @@ export interface UnregisterResult {
  * Removes the agent: its session ends (senders of unread mail get a bounce), its inbox is deleted, and
  * tasks assigned to it go to another capable live agent or back to the queue. The name becomes free.
  */
-export const unregisterAgent = (deps: Deps, input: { name: string; token: string | undefined }): Promise<UnregisterResult> =>
+export const unregisterAgent = (deps: Deps, input: { agentId: string; token: string | undefined }): Promise<UnregisterResult> =>
   deps.store.write(async (tx) => {
-    await endExpiredSessions(tx, deps.now, deps.newId);
-    await authenticate(tx, input.name, input.token, { lock: true });
-    const open = await tx.mesh.openSession(input.name);
-    if (open && (await tx.identity.endOpenSession(input.name, open.id, deps.now))) {
-      await bounceUndelivered(tx, { ...open, endedAt: deps.now }, deps.now, deps.newId);
+    await endExpiredSessions(tx, deps.now(), deps.newId);
+    await authenticate(tx, input.agentId, input.token, { lock: true });
+    const open = await tx.mesh.openSession(input.agentId);
+    if (open && (await tx.identity.endOpenSession(input.agentId, open.id, deps.now()))) {
+      await bounceUndelivered(tx, { ...open, endedAt: deps.now() }, deps.now(), deps.newId);
     }
     const rerouted: UnregisterResult["rerouted_tasks"] = [];
-    for (const task of await tx.tasks.openAssignedTo(input.name)) {
-      const routed = await routeTask(deps, tx, task, new Set([input.name]));
+    for (const task of await tx.tasks.openAssignedTo(input.agentId)) {
+      const routed = await routeTask(deps, tx, task, new Set([input.agentId]));
       rerouted.push({ ...taskSummary(routed), state: routed.state, assignee: routed.assignee });
     }
-    await tx.identity.deleteAgent(input.name);
+    await tx.identity.deleteAgent(input.agentId);
     return {
       success: true as const,
-      name: input.name,
+      name: input.agentId,
       removed: true as const,
       ended_session_id: open?.id ?? null,
       rerouted_tasks: rerouted,

@@ -2,7 +2,7 @@
 // the final result. Every write names (run, attempt, lease token); a stale attempt's write is refused.
 import { randomBytes } from "node:crypto";
 import type { ClaimedRun, EnvEntry, Fence, JobRecord, RunOutcome, RunRecord, StoreTx } from "../../store/port.ts";
-import type { Deps } from "../deps.ts";
+import { atOneInstant, type Deps } from "../deps.ts";
 import { deliverSystemMessage } from "../mesh/notify.ts";
 import { EVENT_TYPES, jobSource, jsonEvent } from "./cloudevent.ts";
 import { eventMessageBody } from "./fire.ts";
@@ -38,7 +38,7 @@ const notifyFailure = async (
     id: `${run.id}:failed`,
     source: jobSource(job.id),
     type: EVENT_TYPES.failed,
-    time: deps.now,
+    time: deps.now(),
     subject: run.id,
     data: {
       automation_job_id: job.id,
@@ -57,7 +57,7 @@ const notifyFailure = async (
     recipient: job.owner,
     kind: "event",
     body: eventMessageBody(event),
-    now: deps.now,
+    now: deps.now(),
     newId: deps.newId,
   });
 };
@@ -68,16 +68,17 @@ const notifyFailure = async (
  * takes the write lock.
  */
 export const claimAttempts = async (
-  deps: Deps,
+  live: Deps,
   input: { workerId: string; leaseMs: number; limit: number; hinted?: boolean },
 ): Promise<ClaimedAttempt[]> => {
-  if (!input.hinted && !(await deps.store.read((tx) => tx.automation.claimableRunExists(deps.now)))) return [];
+  const deps = atOneInstant(live);
+  if (!input.hinted && !(await deps.store.read((tx) => tx.automation.claimableRunExists(deps.now())))) return [];
   return deps.store.write(async (tx) => {
-    for (const lost of await tx.automation.failAbandonedRuns(deps.now, MAX_ATTEMPTS)) {
+    for (const lost of await tx.automation.failAbandonedRuns(deps.now(), MAX_ATTEMPTS)) {
       await notifyFailure(tx, deps, lost, { ...lost, stderrTail: lost.stderrTail ?? "" });
     }
     if (input.limit <= 0) return [];
-    const claimed = await tx.automation.claimRuns({ ...input, now: deps.now, newToken: mintLeaseToken });
+    const claimed = await tx.automation.claimRuns({ ...input, now: deps.now(), newToken: mintLeaseToken });
     const result: ClaimedAttempt[] = [];
     for (const c of claimed) {
       const job = await tx.automation.getJob(c.run.jobId);
@@ -88,11 +89,12 @@ export const claimAttempts = async (
 };
 
 export const heartbeatAttempt = (deps: Deps, fence: Fence, leaseMs: number): Promise<boolean> =>
-  deps.store.write((tx) => tx.automation.heartbeat(fence, deps.now + leaseMs));
+  deps.store.write((tx) => tx.automation.heartbeat(fence, deps.now() + leaseMs));
 
 /** Records the script's result; a failed run wakes the owner when the job asked for it. False when fenced. */
-export const finishAttempt = (deps: Deps, fence: Fence, outcome: RunOutcome): Promise<boolean> =>
-  deps.store.write(async (tx) => {
+export const finishAttempt = (live: Deps, fence: Fence, outcome: RunOutcome): Promise<boolean> => {
+  const deps = atOneInstant(live);
+  return deps.store.write(async (tx) => {
     if (!(await tx.automation.finishRun(fence, outcome))) return false;
     if (outcome.state === "failed") {
       const run = await tx.automation.getRun(fence.runId);
@@ -100,10 +102,11 @@ export const finishAttempt = (deps: Deps, fence: Fence, outcome: RunOutcome): Pr
     }
     return true;
   });
+};
 
 /** Gives the run back (worker shutting down): another worker rescues it as a new attempt at once. */
 export const releaseAttempt = (deps: Deps, fence: Fence): Promise<boolean> =>
-  deps.store.write((tx) => tx.automation.releaseLease(fence, deps.now));
+  deps.store.write((tx) => tx.automation.releaseLease(fence, deps.now()));
 
 export interface EmitReceipt {
   message_id: string;
@@ -112,8 +115,9 @@ export interface EmitReceipt {
 }
 
 /** The SDK's emitEvent: an automation_job.emitted event in the owner's session, persisted before it returns. */
-export const emitFromAttempt = (deps: Deps, fence: Fence, payload: unknown): Promise<EmitReceipt> =>
-  deps.store.write(async (tx) => {
+export const emitFromAttempt = (live: Deps, fence: Fence, payload: unknown): Promise<EmitReceipt> => {
+  const deps = atOneInstant(live);
+  return deps.store.write(async (tx) => {
     if (!(await tx.automation.recordEmit(fence))) throw new FencedError(fence);
     const run = (await tx.automation.getRun(fence.runId)) as RunRecord;
     const messageId = deps.newId("msg");
@@ -121,7 +125,7 @@ export const emitFromAttempt = (deps: Deps, fence: Fence, payload: unknown): Pro
       id: messageId,
       source: jobSource(run.jobId),
       type: EVENT_TYPES.emitted,
-      time: deps.now,
+      time: deps.now(),
       subject: run.id,
       data: payload,
       extensions: { runid: run.id, attempt: String(fence.attempt) },
@@ -130,9 +134,10 @@ export const emitFromAttempt = (deps: Deps, fence: Fence, payload: unknown): Pro
       recipient: run.owner,
       kind: "event",
       body: JSON.stringify(event),
-      now: deps.now,
+      now: deps.now(),
       newId: deps.newId,
       messageId,
     });
     return { message_id: messageId, seq: delivery.seq, delivered: delivery.delivered };
   });
+};

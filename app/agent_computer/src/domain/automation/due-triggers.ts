@@ -1,7 +1,7 @@
 // The scheduler's one transaction: lock the due checkbacks and schedules, settle or advance each with a
 // compare-and-set, and fire it (run or wake) before commit. Several workers may call this at once.
 import type { StoreTx, TriggerRecord } from "../../store/port.ts";
-import { type Deps, iso, isoOrNull } from "../deps.ts";
+import { atOneInstant, type Deps, iso, isoOrNull } from "../deps.ts";
 import { EVENT_TYPES, jsonEvent, triggerSource } from "./cloudevent.ts";
 import { MISFIRE_WINDOW_DEFAULT_SECONDS, planCatchUp } from "./cron.ts";
 import { type FireResult, fire } from "./fire.ts";
@@ -13,12 +13,12 @@ export interface DueScan {
 }
 
 const fireCheckback = async (tx: StoreTx, deps: Deps, t: TriggerRecord): Promise<FireResult | undefined> => {
-  if (!(await tx.automation.settleCheckback(t.id, deps.now))) return undefined;
+  if (!(await tx.automation.settleCheckback(t.id, deps.now()))) return undefined;
   const event = jsonEvent({
     id: t.id,
     source: triggerSource(t.id),
     type: EVENT_TYPES.checkback,
-    time: deps.now,
+    time: deps.now(),
     data: { checkback_id: t.id, note: t.label, due_at: isoOrNull(t.dueAt) },
   });
   return fire(tx, deps, { trigger: t, fireKey: "", scheduledFor: t.dueAt, skippedTicks: 0, event });
@@ -30,7 +30,7 @@ const fireCron = async (tx: StoreTx, deps: Deps, t: TriggerRecord): Promise<Fire
     expr: t.cronExpr ?? "",
     tz: t.tz ?? "UTC",
     dueAt,
-    now: deps.now,
+    now: deps.now(),
     windowSeconds: t.misfireWindowSeconds ?? MISFIRE_WINDOW_DEFAULT_SECONDS,
   });
   const advanced = await tx.automation.advanceCron(t.id, {
@@ -38,7 +38,7 @@ const fireCron = async (tx: StoreTx, deps: Deps, t: TriggerRecord): Promise<Fire
     nextDueAt: plan.nextDueAt ?? Number.MAX_SAFE_INTEGER,
     fired: plan.fireTick !== null,
     skipped: plan.skipped,
-    now: deps.now,
+    now: deps.now(),
   });
   if (!advanced) return undefined;
   if (plan.fireTick === null) {
@@ -50,7 +50,7 @@ const fireCron = async (tx: StoreTx, deps: Deps, t: TriggerRecord): Promise<Fire
       skippedTicks: plan.skipped,
       runId: null,
       messageId: null,
-      firedAt: deps.now,
+      firedAt: deps.now(),
     });
     return undefined;
   }
@@ -58,7 +58,7 @@ const fireCron = async (tx: StoreTx, deps: Deps, t: TriggerRecord): Promise<Fire
     id: `${t.id}:${plan.fireTick}`,
     source: triggerSource(t.id),
     type: EVENT_TYPES.cron,
-    time: deps.now,
+    time: deps.now(),
     data: {
       schedule_id: t.id,
       label: t.label,
@@ -78,9 +78,10 @@ const fireCron = async (tx: StoreTx, deps: Deps, t: TriggerRecord): Promise<Fire
 };
 
 /** Consumes up to `limit` due triggers in one transaction; each is consumed by exactly one caller. */
-export const consumeDueTriggers = (deps: Deps, limit: number): Promise<DueScan> =>
-  deps.store.write(async (tx) => {
-    const due = await tx.automation.claimDueTriggers(deps.now, limit);
+export const consumeDueTriggers = (live: Deps, limit: number): Promise<DueScan> => {
+  const deps = atOneInstant(live);
+  return deps.store.write(async (tx) => {
+    const due = await tx.automation.claimDueTriggers(deps.now(), limit);
     const fired: DueScan["fired"] = [];
     for (const trigger of due) {
       const result = trigger.kind === "checkback" ? await fireCheckback(tx, deps, trigger) : await fireCron(tx, deps, trigger);
@@ -89,5 +90,6 @@ export const consumeDueTriggers = (deps: Deps, limit: number): Promise<DueScan> 
     if (fired.some((f) => f.result.outcome === "run")) await tx.automation.hintWorkers();
     return { fired, more: due.length === limit };
   });
+};
 
 export const nextDueAt = (deps: Deps): Promise<number | null> => deps.store.read((tx) => tx.automation.nextDueAt());

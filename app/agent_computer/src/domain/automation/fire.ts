@@ -36,7 +36,7 @@ export const fire = async (tx: StoreTx, deps: Deps, f: Firing): Promise<FireResu
     fireKey: f.fireKey,
     scheduledFor: f.scheduledFor,
     skippedTicks: f.skippedTicks,
-    firedAt: deps.now,
+    firedAt: deps.now(),
   };
   const job = f.trigger.jobId ? await tx.automation.getJob(f.trigger.jobId) : undefined;
   if (job && job.state !== "active") {
@@ -54,7 +54,7 @@ export const fire = async (tx: StoreTx, deps: Deps, f: Firing): Promise<FireResu
       triggerKind: f.trigger.kind,
       fireKey: f.fireKey,
       event: JSON.stringify(f.event),
-      createdAt: deps.now,
+      createdAt: deps.now(),
     });
     return { outcome: "run", runId };
   }
@@ -64,7 +64,7 @@ export const fire = async (tx: StoreTx, deps: Deps, f: Firing): Promise<FireResu
     recipient: f.trigger.owner,
     kind: "event",
     body: eventMessageBody(f.event),
-    now: deps.now,
+    now: deps.now(),
     newId: deps.newId,
     messageId,
   });

@@ -36,7 +36,7 @@ export const createJob = async (
     wakeOnFailure: input.wakeOnFailure,
     timeoutSeconds: input.timeoutSeconds,
     state: "active",
-    createdAt: deps.now,
+    createdAt: deps.now(),
     cancelledAt: null,
   };
   await deps.store.write(async (tx) => {
@@ -88,13 +88,13 @@ export const cancelJob = (deps: Deps, input: OwnerCall & { jobId: string }): Pro
   deps.store.write(async (tx) => {
     await authenticate(tx, input.agentId, input.token);
     const job = await ownedJob(tx, input.agentId, input.jobId);
-    if (!(await tx.automation.cancelJob(job.id, deps.now))) {
+    if (!(await tx.automation.cancelJob(job.id, deps.now()))) {
       throw new AppError("CONFLICT", `automation job ${job.id} is already cancelled`);
     }
-    const cancelledTriggers = await tx.automation.cancelTriggers({ jobId: job.id }, deps.now);
-    const cancelledRuns = await tx.automation.cancelQueuedRuns(job.id, deps.now);
+    const cancelledTriggers = await tx.automation.cancelTriggers({ jobId: job.id }, deps.now());
+    const cancelledRuns = await tx.automation.cancelQueuedRuns(job.id, deps.now());
     return {
-      job: jobView({ ...job, state: "cancelled", cancelledAt: deps.now }),
+      job: jobView({ ...job, state: "cancelled", cancelledAt: deps.now() }),
       cancelled_triggers: cancelledTriggers,
       cancelled_queued_runs: cancelledRuns,
     };

@@ -26,7 +26,7 @@ export const startManualRun = (deps: Deps, input: OwnerCall & { jobId: string; d
       id: runId,
       source: jobSource(job.id),
       type: EVENT_TYPES.manual,
-      time: deps.now,
+      time: deps.now(),
       subject: runId,
       data: input.data,
     });
@@ -38,9 +38,9 @@ export const startManualRun = (deps: Deps, input: OwnerCall & { jobId: string; d
       triggerKind: "manual",
       fireKey: null,
       event: JSON.stringify(event),
-      createdAt: deps.now,
+      createdAt: deps.now(),
     });
     await tx.automation.hintWorkers();
-    const workers = await tx.automation.liveWorkers(deps.now - WORKER_SEEN_WINDOW_MS);
+    const workers = await tx.automation.liveWorkers(deps.now() - WORKER_SEEN_WINDOW_MS);
     return { run_id: runId, automation_job_id: job.id, event_id: event.id, live_workers: workers.length };
   });

@@ -28,7 +28,7 @@ const blankTrigger = (deps: Deps, owner: string, kind: TriggerRecord["kind"], pr
   fireCount: 0,
   skippedCount: 0,
   lastFiredAt: null,
-  createdAt: deps.now,
+  createdAt: deps.now(),
   endedAt: null,
 });
 
@@ -67,7 +67,7 @@ export const createCronSchedule = async (
 ): Promise<TriggerView & { upcoming: string[] }> => {
   const problem = cronProblem(input.cron, input.tz);
   if (problem) throw new AppError("INVALID_INPUT", `${problem.flag}: ${problem.problem}`);
-  const first = nextTick(input.cron, input.tz, deps.now);
+  const first = nextTick(input.cron, input.tz, deps.now());
   if (first === null) throw new AppError("INVALID_INPUT", "--cron: the expression never fires");
   const trigger = {
     ...blankTrigger(deps, input.agentId, "cron", "cron"),
@@ -130,8 +130,8 @@ export const cancelTrigger = (deps: Deps, input: OwnerCall & { id: string; baseU
         hint: `${commandLine("list-triggers-cli", "--agent-id", input.agentId)} lists yours`,
       });
     }
-    if ((await tx.automation.cancelTriggers({ id: trigger.id }, deps.now)).length === 0) {
+    if ((await tx.automation.cancelTriggers({ id: trigger.id }, deps.now())).length === 0) {
       throw new AppError("CONFLICT", `trigger ${trigger.id} is already ${trigger.state}`);
     }
-    return triggerView({ ...trigger, state: "cancelled", dueAt: null, endedAt: deps.now }, input.baseUrl);
+    return triggerView({ ...trigger, state: "cancelled", dueAt: null, endedAt: deps.now() }, input.baseUrl);
   });

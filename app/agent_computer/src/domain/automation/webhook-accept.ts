@@ -1,7 +1,7 @@
 // Accepting one webhook delivery. A 2xx answer means the delivery is durable: its firing and its run (or the
 // owner's wake message) are committed together. Rejected deliveries write nothing.
 import type { TriggerRecord } from "../../store/port.ts";
-import type { Deps } from "../deps.ts";
+import { atOneInstant, type Deps } from "../deps.ts";
 import { webhookEvent } from "./cloudevent.ts";
 import { fire } from "./fire.ts";
 import { verifyDelivery } from "./webhook-verify.ts";
@@ -31,10 +31,11 @@ export const tooLarge = (limit: number, size: number): DeliveryAnswer =>
   reject(413, "body_too_large", `the body is ${size} bytes; this endpoint accepts at most ${limit}`);
 
 export const acceptDelivery = async (
-  deps: Deps,
+  live: Deps,
   endpoint: TriggerRecord,
   request: { headers: Record<string, string>; body: Buffer },
 ): Promise<DeliveryAnswer> => {
+  const deps = atOneInstant(live);
   const verdict = verifyDelivery(endpoint.provider ?? "standard", endpoint.secret ?? "", request.body, request.headers);
   if (!verdict.ok)
     return reject(
@@ -46,7 +47,7 @@ export const acceptDelivery = async (
   const event = webhookEvent({
     triggerId: endpoint.id,
     deliveryId: verdict.deliveryId,
-    time: deps.now,
+    time: deps.now(),
     body: request.body.toString("utf8"),
     contentType: request.headers["content-type"] ?? null,
     extensions: verdict.extensions,
@@ -63,7 +64,7 @@ export const acceptDelivery = async (
     });
     if (result.outcome === "duplicate")
       return { status: 200, body: { accepted: true, duplicate: true, delivery_id: verdict.deliveryId } };
-    await tx.automation.countWebhookDelivery(endpoint.id, deps.now);
+    await tx.automation.countWebhookDelivery(endpoint.id, deps.now());
     if (result.outcome === "run") await tx.automation.hintWorkers();
     return {
       status: 202,

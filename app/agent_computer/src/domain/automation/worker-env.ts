@@ -56,7 +56,7 @@ export const setWorkerEnv = (
     const existing = new Set((await tx.automation.listEnv(input.agentId)).map((e) => e.key));
     const after = new Set([...existing, ...input.entries.map((e) => e.key)]);
     if (after.size > MAX_ENTRIES) throw new AppError("INVALID_INPUT", `--file: at most ${MAX_ENTRIES} variables per agent`);
-    await tx.automation.setEnv(input.agentId, input.entries, deps.now);
+    await tx.automation.setEnv(input.agentId, input.entries, deps.now());
     return { agent_id: input.agentId, set: input.entries.map((e) => e.key), count: after.size };
   });
 

@@ -5,7 +5,7 @@ import { AppError } from "../../errors.ts";
 import { isReadyForRequest } from "./agent-identity.ts";
 import { type CloseResult, closeLeasedPane } from "./close-leased.ts";
 import { loadAuthority } from "./controller-authority.ts";
-import { type HerdrDeps, newHexId, reserve } from "./deps.ts";
+import { type HerdrDeps, reserve } from "./deps.ts";
 import { viaHerdr } from "./herdr-failure.ts";
 import { isHeld, type LeaseRecord, listLeases, ownedLease, readLease, saveLease } from "./leases.ts";
 
@@ -57,7 +57,7 @@ export const adoptAgent = async (deps: HerdrDeps, input: AdoptInput): Promise<Le
       deps.dirs,
       {
         version: 1,
-        lease_id: `lease_${newHexId()}`,
+        lease_id: deps.newId("lease"),
         type: "adopted",
         controller_id: authority.controllerId,
         state: "active",

@@ -34,7 +34,7 @@ const equalSecret = (a: string, b: string): boolean => {
 };
 
 const verifyInStore = async (deps: HerdrDeps, credential: ControllerCredential): Promise<ControllerLeaseRecord> => {
-  const store = await deps.store();
+  const { store } = deps;
   const lease = await store.read((tx) => tx.herdr.controllerLease(credential.controller_id));
   const matches =
     lease !== undefined &&

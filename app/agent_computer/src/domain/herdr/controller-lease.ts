@@ -80,7 +80,7 @@ const bindNewLease = async (deps: HerdrDeps, input: AuthorityInput, mode: "acqui
     }
     const now = deps.now();
     const credential = { lease_id: randomUUID(), fence_token: randomBytes(32).toString("base64url") };
-    const store = await deps.store();
+    const { store } = deps;
     const lease = await store.write(async (tx) => {
       const existing = await tx.herdr.controllerLease(ctx.controllerId, true);
       if (mode === "acquire" && existing?.state === "active" && existing.expiresAt > now) {
@@ -98,7 +98,7 @@ const bindNewLease = async (deps: HerdrDeps, input: AuthorityInput, mode: "acqui
         leaseId: credential.lease_id,
         fenceHash: fenceHashOf(credential.fence_token),
         generation: (existing?.generation ?? 0) + 1,
-        hostId: deps.hostId,
+        hostId: deps.local.hostId,
         authorityRef: input.authorityRef,
         authoritySha256: input.authoritySha256,
         state: "active",
@@ -122,7 +122,7 @@ const bindNewLease = async (deps: HerdrDeps, input: AuthorityInput, mode: "acqui
       version: 1,
       controller_id: ctx.controllerId,
       generation: lease.generation,
-      host_id: deps.hostId,
+      host_id: deps.local.hostId,
       pane_id: caller.paneId,
       terminal_id: caller.terminalId,
       workspace_id: caller.workspaceId,
@@ -154,7 +154,7 @@ const changeLease = async (
   return reserve(deps, ["controller"], async () => {
     const current = await authority.verify();
     const next = change(current, deps.now());
-    const store = await deps.store();
+    const { store } = deps;
     const swapped = await store.write((tx) => tx.herdr.replaceControllerLease(current.leaseId, next));
     if (!swapped) throw new AppError("CONTROLLER_FENCED", "the controller lease changed while it was being updated");
     return { lease: next, binding: authority.binding };

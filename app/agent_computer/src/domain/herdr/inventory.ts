@@ -80,7 +80,7 @@ const liveOf = (lease: LeaseRecord, agents: HerdrAgent[] | undefined) => {
 
 export const controllerInventory = async (deps: HerdrDeps) => {
   const controllerId = controllerIdFrom(deps.env);
-  const store = await deps.store();
+  const { store } = deps;
   const lease = await store.read((tx) => tx.herdr.controllerLease(controllerId));
   const binding = readBinding(deps.dirs, controllerId);
   const agents = await deps.herdr.listAgents().catch(() => undefined);
@@ -94,7 +94,7 @@ export const controllerInventory = async (deps: HerdrDeps) => {
           generation: lease.generation,
           expires_at: iso(lease.expiresAt),
           expired: lease.state === "active" && lease.expiresAt <= now,
-          held_on_this_host: lease.hostId === deps.hostId,
+          held_on_this_host: lease.hostId === deps.local.hostId,
           bound_here: binding?.generation === lease.generation,
           ...(binding ? { pane_id: binding.pane_id, agent_name: binding.agent_name, agent_kind: binding.agent_kind } : {}),
         }

@@ -7,7 +7,7 @@ import type { HerdrAgentKind } from "../../adapters/herdr/client.ts";
 import { AppError } from "../../errors.ts";
 import { type CloseResult, closeLeasedPane } from "./close-leased.ts";
 import { loadAuthority } from "./controller-authority.ts";
-import { type HerdrDeps, newHexId, reserve } from "./deps.ts";
+import { type HerdrDeps, reserve } from "./deps.ts";
 import { heldLeasesNamed, type LeaseRecord, ownedLease, readLease, saveLease } from "./leases.ts";
 import { startInDedicatedTab } from "./start-agent.ts";
 
@@ -68,7 +68,7 @@ export const provisionLease = (deps: HerdrDeps, lease: Omit<LeaseRecord, "versio
       throw new AppError("CONFLICT", `a held lease already names an agent ${lease.agent_name}`);
     }
     const now = deps.now();
-    return saveLease(deps.dirs, { version: 1, lease_id: `lease_${newHexId()}`, created_at: now, updated_at: now, ...lease }, now);
+    return saveLease(deps.dirs, { version: 1, lease_id: deps.newId("lease"), created_at: now, updated_at: now, ...lease }, now);
   });
 
 export const startReviewer = async (deps: HerdrDeps, input: LaunchInput, nativeArgs: readonly string[]): Promise<LeaseRecord> => {

@@ -40,14 +40,14 @@ const mirrorClaim = async (
   const to = lease.state as WriterClaimState;
   const from = CLAIM_FROM[to];
   if (!from) return;
-  const store = await deps.store();
+  const { store } = deps;
   await store.write((tx) => tx.herdr.moveWriterClaim(lease.lease_id, from, to, patch, deps.now()));
 };
 
 const claimScopes = async (deps: HerdrDeps, lease: LeaseRecord, input: WriterInput, repoKey: string): Promise<void> => {
   const writer = lease.writer;
   if (!writer) throw new AppError("INTERNAL", "writer facts missing");
-  const store = await deps.store();
+  const { store } = deps;
   await store.write(async (tx) => {
     await tx.herdr.lockWriterRepo(repoKey);
     for (const held of await tx.herdr.heldWriterClaims(repoKey)) {
@@ -57,7 +57,7 @@ const claimScopes = async (deps: HerdrDeps, lease: LeaseRecord, input: WriterInp
           details: { conflict: "branch", ...details },
         });
       }
-      if (held.hostId === deps.hostId && held.worktree === writer.worktree) {
+      if (held.hostId === deps.local.hostId && held.worktree === writer.worktree) {
         throw new AppError("SCOPE_CONFLICT", `worktree ${held.worktree} is held by writer lease ${held.leaseId}`, {
           details: { conflict: "worktree", ...details },
         });
@@ -77,7 +77,7 @@ const claimScopes = async (deps: HerdrDeps, lease: LeaseRecord, input: WriterInp
       leaseId: lease.lease_id,
       repoKey,
       controllerId: lease.controller_id,
-      hostId: deps.hostId,
+      hostId: deps.local.hostId,
       worktree: writer.worktree,
       branch: writer.branch,
       ownedScopes: writer.owned_scopes,

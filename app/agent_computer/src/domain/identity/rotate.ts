@@ -16,13 +16,19 @@ export const ROTATE_NOTE =
   "Update RELAY_AGENT_TOKEN or your --token-file wherever the old token was kept.";
 
 /** Replaces the token (compare-and-swap on the hash that authenticated, so two rotations cannot both win). */
-export const rotateToken = (deps: Deps, input: { name: string; token: string | undefined }): Promise<RotateResult> =>
+export const rotateToken = (deps: Deps, input: { agentId: string; token: string | undefined }): Promise<RotateResult> =>
   deps.store.write(async (tx) => {
-    const agent = await authenticate(tx, input.name, input.token, { lock: true });
+    const agent = await authenticate(tx, input.agentId, input.token, { lock: true });
     const token = mintToken();
     const next = { tokenHash: hashToken(token), authState: "active" as const, recoveryHash: null };
-    if (!(await tx.identity.swapCredentials(input.name, agent.tokenHash, next, deps.now))) {
-      throw new AppError("AUTH_FAILED", `the token of ${input.name} changed while rotating it`);
+    if (!(await tx.identity.swapCredentials(input.agentId, agent.tokenHash, next, deps.now()))) {
+      throw new AppError("AUTH_FAILED", `the token of ${input.agentId} changed while rotating it`);
     }
-    return { success: true as const, name: input.name, agent_token: token, auth_note: ROTATE_NOTE, rotated_at: iso(deps.now) };
+    return {
+      success: true as const,
+      name: input.agentId,
+      agent_token: token,
+      auth_note: ROTATE_NOTE,
+      rotated_at: iso(deps.now()),
+    };
   });

@@ -25,7 +25,7 @@ export interface AgentView {
 }
 
 export const agentView = (agent: IdentityRecord, session: SessionRecord | undefined, liveness: Liveness): AgentView => ({
-  name: agent.name,
+  name: agent.agentId,
   role: agent.role,
   capabilities: agent.capabilities,
   class: agent.agentClass,

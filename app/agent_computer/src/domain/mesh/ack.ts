@@ -19,7 +19,7 @@ export const ackMessages = (deps: Deps, input: AckInput): Promise<AckResult> =>
     if ("upToSeq" in input) {
       return {
         agent_id: input.agentId,
-        acked: await tx.mesh.ackUpToSeq(session.id, input.upToSeq, deps.now),
+        acked: await tx.mesh.ackUpToSeq(session.id, input.upToSeq, deps.now()),
         already_closed: [],
       };
     }
@@ -32,6 +32,6 @@ export const ackMessages = (deps: Deps, input: AckInput): Promise<AckResult> =>
         `not messages of ${input.agentId}: ${foreign.join(", ")}; nothing was acknowledged`,
       );
     }
-    const acked = await tx.mesh.ack(input.agentId, ids, deps.now);
+    const acked = await tx.mesh.ack(input.agentId, ids, deps.now());
     return { agent_id: input.agentId, acked, already_closed: ids.filter((id) => !acked.includes(id)) };
   });

@@ -1,5 +1,5 @@
 import type { IdentityRecord, SessionRecord, StoreTx } from "../../store/port.ts";
-import { type Deps, iso } from "../deps.ts";
+import { atOneInstant, type Deps, iso } from "../deps.ts";
 import { isSessionLive, type LivenessEvidence, livenessOf } from "../identity/liveness.ts";
 import { enterMesh } from "./live-session.ts";
 
@@ -36,12 +36,12 @@ export const ALIVE_MEANS =
   "its pid on this host, that its process is running (liveness_evidence pid); not that it is reachable right now";
 
 const toEntry = (deps: Deps, session: SessionRecord, agent: IdentityRecord | undefined): DirectoryEntry => {
-  const now = deps.now;
+  const now = deps.now();
   const liveness = agent
     ? livenessOf(agent, session, now, deps.local)
     : { alive: isSessionLive(session, now), evidence: "age" as const };
   return {
-    agent_id: session.agentName,
+    agent_id: session.agentId,
     class: agent?.agentClass ?? "unclassified",
     alive: liveness.alive,
     liveness_evidence: liveness.evidence,
@@ -58,10 +58,10 @@ const toEntry = (deps: Deps, session: SessionRecord, agent: IdentityRecord | und
 };
 
 const entries = async (tx: StoreTx, deps: Deps, includeStale: boolean): Promise<DirectoryEntry[]> => {
-  const sessions = await tx.mesh.directory(deps.now, includeStale);
+  const sessions = await tx.mesh.directory(deps.now(), includeStale);
   const result: DirectoryEntry[] = [];
   for (const session of sessions) {
-    const entry = toEntry(deps, session, await tx.identity.getAgent(session.agentName));
+    const entry = toEntry(deps, session, await tx.identity.getAgent(session.agentId));
     // A session within its ttl whose process is proven dead is not listed as live.
     if (includeStale || entry.alive) result.push(entry);
   }
@@ -69,7 +69,8 @@ const entries = async (tx: StoreTx, deps: Deps, includeStale: boolean): Promise<
 };
 
 /** The agent directory; passing your own --agent-id (with its token) also renews your presence. */
-export const listAgents = async (deps: Deps, input: DirectoryInput): Promise<DirectoryResult> => {
+export const listAgents = async (live: Deps, input: DirectoryInput): Promise<DirectoryResult> => {
+  const deps = atOneInstant(live);
   const agents = input.agentId
     ? await deps.store.write(async (tx) => {
         await enterMesh(deps, tx, input.agentId as string, input.token, false);

@@ -34,7 +34,7 @@ export const bounceUndelivered = async (
       recipient: sender,
       kind: "bounce",
       body:
-        `${messageIds.length} message(s) you sent to ${session.agentName} expired undelivered: its session ` +
+        `${messageIds.length} message(s) you sent to ${session.agentId} expired undelivered: its session ` +
         `ended at ${iso(session.endedAt ?? session.expiresAt)} before it acknowledged them. Message ids: ${messageIds.join(", ")}`,
       now,
       newId,

@@ -49,7 +49,7 @@ export const readInbox = (deps: Deps, input: InboxInput): Promise<InboxResult> =
         agentId: input.agentId,
         sessionId: session.id,
         wakeToken: input.wakeToken,
-        now: deps.now,
+        now: deps.now(),
         limit: input.limit,
       });
       entries = redeemed.entries;

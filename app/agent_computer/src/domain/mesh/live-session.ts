@@ -45,20 +45,20 @@ export async function enterMesh(
   token: string | undefined,
   require: boolean,
 ): Promise<SessionRecord | CallerPresence> {
-  const caller = await tx.mesh.callerState(agentId, deps.now);
+  const caller = await tx.mesh.callerState(agentId, deps.now());
   verifyCredentials(agentId, token, caller);
-  if (caller.expiryDue) await endExpiredSessions(tx, deps.now, deps.newId);
-  const stale = (writtenAt: number) => deps.now - writtenAt >= PRESENCE_WRITE_INTERVAL_MS;
+  if (caller.expiryDue) await endExpiredSessions(tx, deps.now(), deps.newId);
+  const stale = (writtenAt: number) => deps.now() - writtenAt >= PRESENCE_WRITE_INTERVAL_MS;
   // Reading or acknowledging the inbox is looking: it always counts as being seen (task assignment breaks ties
   // by who was seen last). Calls that only renew presence write it when it is a second old.
-  if (require || stale(caller.lastSeenAt)) await tx.mesh.touchAgent(agentId, deps.now);
+  if (require || stale(caller.lastSeenAt)) await tx.mesh.touchAgent(agentId, deps.now());
   if (!require) {
     // A session that ran out was ended just above (expiry was due), so it is not extended here either.
-    const sessionLive = caller.sessionExpiresAt !== undefined && caller.sessionExpiresAt > deps.now;
-    if (sessionLive && stale(caller.sessionActivityAt as number)) await tx.mesh.extendSession(agentId, deps.now);
+    const sessionLive = caller.sessionExpiresAt !== undefined && caller.sessionExpiresAt > deps.now();
+    if (sessionLive && stale(caller.sessionActivityAt as number)) await tx.mesh.extendSession(agentId, deps.now());
     return { sessionLive };
   }
-  const session = await tx.mesh.renewSession(agentId, deps.now);
+  const session = await tx.mesh.renewSession(agentId, deps.now());
   if (!session) {
     throw new AppError("NOT_CHECKED_IN", `${agentId} has no live check-in, so it has no inbox to read`, {
       hint: `check in first: ${commandLine("agent-checkin-cli", "--agent-id", agentId, "--confirm")} (see agent-checkin-cli --help)`,

@@ -102,10 +102,8 @@ const broadcastRecipients = async (
   from: string,
   { role, repo }: { role?: string | undefined; repo?: string | undefined },
 ): Promise<string[]> => {
-  const live = await tx.mesh.liveSessions(deps.now);
-  return live
-    .filter((s) => s.agentName !== from && (!role || s.role === role) && (!repo || s.repo === repo))
-    .map((s) => s.agentName);
+  const live = await tx.mesh.liveSessions(deps.now());
+  return live.filter((s) => s.agentId !== from && (!role || s.role === role) && (!repo || s.repo === repo)).map((s) => s.agentId);
 };
 
 const sendOnce = (deps: Deps, input: SendInput): Promise<SendResult> =>
@@ -115,7 +113,7 @@ const sendOnce = (deps: Deps, input: SendInput): Promise<SendResult> =>
     const key = input.idempotencyKey ?? null;
     const hash = key ? requestHash(input) : null;
     if (key && hash) {
-      await tx.mesh.releaseIdempotencyKey(input.from, key, deps.now - IDEMPOTENCY_WINDOW_MS);
+      await tx.mesh.releaseIdempotencyKey(input.from, key, deps.now() - IDEMPOTENCY_WINDOW_MS);
       const original = await tx.mesh.findByIdempotencyKey(input.from, key);
       if (original) {
         checkSameRequest(input, key, hash, original);
@@ -131,7 +129,7 @@ const sendOnce = (deps: Deps, input: SendInput): Promise<SendResult> =>
       }
     }
     // A replay above sends nothing, so only new messages count against the sender's and the host's limits.
-    await takeRateSlots(tx, deps.limits, "send", { name: input.from, host: deps.local?.hostId ?? deps.host }, deps.now);
+    await takeRateSlots(tx, deps.limits, "send", { name: input.from, host: deps.local?.hostId ?? deps.host }, deps.now());
     const names =
       input.recipients.kind === "to"
         ? uniqueSorted(input.recipients.agentIds)
@@ -150,11 +148,11 @@ const sendOnce = (deps: Deps, input: SendInput): Promise<SendResult> =>
       threadId: input.threadId ?? null,
       idempotencyKey: key,
       idempotencyHash: hash,
-      createdAt: deps.now,
+      createdAt: deps.now(),
     });
     const recipients: SendResult["recipients"] = [];
     for (const name of names) {
-      const delivery = await deliverTo(tx, id, name, deps.now);
+      const delivery = await deliverTo(tx, id, name, deps.now());
       recipients.push(
         delivery
           ? { agent_id: name, outcome: outcomeOf(deps, delivery), seq: delivery.seq }
@@ -169,7 +167,7 @@ const sendOnce = (deps: Deps, input: SendInput): Promise<SendResult> =>
     return {
       id,
       from: input.from,
-      created_at: iso(deps.now),
+      created_at: iso(deps.now()),
       thread_id: input.threadId ?? null,
       replayed: false,
       recipients,

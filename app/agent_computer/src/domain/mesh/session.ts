@@ -14,7 +14,7 @@ export interface SessionFields {
 /** The session after this call: a renewal of `open` (same id and watermark) or a new one starting now. */
 export const buildSession = (
   deps: Deps,
-  agentName: string,
+  agentId: string,
   fields: SessionFields,
   open: SessionRecord | undefined,
   agentRole: string | null,
@@ -25,17 +25,17 @@ export const buildSession = (
   const statusChanged = fields.status !== undefined;
   return {
     id: open?.id ?? deps.newId("ses"),
-    agentName,
+    agentId,
     host: deps.host,
     role,
     repo: fields.repo ?? open?.repo ?? null,
     caps: fields.caps ?? open?.caps ?? [],
     statusLine: statusChanged ? (fields.status ?? null) : (open?.statusLine ?? null),
-    statusSetAt: statusChanged ? deps.now : (open?.statusSetAt ?? null),
+    statusSetAt: statusChanged ? deps.now() : (open?.statusSetAt ?? null),
     ttlSeconds,
-    startedAt: open?.startedAt ?? deps.now,
-    lastActivityAt: deps.now,
-    expiresAt: deps.now + ttlSeconds * 1000,
+    startedAt: open?.startedAt ?? deps.now(),
+    lastActivityAt: deps.now(),
+    expiresAt: deps.now() + ttlSeconds * 1000,
     watermarkSeq: open?.watermarkSeq ?? lastSeq,
     endedAt: null,
   };

@@ -34,8 +34,8 @@ export const postTask = (deps: Deps, input: PostInput): Promise<PostResult> =>
       assignee: null,
       result: null,
       reason: null,
-      createdAt: deps.now,
-      updatedAt: deps.now,
+      createdAt: deps.now(),
+      updatedAt: deps.now(),
       version: 1,
     };
     await tx.tasks.insert(task);

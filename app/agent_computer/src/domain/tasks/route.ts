@@ -24,12 +24,12 @@ export const pickAssignee = async (
 ): Promise<string | undefined> => {
   const load = await tx.tasks.openLoad();
   const candidates: { name: string; load: number; seen: number }[] = [];
-  for (const session of await tx.mesh.liveSessions(deps.now)) {
-    if (exclude.has(session.agentName)) continue;
-    const agent = await tx.identity.getAgent(session.agentName);
+  for (const session of await tx.mesh.liveSessions(deps.now())) {
+    if (exclude.has(session.agentId)) continue;
+    const agent = await tx.identity.getAgent(session.agentId);
     if (agent?.authState !== "active" || !covers(agent.capabilities, required)) continue;
-    if (!livenessOf(agent, session, deps.now, deps.local).alive) continue;
-    candidates.push({ name: agent.name, load: load.get(agent.name) ?? 0, seen: agent.lastSeenAt });
+    if (!livenessOf(agent, session, deps.now(), deps.local).alive) continue;
+    candidates.push({ name: agent.agentId, load: load.get(agent.agentId) ?? 0, seen: agent.lastSeenAt });
   }
   candidates.sort((a, b) => a.load - b.load || b.seen - a.seen || a.name.localeCompare(b.name));
   return candidates[0]?.name;
@@ -50,7 +50,7 @@ export const assignTask = async (
     assignee,
     result: null,
     reason: null,
-    now: deps.now,
+    now: deps.now(),
   });
   if (!assigned) return undefined;
   await deliverSystemMessage(tx, {
@@ -62,7 +62,7 @@ export const assignTask = async (
       `Read it with ${commandLine("agent-task-cli", "list", "--agent-id", assignee)}; accept it with ` +
       `${commandLine("agent-task-cli", "accept", "--agent-id", assignee, "--task-id", task.id)}, or refuse it with ` +
       `${commandLine("agent-task-cli", "reject", "--agent-id", assignee, "--task-id", task.id, "--reason", "why")}.`,
-    now: deps.now,
+    now: deps.now(),
     newId: deps.newId,
   });
   return assigned;
@@ -73,7 +73,7 @@ export const routeTask = async (deps: Deps, tx: StoreTx, task: TaskRecord, exclu
   const assignee = await pickAssignee(deps, tx, task.requiredCaps, exclude);
   const assigned = assignee ? await assignTask(deps, tx, task, assignee) : undefined;
   if (assigned || task.state === "queued") return assigned ?? task;
-  const change = { state: "queued" as const, assignee: null, result: null, reason: task.reason, now: deps.now };
+  const change = { state: "queued" as const, assignee: null, result: null, reason: task.reason, now: deps.now() };
   return (await tx.tasks.change(task.id, task.version, change)) ?? task;
 };
 
@@ -81,8 +81,8 @@ export const routeTask = async (deps: Deps, tx: StoreTx, task: TaskRecord, exclu
 export const assignQueued = async (deps: Deps, tx: StoreTx, agent: IdentityRecord): Promise<TaskSummary[]> => {
   const assigned: TaskSummary[] = [];
   for (const task of await tx.tasks.queued(QUEUE_SCAN_LIMIT)) {
-    if (task.poster === agent.name || !covers(agent.capabilities, task.requiredCaps)) continue;
-    const done = await assignTask(deps, tx, task, agent.name);
+    if (task.poster === agent.agentId || !covers(agent.capabilities, task.requiredCaps)) continue;
+    const done = await assignTask(deps, tx, task, agent.agentId);
     if (done) assigned.push(taskSummary(done));
   }
   return assigned;

@@ -40,7 +40,7 @@ const notify = async (deps: Deps, tx: StoreTx, task: TaskRecord, actor: string):
     kind: "event",
     threadId: task.id,
     body: `Task ${task.id} (${task.title}) is now ${task.state} by ${actor}${detail ? `: ${detail}` : ""}`,
-    now: deps.now,
+    now: deps.now(),
     newId: deps.newId,
   });
 };
@@ -74,7 +74,7 @@ export const transitionTask = (deps: Deps, input: TransitionInput): Promise<Task
       assignee: task.assignee,
       result: input.action === "complete" ? (input.text ?? null) : task.result,
       reason: input.action === "reject" || input.action === "cancel" ? (input.text ?? null) : task.reason,
-      now: deps.now,
+      now: deps.now(),
     });
     if (!changed) {
       throw new AppError("CONFLICT", `${task.id} changed while you acted on it; nothing was written`, {

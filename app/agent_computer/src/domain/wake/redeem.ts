@@ -17,7 +17,7 @@ const invalid = (why: string, agentId: string): AppError =>
 
 // A token of another agent or session reads as unknown: the answer must not tell whose it is.
 const check = (record: WakeTokenRecord | undefined, agentId: string, sessionId: string, now: number): WakeTokenRecord => {
-  if (!record || record.agentName !== agentId || record.sessionId !== sessionId)
+  if (!record || record.agentId !== agentId || record.sessionId !== sessionId)
     throw invalid("unknown to this agent's session", agentId);
   if (record.state === "used") throw invalid("already used", agentId);
   if (record.state !== "outstanding" || record.expiresAt <= now) throw invalid("expired", agentId);

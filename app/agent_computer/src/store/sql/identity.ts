@@ -28,7 +28,7 @@ export const identityRepo = (db: Db): IdentityRepo => ({
          agent_pid_start, host_shell_pids, cli_profile, terminal_title_ref, created_at, updated_at, last_seen_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $14, $14)`,
       [
-        a.name,
+        a.agentId,
         a.tokenHash,
         a.role,
         JSON.stringify(a.capabilities),
@@ -80,9 +80,9 @@ export const identityRepo = (db: Db): IdentityRepo => ({
     await db.run("DELETE FROM sessions WHERE agent_name = $1", [name]);
     await db.run("DELETE FROM agents WHERE name = $1", [name]);
   },
-  endOpenSession: async (agentName, sessionId, now) =>
+  endOpenSession: async (agentId, sessionId, now) =>
     (await db.run("UPDATE sessions SET ended_at = $3 WHERE agent_name = $1 AND id = $2 AND ended_at IS NULL", [
-      agentName,
+      agentId,
       sessionId,
       now,
     ])) === 1,

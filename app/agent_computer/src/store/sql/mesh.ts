@@ -18,7 +18,7 @@ export const str = (v: unknown): string => String(v);
 export const strOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
 
 export const toAgent = (r: Row): AgentRecord => ({
-  name: str(r.name),
+  agentId: str(r.name),
   tokenHash: str(r.token_hash),
   role: strOrNull(r.role),
   capabilities: jsonList(r.capabilities),
@@ -34,7 +34,7 @@ export const toAgent = (r: Row): AgentRecord => ({
 
 const toSession = (r: Row): SessionRecord => ({
   id: str(r.id),
-  agentName: str(r.agent_name),
+  agentId: str(r.agent_name),
   host: str(r.host),
   role: strOrNull(r.role),
   repo: strOrNull(r.repo),
@@ -146,7 +146,7 @@ export const meshRepo = (db: Db): MeshRepo => {
       await db.run(
         `INSERT INTO agents (name, token_hash, role, capabilities, class, description, host_id, created_at, updated_at, last_seen_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $8)`,
-        [a.name, a.tokenHash, a.role, JSON.stringify(a.capabilities), a.agentClass, a.description, a.hostId, a.now],
+        [a.agentId, a.tokenHash, a.role, JSON.stringify(a.capabilities), a.agentClass, a.description, a.hostId, a.now],
       );
     },
     touchAgent: async (name, now) => {
@@ -169,14 +169,14 @@ export const meshRepo = (db: Db): MeshRepo => {
           [sessionId, now],
         )
       ).map((r) => ({ messageId: str(r.message_id), sender: str(r.sender), kind: str(r.kind) }) satisfies ExpiredDelivery),
-    openSession: async (agentName) => {
-      const row = await db.get<Row>(OPEN_SESSION_SQL, [agentName]);
+    openSession: async (agentId) => {
+      const row = await db.get<Row>(OPEN_SESSION_SQL, [agentId]);
       return row ? toSession(row) : undefined;
     },
     insertSession: async (s) => {
       await db.run(`INSERT INTO sessions (${SESSION_COLUMNS}) VALUES (${placeholders(14)})`, [
         s.id,
-        s.agentName,
+        s.agentId,
         s.host,
         s.role,
         s.repo,
@@ -209,21 +209,21 @@ export const meshRepo = (db: Db): MeshRepo => {
         ],
       );
     },
-    renewSession: async (agentName, now) => {
-      const row = await db.get<Row>(RENEW_SESSION_SQL, [agentName, now]);
+    renewSession: async (agentId, now) => {
+      const row = await db.get<Row>(RENEW_SESSION_SQL, [agentId, now]);
       return row ? toSession(row) : undefined;
     },
-    extendSession: async (agentName, now) => {
-      await db.run(EXTEND_SESSION_SQL, [agentName, now]);
+    extendSession: async (agentId, now) => {
+      await db.run(EXTEND_SESSION_SQL, [agentId, now]);
     },
-    takeInboxSlot: async (agentName, now) => {
+    takeInboxSlot: async (agentId, now) => {
       // SQLite runs an UPDATE … RETURNING through a temporary table: an UPDATE and a read of the same row in
       // the same transaction cost half as much. PostgreSQL keeps the single round trip.
       if (db.dialect === "sqlite") {
-        if ((await db.run(NEXT_SEQ_SQL, [agentName])) === 0) return undefined;
-        return toInboxSlot(await db.get<Row>(INBOX_SLOT_SQL, [agentName, now]));
+        if ((await db.run(NEXT_SEQ_SQL, [agentId])) === 0) return undefined;
+        return toInboxSlot(await db.get<Row>(INBOX_SLOT_SQL, [agentId, now]));
       }
-      return toInboxSlot(await db.get<Row>(INBOX_SLOT_RETURNING_SQL, [agentName, now]));
+      return toInboxSlot(await db.get<Row>(INBOX_SLOT_RETURNING_SQL, [agentId, now]));
     },
 
     insertMessage: async (m) => {

@@ -5,7 +5,7 @@ type Row = Record<string, unknown>;
 
 const toToken = (r: Row): WakeTokenRecord => ({
   id: String(r.id),
-  agentName: String(r.agent_name),
+  agentId: String(r.agent_name),
   sessionId: String(r.session_id),
   firstSeq: num(r.first_seq),
   lastSeq: num(r.last_seq),
@@ -35,9 +35,9 @@ const OUTSTANDING_SQL = `
   LIMIT 1`;
 
 export const wakeRepo = (db: Db): WakeRepo => ({
-  backlog: async (sessionId, agentName, now) => {
+  backlog: async (sessionId, agentId, now) => {
     const session = await db.get<Row>("SELECT host, ended_at, expires_at FROM sessions WHERE id = $1", [sessionId]);
-    const row = await db.get<Row>(BACKLOG_SQL, [sessionId, agentName, now]);
+    const row = await db.get<Row>(BACKLOG_SQL, [sessionId, agentId, now]);
     const count = num(row?.n ?? 0);
     const outstanding = count > 0 && (await db.get<Row>(OUTSTANDING_SQL, [sessionId, now])) !== undefined;
     return {
@@ -51,31 +51,31 @@ export const wakeRepo = (db: Db): WakeRepo => ({
       outstanding,
     };
   },
-  closeStaleWakes: async (agentName, now) => {
+  closeStaleWakes: async (agentId, now) => {
     await db.run(
       `UPDATE wake_tokens SET state = 'expired'
        WHERE agent_name = $1 AND state = 'outstanding'
          AND (expires_at <= $2 OR NOT EXISTS (SELECT 1 FROM sessions s WHERE s.id = wake_tokens.session_id AND s.ended_at IS NULL))`,
-      [agentName, now],
+      [agentId, now],
     );
     await db.run(
       `UPDATE wake_tokens SET state = 'settled'
        WHERE agent_name = $1 AND state = 'outstanding'
          AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.session_id = wake_tokens.session_id AND d.state = 'pending'
                          AND d.seq BETWEEN wake_tokens.first_seq AND wake_tokens.last_seq)`,
-      [agentName],
+      [agentId],
     );
   },
-  countSince: async (agentName, since) =>
+  countSince: async (agentId, since) =>
     num(
-      (await db.get<Row>("SELECT COUNT(*) AS n FROM wake_tokens WHERE agent_name = $1 AND created_at > $2", [agentName, since]))
+      (await db.get<Row>("SELECT COUNT(*) AS n FROM wake_tokens WHERE agent_name = $1 AND created_at > $2", [agentId, since]))
         ?.n ?? 0,
     ),
-  oldestSince: async (agentName, since) =>
+  oldestSince: async (agentId, since) =>
     numOrNull(
       (
         await db.get<Row>("SELECT MIN(created_at) AS t FROM wake_tokens WHERE agent_name = $1 AND created_at > $2", [
-          agentName,
+          agentId,
           since,
         ])
       )?.t,
@@ -84,7 +84,7 @@ export const wakeRepo = (db: Db): WakeRepo => ({
     await db.run(
       `INSERT INTO wake_tokens (id, token_hash, agent_name, session_id, first_seq, last_seq, message_count, cursor_seq, state,
          created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $6, 'outstanding', $8, $9)`,
-      [t.id, t.tokenHash, t.agentName, t.sessionId, t.firstSeq, t.lastSeq, t.messageCount, t.createdAt, t.expiresAt],
+      [t.id, t.tokenHash, t.agentId, t.sessionId, t.firstSeq, t.lastSeq, t.messageCount, t.createdAt, t.expiresAt],
     );
   },
   findByHash: async (tokenHash) => {

@@ -1,0 +1,87 @@
+// The composition root (cli/kernel/deps.ts): the store it hands out opens at its first use, so a command that never
+// reaches the store (a Herdr command, a light watcher that gives way) never opens it; a one-shot command's clock
+// stops at the call's start, a waiting process's clock runs.
+import { readdirSync, readFileSync } from "node:fs";
+import { join, relative, resolve } from "node:path";
+import { describe, expect, test } from "vitest";
+import type { CommandContext } from "../../app/agent_computer/src/cli/kernel/context.ts";
+import { buildDeps, buildHerdrDeps, lazyStore } from "../../app/agent_computer/src/cli/kernel/deps.ts";
+import { resolvePaths } from "../../app/agent_computer/src/paths.ts";
+import type { Store } from "../../app/agent_computer/src/store/port.ts";
+
+const fakeContext = (env: Record<string, string> = {}) => {
+  const fullEnv = { AGENT_COMPUTER_HOME: "/nonexistent/ac-root-test", AGENT_COMPUTER_HOST_ID: "host-a", ...env };
+  let opens = 0;
+  let clock = 1_000;
+  const store: Store = {
+    dialect: "sqlite",
+    read: async (fn) => fn({} as never),
+    write: async (fn) => fn({} as never),
+    close: async () => {},
+  };
+  const ctx: CommandContext = {
+    env: fullEnv,
+    paths: resolvePaths(fullEnv),
+    now: () => clock,
+    store: async () => {
+      opens += 1;
+      return store;
+    },
+    readStdin: async () => "",
+  };
+  return { ctx, opens: () => opens, advance: (ms: number) => (clock += ms) };
+};
+
+describe("the composition root", () => {
+  test("building deps opens no store; the first read does, once per use through the context", async () => {
+    const f = fakeContext();
+    const deps = await buildDeps(f.ctx);
+    expect(f.opens()).toBe(0);
+    expect(await deps.store.read(async () => "read")).toBe("read");
+    expect(f.opens()).toBe(1);
+    expect(deps.local.hostId).toBe("host-a");
+  });
+
+  test("Herdr deps open no store until a service reads it", async () => {
+    const f = fakeContext();
+    const deps = await buildHerdrDeps(f.ctx);
+    expect(typeof deps.herdr.getAgent).toBe("function");
+    expect(f.opens()).toBe(0);
+    await deps.store.write(async () => undefined);
+    expect(f.opens()).toBe(1);
+  });
+
+  test("a one-shot command's clock stops at the call; a live clock runs", async () => {
+    const f = fakeContext();
+    const call = await buildDeps(f.ctx);
+    const live = await buildDeps(f.ctx, "live");
+    f.advance(500);
+    expect(call.now()).toBe(1_000);
+    expect(live.now()).toBe(1_500);
+    expect((await buildHerdrDeps(f.ctx)).now()).toBe(1_500);
+  });
+
+  test("the lazy store names its dialect from the environment and listens only on PostgreSQL", () => {
+    expect(lazyStore(fakeContext().ctx)).toMatchObject({ dialect: "sqlite" });
+    expect(lazyStore(fakeContext().ctx).listen).toBeUndefined();
+    const pg = lazyStore(fakeContext({ AGENT_COMPUTER_DATABASE_URL: "postgres://u@127.0.0.1:1/db" }).ctx);
+    expect(pg.dialect).toBe("postgres");
+    expect(typeof pg.listen).toBe("function");
+  });
+});
+
+const SRC = resolve(import.meta.dirname, "../../app/agent_computer/src");
+const ROOT = "cli/kernel/deps.ts";
+/** What only the composition root may turn into deps: host facts, rate limits from the environment. */
+const HOST_FACTS = /adapters\/local-host\.ts|rateLimitsFromEnv|from "node:os"/;
+
+test("no process but through the composition root reads host facts or rate limits for its deps", () => {
+  const readers = readdirSync(SRC, { recursive: true, encoding: "utf8" })
+    .filter((file) => file.endsWith(".ts") && /^(cli|worker|wake|console|sdk|domain)\//.test(file))
+    .filter((file) => file !== ROOT && !file.startsWith("domain/identity/rate-config"))
+    .filter((file) => {
+      const code = readFileSync(join(SRC, file), "utf8").replace(/^import type .*$/gm, "");
+      return HOST_FACTS.test(code);
+    });
+  expect(readers.map((file) => relative(SRC, join(SRC, file)))).toEqual([]);
+});
