@@ -9,7 +9,8 @@ import { buildDeps } from "../kernel/deps.ts";
 import { FIRST_TOKEN_FILE_DOC, withFirstTokenFile } from "../kernel/first-token-file.ts";
 import { oneLine } from "../kernel/one-line.ts";
 import { neutralizeLine } from "../kernel/output.ts";
-import { readSecret, renderAgent } from "./options.ts";
+import { readTokenFile } from "../kernel/token.ts";
+import { renderAgent } from "./options.ts";
 
 export const AGENT_CLASSES = ["orchestrator", "builder", "advisory", "auditor", "transient"] as const;
 
@@ -87,7 +88,7 @@ const runRegister = async (options: RegisterOptions, ctx: CommandContext): Promi
   const recoveryToken =
     options.recoveryTokenFile === undefined
       ? undefined
-      : await readSecret(ctx, "--recovery-token-file", options.recoveryTokenFile);
+      : await readTokenFile(ctx, "--recovery-token-file", options.recoveryTokenFile);
   const deps = await buildDeps(ctx);
   let vault: { vault_file?: string } = {};
   const result = await withFirstTokenFile(ctx, options.agentId, options.tokenFile, async (token) => {
