@@ -4,6 +4,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { CommandContext } from "../../app/agent_computer/src/cli/kernel/context.ts";
+import { readLimited } from "../../app/agent_computer/src/cli/kernel/input.ts";
 import sendCommand, { runSend, sendOptionsSchema } from "../../app/agent_computer/src/cli/mesh/agent-send-cli.ts";
 import { checkIn } from "../../app/agent_computer/src/domain/agents/checkin.ts";
 import { isAppError } from "../../app/agent_computer/src/errors.ts";
@@ -21,7 +22,7 @@ describe.each(storeNames)("agent-send-cli tells the sender the truth [%s]", (sto
 
   const ctxWith = (env: Record<string, string | undefined> = {}): CommandContext => {
     const full = { ...target.env, RELAY_AGENT_TOKEN: undefined, ...env };
-    return { env: full, paths: resolvePaths(full), now: () => clock.now, store: async () => store, readStdin: async () => "" };
+    return { env: full, paths: resolvePaths(full), now: () => clock.now, store: async () => store, readInput: readLimited };
   };
   const enter = async (agentId: string, ttlSeconds = 3600) => {
     const r = await checkIn(clock.deps(), { agentId, token: tokens.get(agentId), ttlSeconds });

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { runJobOptionsSchema, runRunJob } from "../../app/agent_computer/src/cli/automation/run-automation-job-cli.ts";
 import type { CommandContext } from "../../app/agent_computer/src/cli/kernel/context.ts";
+import { readLimited } from "../../app/agent_computer/src/cli/kernel/input.ts";
 import { checkIn } from "../../app/agent_computer/src/domain/agents/checkin.ts";
 import { claimAttempts, finishAttempt } from "../../app/agent_computer/src/domain/automation/attempts.ts";
 import { createJob } from "../../app/agent_computer/src/domain/automation/jobs.ts";
@@ -28,7 +29,7 @@ describe.each(storeNames)("run-automation-job-cli --wait-seconds exit status [%s
     paths: resolvePaths(target.env),
     now: () => clock.now,
     store: async () => store,
-    readStdin: async () => "",
+    readInput: readLimited,
   });
 
   /** Plays the worker: claims the one queued run and ends it as `state`, as soon as it is there. */

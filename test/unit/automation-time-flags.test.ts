@@ -4,6 +4,7 @@ import { describe, expect, test } from "vitest";
 import { checkbackOptionsSchema, runCheckback } from "../../app/agent_computer/src/cli/automation/create-checkback-cli.ts";
 import { cronOptionsSchema } from "../../app/agent_computer/src/cli/automation/create-cron-schedule-cli.ts";
 import type { CommandContext } from "../../app/agent_computer/src/cli/kernel/context.ts";
+import { readLimited } from "../../app/agent_computer/src/cli/kernel/input.ts";
 import { CRON_NICKNAMES, cronProblem, nextTick } from "../../app/agent_computer/src/domain/automation/cron.ts";
 import { isAppError } from "../../app/agent_computer/src/errors.ts";
 import { resolvePaths } from "../../app/agent_computer/src/paths.ts";
@@ -69,7 +70,7 @@ describe("--at", () => {
     paths: resolvePaths({ AGENT_COMPUTER_HOME: "/nonexistent" }),
     now: () => NOW,
     store: () => Promise.reject(new Error("validation must refuse before the store is opened")),
-    readStdin: async () => "",
+    readInput: readLimited,
   };
   const refusal = async (at: string) => {
     const error = await runCheckback(checkbackOptionsSchema.parse({ agentId: "a1", at }), ctx).catch((e: unknown) => e);

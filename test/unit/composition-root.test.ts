@@ -6,6 +6,7 @@ import { join, relative, resolve } from "node:path";
 import { describe, expect, test } from "vitest";
 import type { CommandContext } from "../../app/agent_computer/src/cli/kernel/context.ts";
 import { buildDeps, buildHerdrDeps, lazyStore } from "../../app/agent_computer/src/cli/kernel/deps.ts";
+import { readLimited } from "../../app/agent_computer/src/cli/kernel/input.ts";
 import { resolvePaths } from "../../app/agent_computer/src/paths.ts";
 import type { Store } from "../../app/agent_computer/src/store/port.ts";
 
@@ -27,7 +28,7 @@ const fakeContext = (env: Record<string, string> = {}) => {
       opens += 1;
       return store;
     },
-    readStdin: async () => "",
+    readInput: readLimited,
   };
   return { ctx, opens: () => opens, advance: (ms: number) => (clock += ms) };
 };

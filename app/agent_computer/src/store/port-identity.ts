@@ -1,5 +1,5 @@
 // The identity and task parts of the store port (re-exported by port.ts).
-import type { AgentRecord } from "./port.ts";
+import type { AgentRecord } from "./port-mesh.ts";
 
 /** The agent row with everything registration records about its current holder. */
 export interface IdentityRecord extends AgentRecord {

@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { commandLine } from "../../command-line.ts";
 import { type ManualRunResult, startManualRun } from "../../domain/automation/manual-run.ts";
@@ -8,6 +7,7 @@ import { AppError } from "../../errors.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildDeps } from "../kernel/deps.ts";
+import { readFlagInput } from "../kernel/input.ts";
 import { jobIdSchema, OWNER_ENV, OWNER_ERRORS, owner, ownerFields, ownerWords } from "./shared.ts";
 
 const MAX_DATA_BYTES = 262_144;
@@ -31,14 +31,7 @@ export type RunJobResult = ManualRunResult & { run?: RunView; note?: string };
 
 const readData = async (options: RunJobOptions, ctx: CommandContext): Promise<unknown> => {
   if (options.dataFile === undefined) return null;
-  let text: string;
-  try {
-    text = options.dataFile === "-" ? await ctx.readStdin() : readFileSync(options.dataFile, "utf8");
-  } catch {
-    throw new AppError("INVALID_INPUT", `--data-file: cannot read ${options.dataFile}`);
-  }
-  if (Buffer.byteLength(text, "utf8") > MAX_DATA_BYTES)
-    throw new AppError("INVALID_INPUT", `--data-file: at most ${MAX_DATA_BYTES} bytes`);
+  const text = await readFlagInput(ctx, "--data-file", options.dataFile, MAX_DATA_BYTES);
   try {
     return JSON.parse(text);
   } catch {

@@ -1,13 +1,20 @@
 // worker-env-cli set|list|unset: the owner's WorkerEnv, handed to every attempt of the owner's jobs.
 
-import { readFileSync } from "node:fs";
 import { z } from "zod";
-import { ENV_KEY, listWorkerEnv, parseEnvLines, setWorkerEnv, unsetWorkerEnv } from "../../domain/automation/worker-env.ts";
-import { AppError } from "../../errors.ts";
+import {
+  ENV_KEY,
+  listWorkerEnv,
+  MAX_ENTRIES,
+  MAX_VALUE_BYTES,
+  parseEnvLines,
+  setWorkerEnv,
+  unsetWorkerEnv,
+} from "../../domain/automation/worker-env.ts";
 import type { BinaryDef } from "../kernel/command.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildDeps } from "../kernel/deps.ts";
+import { readFlagInput } from "../kernel/input.ts";
 import { OWNER_ENV, OWNER_ERRORS, owner, ownerFields } from "./shared.ts";
 
 const TRUST =
@@ -22,13 +29,10 @@ export const setOptionsSchema = z.object({
     .describe("KEY=VALUE lines from this file, or - for stdin (values never go in argv: ps and shell history show argv)"),
 });
 
-const readLines = async (file: string, ctx: CommandContext): Promise<string> => {
-  try {
-    return file === "-" ? await ctx.readStdin() : readFileSync(file, "utf8");
-  } catch {
-    throw new AppError("INVALID_INPUT", `--file: cannot read ${file}`);
-  }
-};
+/** The most a file of MAX_ENTRIES variables at their largest can hold, with room for keys and line ends. */
+const MAX_FILE_BYTES = MAX_ENTRIES * (MAX_VALUE_BYTES + 256);
+
+const readLines = (file: string, ctx: CommandContext): Promise<string> => readFlagInput(ctx, "--file", file, MAX_FILE_BYTES);
 
 export const setCommand = defineCommand({
   name: "worker-env-cli set",

@@ -4,17 +4,9 @@ import { leaseView } from "../../domain/herdr/inventory.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildHerdrDeps } from "../kernel/deps.ts";
+import { oneLine } from "../kernel/one-line.ts";
 import { LEASE_OUTPUT } from "./lease-docs.ts";
-import {
-  AUTHORITY_ERRORS,
-  agentNameSchema,
-  BINDING_ENV,
-  kindSchema,
-  oneLine,
-  renderLease,
-  seqSchema,
-  sha256Schema,
-} from "./shared.ts";
+import { AUTHORITY_ERRORS, agentNameSchema, BINDING_ENV, kindSchema, renderLease, seqSchema, sha256Schema } from "./shared.ts";
 
 const paneIdSchema = z.string().regex(/^[A-Za-z0-9]+:[A-Za-z0-9]+$/, "must be a Herdr pane id (w1:p2)");
 
@@ -28,9 +20,9 @@ export const adoptOptionsSchema = z.object({
   expectedKind: kindSchema.describe("the kind it must be"),
   expectedCwd: z.string().min(1).describe("the working directory it must have"),
   expectedSeq: seqSchema.describe("the state_change_seq it must be at (idle or done)"),
-  authorityRef: oneLine(500).describe("durable reference to what authorises the cleanup"),
+  authorityRef: oneLine(500, { min: 1, describe: "durable reference to what authorises the cleanup" }),
   authoritySha256: sha256Schema.describe("SHA-256 of that authority"),
-  purpose: oneLine(200).describe("one line: why it is adopted"),
+  purpose: oneLine(200, { min: 1, describe: "one line: why it is adopted" }),
   protectedPane: z
     .array(paneIdSchema)
     .max(50)

@@ -4,13 +4,14 @@ import { closeView } from "../../domain/herdr/inventory.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildHerdrDeps } from "../kernel/deps.ts";
+import { oneLine } from "../kernel/one-line.ts";
 import { CLOSE_OUTPUT, CLOSE_RULES } from "./lease-docs.ts";
-import { AUTHORITY_ERRORS, BINDING_ENV, leaseIdSchema, oneLine, readLinesSchema, seqSchema, sha256Schema } from "./shared.ts";
+import { AUTHORITY_ERRORS, BINDING_ENV, leaseIdSchema, readLinesSchema, seqSchema, sha256Schema } from "./shared.ts";
 
 export const adoptedCloseOptionsSchema = z.object({
   leaseId: leaseIdSchema.describe("the adopted lease to close"),
   expectedSeq: seqSchema.describe("the agent's state_change_seq you last observed"),
-  checkpointRef: oneLine(500).describe("durable, content-free checkpoint of what the agent left"),
+  checkpointRef: oneLine(500, { min: 1, describe: "durable, content-free checkpoint of what the agent left" }),
   checkpointSha256: sha256Schema.describe("SHA-256 of that checkpoint"),
   readLines: readLinesSchema,
 });

@@ -2,7 +2,8 @@
 import { z } from "zod";
 import type { ControllerView } from "../../domain/herdr/controller-lease.ts";
 import { DEFAULT_CONTROLLER_TTL_SECONDS } from "../../domain/herdr/controller-lease.ts";
-import { oneLine, sha256Schema } from "./shared.ts";
+import { oneLine } from "../kernel/one-line.ts";
+import { sha256Schema } from "./shared.ts";
 
 export const ttlSchema = z.coerce
   .number()
@@ -13,7 +14,10 @@ export const ttlSchema = z.coerce
   .describe("lease lifetime in seconds; renew before it ends");
 
 export const authorityOptionsSchema = z.object({
-  authorityRef: oneLine(500).describe("durable reference to what authorises this coordination (issue, ticket, spec URL)"),
+  authorityRef: oneLine(500, {
+    min: 1,
+    describe: "durable reference to what authorises this coordination (issue, ticket, spec URL)",
+  }),
   authoritySha256: sha256Schema.describe("the SHA-256 of that authority document as you accepted it"),
   ttlSeconds: ttlSchema,
 });

@@ -3,11 +3,15 @@ import { type ControllerView, releaseController } from "../../domain/herdr/contr
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildHerdrDeps } from "../kernel/deps.ts";
+import { oneLine } from "../kernel/one-line.ts";
 import { CONTROLLER_OUTPUT, renderController } from "./lease-controller-options.ts";
-import { AUTHORITY_ERRORS, BINDING_ENV, oneLine, sha256Schema } from "./shared.ts";
+import { AUTHORITY_ERRORS, BINDING_ENV, sha256Schema } from "./shared.ts";
 
 export const releaseOptionsSchema = z.object({
-  checkpointRef: oneLine(500).describe("durable reference to a content-free checkpoint of where coordination stands"),
+  checkpointRef: oneLine(500, {
+    min: 1,
+    describe: "durable reference to a content-free checkpoint of where coordination stands",
+  }),
   checkpointSha256: sha256Schema.describe("the SHA-256 of that checkpoint"),
 });
 export type ReleaseOptions = z.output<typeof releaseOptionsSchema>;

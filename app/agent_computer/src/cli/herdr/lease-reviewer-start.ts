@@ -4,6 +4,7 @@ import { EFFORTS, startReviewer } from "../../domain/herdr/reviewer.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildHerdrDeps } from "../kernel/deps.ts";
+import { oneLine } from "../kernel/one-line.ts";
 import { LEASE_OUTPUT } from "./lease-docs.ts";
 import {
   AUTHORITY_ERRORS,
@@ -11,7 +12,6 @@ import {
   BINDING_ENV,
   busyWindowSchema,
   kindSchema,
-  oneLine,
   renderLease,
   startTimeoutSchema,
 } from "./shared.ts";
@@ -20,7 +20,7 @@ export const reviewerStartOptionsSchema = z.object({
   name: agentNameSchema.describe("the reviewer agent's name (unique among held leases)"),
   kind: kindSchema.describe("the agent kind Herdr starts"),
   cwd: z.string().min(1).describe("absolute path of the ticket worktree; the new tab is rooted there"),
-  purpose: oneLine(200).describe("one line: what this reviewer is for"),
+  purpose: oneLine(200, { min: 1, describe: "one line: what this reviewer is for" }),
   startTimeoutMs: startTimeoutSchema,
   busyWindowMs: busyWindowSchema,
   nativeArgs: z

@@ -4,13 +4,13 @@ import { releaseWriter } from "../../domain/herdr/writer.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildHerdrDeps } from "../kernel/deps.ts";
+import { oneLine } from "../kernel/one-line.ts";
 import { CLOSE_OUTPUT, CLOSE_RULES } from "./lease-docs.ts";
 import {
   AUTHORITY_ERRORS,
   BINDING_ENV,
   commitSchema,
   leaseIdSchema,
-  oneLine,
   readLinesSchema,
   seqSchema,
   sha256Schema,
@@ -21,9 +21,10 @@ export const writerReleaseOptionsSchema = z.object({
   expectedSeq: seqSchema.describe("the writer's state_change_seq you last observed"),
   expectedHead: commitSchema.describe("HEAD of the worktree as you just observed it"),
   expectedStatusSha256: sha256Schema.describe("status digest of the worktree as you just observed it"),
-  checkpointRef: oneLine(500).describe(
-    "durable, content-free checkpoint: branch, HEAD, status digest, tests, blockers, next step",
-  ),
+  checkpointRef: oneLine(500, {
+    min: 1,
+    describe: "durable, content-free checkpoint: branch, HEAD, status digest, tests, blockers, next step",
+  }),
   checkpointSha256: sha256Schema.describe("SHA-256 of that checkpoint"),
   readLines: readLinesSchema,
 });

@@ -4,6 +4,7 @@ import { startWriter } from "../../domain/herdr/writer.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildHerdrDeps } from "../kernel/deps.ts";
+import { oneLine } from "../kernel/one-line.ts";
 import { LEASE_OUTPUT } from "./lease-docs.ts";
 import {
   AUTHORITY_ERRORS,
@@ -12,7 +13,6 @@ import {
   busyWindowSchema,
   commitSchema,
   kindSchema,
-  oneLine,
   renderLease,
   sha256Schema,
   startTimeoutSchema,
@@ -23,9 +23,9 @@ const branchSchema = z.string().regex(/^[A-Za-z0-9._/-]{1,200}$/, "must be a bra
 export const writerStartOptionsSchema = z.object({
   name: agentNameSchema.describe("the writer agent's name (unique among held leases)"),
   kind: kindSchema.describe("the agent kind Herdr starts"),
-  purpose: oneLine(200).describe("one line: what this writer is for"),
-  ticketRef: oneLine(500).describe("durable reference to the accepted ticket"),
-  authorityRef: oneLine(500).describe("durable reference to what authorises this writer"),
+  purpose: oneLine(200, { min: 1, describe: "one line: what this writer is for" }),
+  ticketRef: oneLine(500, { min: 1, describe: "durable reference to the accepted ticket" }),
+  authorityRef: oneLine(500, { min: 1, describe: "durable reference to what authorises this writer" }),
   authoritySha256: sha256Schema.describe("SHA-256 of that authority as you accepted it"),
   worktree: z.string().min(1).describe("absolute root of a linked Git worktree (git worktree add)"),
   branch: branchSchema.describe("the branch checked out there; must not be protected"),

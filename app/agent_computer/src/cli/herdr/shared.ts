@@ -29,14 +29,6 @@ export const AUTHORITY_ERRORS: readonly ErrorCode[] = [
   "CONFIG_INVALID",
 ];
 
-export const oneLine = (max: number) =>
-  z
-    .string()
-    .min(1)
-    .max(max)
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: one printable line
-    .regex(/^[^\u0000-\u001f\u007f]*$/, "must be one line without control characters");
-
 export const sha256Schema = z.string().regex(/^[0-9a-f]{64}$/, "must be a lowercase hex SHA-256 (64 characters)");
 export const commitSchema = z.string().regex(/^([0-9a-f]{40}|[0-9a-f]{64})$/, "must be a full lowercase commit id");
 export const agentNameSchema = z.string().regex(HERDR_AGENT_NAME_PATTERN, "must be a Herdr agent name: [a-z][a-z0-9_-]{0,31}");

@@ -7,15 +7,17 @@ import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildDeps } from "../kernel/deps.ts";
 import { FIRST_TOKEN_FILE_DOC, withFirstTokenFile } from "../kernel/first-token-file.ts";
+import { oneLine } from "../kernel/one-line.ts";
 import { neutralizeLine } from "../kernel/output.ts";
-import { oneLine, readSecret, renderAgent } from "./options.ts";
+import { readTokenFile } from "../kernel/token.ts";
+import { renderAgent } from "./options.ts";
 
 export const AGENT_CLASSES = ["orchestrator", "builder", "advisory", "auditor", "transient"] as const;
 
 export const registerOptionsSchema = z
   .object({
     agentId: agentId("the agent name (ASCII)"),
-    role: oneLine(64).min(1).describe("free text: orchestrator, builder, ops, …"),
+    role: oneLine(64, { min: 1, describe: "free text: orchestrator, builder, ops, …" }),
     capabilities: z
       .array(capabilitySchema)
       .max(64)
@@ -50,7 +52,7 @@ export const registerOptionsSchema = z
       .max(64)
       .optional()
       .describe(`agent CLI of this session: ${CLI_PROFILES.join("|")}; anything else is stored as null`),
-    terminalTitleRef: oneLine(256).optional().describe("the title its terminal was spawned with"),
+    terminalTitleRef: z.optional(oneLine(256, { describe: "the title its terminal was spawned with" })),
     tokenFile: z.string().min(1).optional().describe(FIRST_TOKEN_FILE_DOC),
     recoveryTokenFile: z.string().min(1).optional().describe("file (or - for stdin) holding the recovery token"),
     force: z.boolean().default(false).describe("take the name over: a compare-and-swap on --expected-session-id"),
@@ -86,7 +88,7 @@ const runRegister = async (options: RegisterOptions, ctx: CommandContext): Promi
   const recoveryToken =
     options.recoveryTokenFile === undefined
       ? undefined
-      : await readSecret(ctx, "--recovery-token-file", options.recoveryTokenFile);
+      : await readTokenFile(ctx, "--recovery-token-file", options.recoveryTokenFile);
   const deps = await buildDeps(ctx);
   let vault: { vault_file?: string } = {};
   const result = await withFirstTokenFile(ctx, options.agentId, options.tokenFile, async (token) => {

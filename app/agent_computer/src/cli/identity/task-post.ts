@@ -5,13 +5,14 @@ import { TASK_PRIORITIES } from "../../store/port-identity.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildDeps } from "../kernel/deps.ts";
+import { oneLine } from "../kernel/one-line.ts";
 import { neutralizeLine } from "../kernel/output.ts";
 import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
-import { AUTH_ENV, oneLine } from "./options.ts";
+import { AUTH_ENV } from "./options.ts";
 
 export const postOptionsSchema = z.object({
   agentId: agentId("the posting agent (authenticated by its token)"),
-  title: oneLine(200).min(1).describe("one line saying what is to be done"),
+  title: oneLine(200, { min: 1, describe: "one line saying what is to be done" }),
   body: z.string().min(1).max(16_384).describe("the details, at most 16384 characters"),
   requireCap: z.array(capabilitySchema).min(1).max(32).describe("capabilities the assignee must have (all of them)"),
   priority: z.enum(TASK_PRIORITIES).default("normal").describe("queued tasks are handed out most urgent first"),

@@ -8,5 +8,6 @@ export interface CommandContext {
   now(): number;
   /** Opens (creating and migrating on first use) the store chosen by the environment. */
   store(): Promise<Store>;
-  readStdin(): Promise<string>;
+  /** "-" (stdin) or a file, as text; throws InputTooLarge (input.ts) once more than maxBytes arrive. */
+  readInput(path: string, maxBytes: number): Promise<string>;
 }

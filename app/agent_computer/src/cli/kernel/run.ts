@@ -8,12 +8,6 @@ import type { CommandContext } from "./context.ts";
 import { toJson, writeStderr, writeStdout } from "./output.ts";
 import { reachedPhase } from "./startup-phase.ts";
 
-const readStdin = async (): Promise<string> => {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8");
-};
-
 /** Builds the real context; the store is opened lazily so help and usage errors never load a driver. */
 export const createContext = (
   env: Record<string, string | undefined>,
@@ -33,7 +27,7 @@ export const createContext = (
         });
       return opened;
     },
-    readStdin,
+    readInput: (path, maxBytes) => import("./input.ts").then((m) => m.readLimited(path, maxBytes)),
     closeStore: async () => {
       if (opened) await (await opened.catch(() => undefined))?.close();
     },

@@ -3,6 +3,7 @@ import { noteTokenOrigin } from "../../domain/identity/token-origin.ts";
 import { AppError } from "../../errors.ts";
 import { readVaultToken } from "../../local/vault.ts";
 import type { CommandContext } from "./context.ts";
+import { readFlagInput } from "./input.ts";
 
 export const tokenFileSchema = z
   .optional(z.string().check(z.minLength(1)))
@@ -11,6 +12,20 @@ export const tokenFileSchema = z
       "file holding the agent token (never pass the token itself in argv); falls back to RELAY_AGENT_TOKEN, then the vault",
     ),
   );
+
+/** A token is 60-odd characters; a file much larger than that holds no token. */
+const MAX_TOKEN_FILE_BYTES = 4096;
+
+/** The token in `flag <path>` (or stdin for "-"): one message for a missing, unreadable, oversized or empty file. */
+export const readTokenFile = async (ctx: CommandContext, flag: string, path: string): Promise<string> => {
+  const token = await readFlagInput(ctx, flag, path, MAX_TOKEN_FILE_BYTES).then(
+    (text) => text.trim(),
+    () => "",
+  );
+  // The path is named, never the content.
+  if (!token) throw new AppError("INVALID_INPUT", `${flag}: cannot read a token from ${path === "-" ? "stdin" : path}`);
+  return token;
+};
 
 /**
  * The token for an agent: --token-file, then RELAY_AGENT_TOKEN, then the local vault. Never from argv. Where it
@@ -22,13 +37,7 @@ export const resolveToken = async (
   tokenFile: string | undefined,
 ): Promise<string | undefined> => {
   if (tokenFile !== undefined) {
-    let token: string | undefined;
-    try {
-      token = (await Bun.file(tokenFile).text()).trim();
-    } catch {
-      // The path is reported, never the content.
-    }
-    if (!token) throw new AppError("INVALID_INPUT", `--token-file: cannot read a token from ${tokenFile}`);
+    const token = await readTokenFile(ctx, "--token-file", tokenFile);
     noteTokenOrigin(token, {
       source: `--token-file ${tokenFile}`,
       hint: `that file holds another agent's token or an outdated one; give the file with ${agentId}'s current token`,

@@ -9,17 +9,15 @@ import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildDeps } from "../kernel/deps.ts";
 import { FIRST_TOKEN_FILE_DOC, withFirstTokenFile } from "../kernel/first-token-file.ts";
+import { oneLine } from "../kernel/one-line.ts";
 import { neutralizeLine } from "../kernel/output.ts";
-
-const oneLine = (max: number, min = 0) =>
-  z.string().check(z.minLength(min), z.maxLength(max), z.regex(/^[^\n\r]*$/, "must be one line"));
 
 export const checkinOptionsSchema = z.object({
   agentId: agentIdSchema,
   role: z
-    .optional(oneLine(64, 1))
+    .optional(oneLine(64, { min: 1 }))
     .check(z.describe("what kind of agent this is (builder, reviewer, release, ping, verification, …)")),
-  repo: z.optional(oneLine(256, 1)).check(z.describe("the repository or project this session works on")),
+  repo: z.optional(oneLine(256, { min: 1 })).check(z.describe("the repository or project this session works on")),
   capabilities: z
     .optional(z.array(capabilitySchema).check(z.maxLength(32)))
     .check(z.describe("capabilities this session offers")),

@@ -5,6 +5,7 @@ import { AppError } from "../../errors.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildDeps } from "../kernel/deps.ts";
+import { readFlagInput } from "../kernel/input.ts";
 import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
 
 export const MAX_BODY_BYTES = 65_536;
@@ -59,12 +60,7 @@ export type SendOptions = z.output<typeof sendOptionsSchema>;
 
 const readBody = async (options: SendOptions, ctx: CommandContext): Promise<string> => {
   if (options.body !== undefined) return options.body;
-  let text: string;
-  try {
-    text = options.bodyFile === "-" ? await ctx.readStdin() : await Bun.file(options.bodyFile as string).text();
-  } catch {
-    throw new AppError("INVALID_INPUT", `--body-file: cannot read ${options.bodyFile}`);
-  }
+  const text = await readFlagInput(ctx, "--body-file", options.bodyFile as string, MAX_BODY_BYTES);
   if (text.length === 0) throw new AppError("INVALID_INPUT", "--body-file: the body is empty");
   if (!noNul(text)) throw new AppError("INVALID_INPUT", `--body-file: the body ${NUL_REFUSED}`);
   const bytes = Buffer.byteLength(text, "utf8");

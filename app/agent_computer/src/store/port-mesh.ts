@@ -1,0 +1,161 @@
+// The mesh side of the store port: agents, sessions, messages and their deliveries.
+
+export interface AgentRecord {
+  agentId: string;
+  tokenHash: string;
+  role: string | null;
+  capabilities: string[];
+  agentClass: string;
+  description: string | null;
+  hostId: string | null;
+  authState: "active" | "recovery_pending" | "revoked";
+  lastSeq: number;
+  createdAt: number;
+  updatedAt: number;
+  lastSeenAt: number;
+}
+
+export interface NewAgent {
+  agentId: string;
+  tokenHash: string;
+  role: string | null;
+  capabilities: string[];
+  agentClass: string;
+  description: string | null;
+  hostId: string | null;
+  now: number;
+}
+
+export interface SessionRecord {
+  id: string;
+  agentId: string;
+  host: string;
+  role: string | null;
+  repo: string | null;
+  caps: string[];
+  statusLine: string | null;
+  statusSetAt: number | null;
+  ttlSeconds: number;
+  startedAt: number;
+  lastActivityAt: number;
+  expiresAt: number;
+  watermarkSeq: number;
+  endedAt: number | null;
+}
+
+export type DeliveryState = "pending" | "acked" | "expired_undelivered" | "not_checked_in";
+
+export interface NewMessage {
+  id: string;
+  sender: string;
+  kind: "message" | "bounce" | "event";
+  body: string;
+  threadId: string | null;
+  idempotencyKey: string | null;
+  /** With an idempotency key: a hash of what was asked (body, recipients, thread), so a reuse of the key for another message is told apart from a retry. */
+  idempotencyHash?: string | null;
+  createdAt: number;
+}
+
+export interface NewDelivery {
+  messageId: string;
+  recipient: string;
+  seq: number;
+  state: DeliveryState;
+  sessionId: string | null;
+}
+
+export interface InboxEntry {
+  id: string;
+  seq: number;
+  sender: string;
+  kind: string;
+  body: string;
+  threadId: string | null;
+  createdAt: number;
+}
+
+export interface DeliveryRecord {
+  messageId: string;
+  recipient: string;
+  seq: number;
+  state: DeliveryState;
+  sessionId: string | null;
+  ackedAt: number | null;
+  closedAt: number | null;
+}
+
+export interface SentMessage {
+  id: string;
+  kind: string;
+  body: string;
+  threadId: string | null;
+  createdAt: number;
+  /** See NewMessage.idempotencyHash; null for messages sent without a key or stored before hashes were kept. */
+  idempotencyHash: string | null;
+  deliveries: DeliveryRecord[];
+}
+
+export interface ExpiredDelivery {
+  messageId: string;
+  sender: string;
+  kind: string;
+}
+
+/** A recipient's next sequence number, its live session (if any) and what registration recorded about its process. */
+export interface InboxSlot {
+  seq: number;
+  sessionId: string | undefined;
+  holder: Pick<AgentRecord, "hostId"> & { agentPid: number | null; agentPidStart: string | null };
+}
+
+/** What the start of an authenticated mesh call needs, read in one step (see MeshRepo.callerState). */
+export interface CallerState {
+  tokenHash: string;
+  authState: AgentRecord["authState"];
+  lastSeenAt: number;
+  /** last_activity_at of the caller's open session; undefined when it has none. */
+  sessionActivityAt: number | undefined;
+  /** expires_at of the caller's open session (it may have run out and not be ended yet); undefined when it has none. */
+  sessionExpiresAt: number | undefined;
+  /** true when some open session (anyone's) has run out its ttl and is waiting to be ended. */
+  expiryDue: boolean;
+}
+
+/** Everything the mesh needs from the store, inside one transaction. */
+export interface MeshRepo {
+  getAgent(agentId: string, lock?: boolean): Promise<AgentRecord | undefined>;
+  /** The caller's credentials and presence, and whether expiry is due at `now`; undefined for an unknown name. */
+  callerState(agentId: string, now: number): Promise<CallerState | undefined>;
+  insertAgent(agent: NewAgent): Promise<void>;
+  touchAgent(agentId: string, now: number): Promise<void>;
+  /** Atomically ends open sessions whose ttl ran out; each session is returned to exactly one caller. */
+  endExpiredSessions(now: number): Promise<SessionRecord[]>;
+  /** Marks the session's pending deliveries expired_undelivered and returns them. */
+  expireDeliveries(sessionId: string, now: number): Promise<ExpiredDelivery[]>;
+  openSession(agentId: string): Promise<SessionRecord | undefined>;
+  insertSession(session: SessionRecord): Promise<void>;
+  updateSession(session: SessionRecord): Promise<void>;
+  /** Extends the open session of the agent by its own ttl; returns it, or undefined when none is open. */
+  renewSession(agentId: string, now: number): Promise<SessionRecord | undefined>;
+  /** renewSession for callers that do not need the session back. */
+  extendSession(agentId: string, now: number): Promise<void>;
+  /**
+   * Takes the agent's next inbox sequence number and, in the same step, the id of its open session if that is
+   * still live at `now` (the delivery rule). Undefined when no agent has that name: nothing changes.
+   */
+  takeInboxSlot(agentId: string, now: number): Promise<InboxSlot | undefined>;
+  insertMessage(message: NewMessage): Promise<void>;
+  insertDelivery(delivery: NewDelivery): Promise<void>;
+  findByIdempotencyKey(sender: string, key: string): Promise<SentMessage | undefined>;
+  releaseIdempotencyKey(sender: string, key: string, olderThan: number): Promise<void>;
+  pending(sessionId: string, limit: number): Promise<InboxEntry[]>;
+  countPending(sessionId: string): Promise<number>;
+  deliveriesOf(recipient: string, messageIds: readonly string[]): Promise<DeliveryRecord[]>;
+  ack(recipient: string, messageIds: readonly string[], now: number): Promise<string[]>;
+  ackUpToSeq(sessionId: string, seq: number, now: number): Promise<string[]>;
+  sent(sender: string, limit: number): Promise<SentMessage[]>;
+  /** Open sessions (live ones unless includeStale), newest activity first, with the latest session of stale agents. */
+  directory(now: number, includeStale: boolean): Promise<SessionRecord[]>;
+  liveSessions(now: number): Promise<SessionRecord[]>;
+}
