@@ -48,4 +48,11 @@ describe.skipIf(!built)("a symlink to dist/agent-computer named after a binary r
     expect(run.exitCode).toBe(2);
     expect(run.stderr).toContain('unknown binary name "not-a-binary"');
   });
+
+  test("a name that only an object's prototype knows (constructor) is no binary either", async () => {
+    symlinkSync(compiled, join(dir, "constructor"));
+    const run = await execa(join(dir, "constructor"), ["--agent-id", "x"], { env, reject: false });
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toContain('unknown binary name "constructor"');
+  });
 });

@@ -26,7 +26,7 @@ const main = async (): Promise<void> => {
       process.exit(0);
     }
   }
-  const load = binaries[invokedAs];
+  const load = Object.hasOwn(binaries, invokedAs) ? binaries[invokedAs] : undefined;
   if (!load) {
     process.stderr.write(`agent-computer: unknown binary name "${invokedAs}"; known: ${Object.keys(binaries).join(", ")}\n`);
     process.exit(2);
