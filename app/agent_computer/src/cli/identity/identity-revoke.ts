@@ -4,7 +4,7 @@ import { removeVaultToken } from "../../local/vault.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildDeps } from "../kernel/deps.ts";
-import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
+import { AUTHENTICATED_ERRORS, resolveToken, tokenFileSchema } from "../kernel/token.ts";
 import { AUTH_ENV, nameOption } from "./options.ts";
 
 export const revokeOptionsSchema = z.object({
@@ -52,15 +52,7 @@ export default defineCommand({
   output:
     '{"success":true,"name","auth_state":"revoked|recovery_pending","revoked_at","ended_session_id",' +
     '"recovery_token"?(shown once),"recovery_note"?,"note"}',
-  errors: [
-    "INVALID_INPUT",
-    "AUTH_FAILED",
-    "RECOVERY_REQUIRED",
-    "UNKNOWN_AGENT",
-    "STORE_UNAVAILABLE",
-    "CONFIG_INVALID",
-    "INTERNAL",
-  ],
+  errors: AUTHENTICATED_ERRORS,
   env: AUTH_ENV,
   examples: [
     "agent-identity-cli revoke-token --agent-id builder-1",

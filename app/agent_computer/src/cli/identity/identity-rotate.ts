@@ -4,7 +4,7 @@ import { writeVaultToken } from "../../local/vault.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildDeps } from "../kernel/deps.ts";
-import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
+import { AUTHENTICATED_ERRORS, resolveToken, tokenFileSchema } from "../kernel/token.ts";
 import { AUTH_ENV, nameOption } from "./options.ts";
 
 export const rotateOptionsSchema = z.object({ agentId: nameOption, tokenFile: tokenFileSchema });
@@ -35,15 +35,7 @@ export default defineCommand({
   flags: { agentId: { aliases: ["--name"] } },
   writes: "the token hash of the agent and the vault file of this host.",
   output: '{"success":true,"name","agent_token"(shown once),"auth_note","rotated_at","vault_file"}',
-  errors: [
-    "INVALID_INPUT",
-    "AUTH_FAILED",
-    "RECOVERY_REQUIRED",
-    "UNKNOWN_AGENT",
-    "STORE_UNAVAILABLE",
-    "CONFIG_INVALID",
-    "INTERNAL",
-  ],
+  errors: AUTHENTICATED_ERRORS,
   env: AUTH_ENV,
   examples: [
     "agent-identity-cli rotate-token --agent-id builder-1",

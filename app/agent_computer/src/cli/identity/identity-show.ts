@@ -3,7 +3,7 @@ import { type ShowResult, showAgent } from "../../domain/identity/show.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildDeps } from "../kernel/deps.ts";
-import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
+import { AUTHENTICATED_ERRORS, resolveToken, tokenFileSchema } from "../kernel/token.ts";
 import { AUTH_ENV, nameOption, renderAgent } from "./options.ts";
 
 export const showOptionsSchema = z.object({ agentId: nameOption, tokenFile: tokenFileSchema });
@@ -32,15 +32,7 @@ export default defineCommand({
     '{"success":true,"agent":{"name","role","capabilities","class","description","host_id","managed","agent_pid",' +
     '"agent_pid_start","host_shell_pids","cli_profile","terminal_title_ref","auth_state","session_id","alive",' +
     '"liveness_evidence":"pid|age","created_at","last_seen_at"},"open_tasks"}',
-  errors: [
-    "INVALID_INPUT",
-    "AUTH_FAILED",
-    "RECOVERY_REQUIRED",
-    "UNKNOWN_AGENT",
-    "STORE_UNAVAILABLE",
-    "CONFIG_INVALID",
-    "INTERNAL",
-  ],
+  errors: AUTHENTICATED_ERRORS,
   env: AUTH_ENV,
   examples: [
     "agent-identity-cli show --agent-id builder-1",

@@ -5,7 +5,7 @@ import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildDeps } from "../kernel/deps.ts";
 import { neutralizeLine } from "../kernel/output.ts";
-import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
+import { AUTHENTICATED_ERRORS, resolveToken, tokenFileSchema } from "../kernel/token.ts";
 import { AUTH_ENV, nameOption } from "./options.ts";
 
 export const unregisterOptionsSchema = z.object({ agentId: nameOption, tokenFile: tokenFileSchema });
@@ -42,15 +42,7 @@ export default defineCommand({
   writes: "deletes the agent row, its sessions and deliveries; re-routes its open tasks; removes the vault file.",
   output:
     '{"success":true,"name","removed":true,"ended_session_id","rerouted_tasks":[{"task_id","title","priority","state","assignee"}]}',
-  errors: [
-    "INVALID_INPUT",
-    "AUTH_FAILED",
-    "RECOVERY_REQUIRED",
-    "UNKNOWN_AGENT",
-    "STORE_UNAVAILABLE",
-    "CONFIG_INVALID",
-    "INTERNAL",
-  ],
+  errors: AUTHENTICATED_ERRORS,
   env: AUTH_ENV,
   examples: [
     "agent-identity-cli unregister --agent-id builder-1",

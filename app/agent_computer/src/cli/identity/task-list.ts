@@ -6,7 +6,7 @@ import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildDeps } from "../kernel/deps.ts";
 import { neutralize, neutralizeLine } from "../kernel/output.ts";
-import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
+import { AUTHENTICATED_ERRORS, resolveToken, tokenFileSchema } from "../kernel/token.ts";
 import { AUTH_ENV } from "./options.ts";
 
 export const listOptionsSchema = z.object({
@@ -57,15 +57,7 @@ export default defineCommand({
   output:
     '{"agent_id","tasks":[{"id","title","body","required_caps","priority","state","poster","assignee","result","reason",' +
     '"version","created_at","updated_at"}],"note"}',
-  errors: [
-    "INVALID_INPUT",
-    "AUTH_FAILED",
-    "RECOVERY_REQUIRED",
-    "UNKNOWN_AGENT",
-    "STORE_UNAVAILABLE",
-    "CONFIG_INVALID",
-    "INTERNAL",
-  ],
+  errors: AUTHENTICATED_ERRORS,
   env: AUTH_ENV,
   examples: ["agent-task-cli list --agent-id builder-1", "agent-task-cli list --agent-id lead --scope all --state queued --json"],
   run: runList,

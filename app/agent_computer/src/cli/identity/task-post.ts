@@ -7,7 +7,7 @@ import type { CommandContext } from "../kernel/context.ts";
 import { buildDeps } from "../kernel/deps.ts";
 import { oneLine } from "../kernel/one-line.ts";
 import { neutralizeLine } from "../kernel/output.ts";
-import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
+import { AUTHENTICATED_ERRORS, resolveToken, tokenFileSchema } from "../kernel/token.ts";
 import { AUTH_ENV } from "./options.ts";
 
 export const postOptionsSchema = z.object({
@@ -48,15 +48,7 @@ export default defineCommand({
   output:
     '{"task":{"id":"task_…","title","body","required_caps","priority","state":"assigned|queued","poster","assignee",' +
     '"result","reason","version","created_at","updated_at"},"routed":"assigned|queued","note"}',
-  errors: [
-    "INVALID_INPUT",
-    "AUTH_FAILED",
-    "RECOVERY_REQUIRED",
-    "UNKNOWN_AGENT",
-    "STORE_UNAVAILABLE",
-    "CONFIG_INVALID",
-    "INTERNAL",
-  ],
+  errors: AUTHENTICATED_ERRORS,
   env: AUTH_ENV,
   examples: [
     "agent-task-cli post --agent-id lead --title 'Review PR 12' --body 'see thread pr-12' --require-cap review --priority high",

@@ -1,9 +1,20 @@
 import * as z from "zod/mini";
 import { noteTokenOrigin } from "../../domain/identity/token-origin.ts";
-import { AppError } from "../../errors.ts";
+import { AppError, type ErrorCode } from "../../errors.ts";
 import { readVaultToken } from "../../local/vault.ts";
 import type { CommandContext } from "./context.ts";
 import { readFlagInput } from "./input.ts";
+
+/** What a command that authenticates an agent and opens the store can answer, and nothing else. */
+export const AUTHENTICATED_ERRORS: readonly ErrorCode[] = [
+  "INVALID_INPUT",
+  "AUTH_FAILED",
+  "RECOVERY_REQUIRED",
+  "UNKNOWN_AGENT",
+  "STORE_UNAVAILABLE",
+  "CONFIG_INVALID",
+  "INTERNAL",
+];
 
 export const tokenFileSchema = z
   .optional(z.string().check(z.minLength(1)))

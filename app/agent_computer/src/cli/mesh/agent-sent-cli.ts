@@ -5,7 +5,7 @@ import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildDeps } from "../kernel/deps.ts";
 import { neutralizeLine } from "../kernel/output.ts";
-import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
+import { AUTHENTICATED_ERRORS, resolveToken, tokenFileSchema } from "../kernel/token.ts";
 
 export const sentOptionsSchema = z.object({
   agentId: agentIdSchema,
@@ -46,15 +46,7 @@ export default defineCommand({
   output:
     '{"agent_id","messages":[{"id","kind","created_at","thread_id","body_preview",' +
     '"recipients":[{"agent_id","state":"pending|acked|expired_undelivered|not_checked_in","seq","acked_at","closed_at"}]}]}',
-  errors: [
-    "INVALID_INPUT",
-    "AUTH_FAILED",
-    "RECOVERY_REQUIRED",
-    "UNKNOWN_AGENT",
-    "STORE_UNAVAILABLE",
-    "CONFIG_INVALID",
-    "INTERNAL",
-  ],
+  errors: AUTHENTICATED_ERRORS,
   env: ["AGENT_COMPUTER_HOME", "AGENT_COMPUTER_DATABASE_URL", "RELAY_AGENT_TOKEN"],
   examples: ["agent-sent-cli --agent-id builder-1", "agent-sent-cli --agent-id builder-1 --limit 5 --json"],
   run: runSent,
