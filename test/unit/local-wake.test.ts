@@ -6,11 +6,9 @@ import { join } from "node:path";
 import { execa } from "execa";
 import { describe, expect, test } from "vitest";
 import { currentBootId } from "../../app/agent_computer/src/adapters/process-ancestry.ts";
-import { AGENT_ID_PATTERN } from "../../app/agent_computer/src/domain/identity/names.ts";
 import { acquireWatcherLock, liveHolder, readHolder, watcherLockFile } from "../../app/agent_computer/src/local/wake-lock.ts";
 import {
   listRegistrations,
-  REGISTERED_AGENT_PATTERN,
   readRegistration,
   type WakeRegistration,
   writeRegistration,
@@ -30,9 +28,12 @@ const registration = (agentId: string): WakeRegistration => ({
 });
 
 describe("wake registrations", () => {
-  test("the registered-agent rule is the agent-id rule of domain/identity", () => {
-    expect(REGISTERED_AGENT_PATTERN.source).toBe(AGENT_ID_PATTERN.source);
-    expect(REGISTERED_AGENT_PATTERN.flags).toBe(AGENT_ID_PATTERN.flags);
+  test("a registration carries an agent id of the --agent-id rule: others are refused, and never listed", () => {
+    const wakeDir = newWakeDir();
+    expect(() => writeRegistration(wakeDir, registration("no spaces"))).toThrow();
+    writeRegistration(wakeDir, registration("alice"));
+    writeFileSync(join(wakeDir, "agents", "x.json"), JSON.stringify({ ...registration("x"), agent_id: "../x" }));
+    expect(listRegistrations(wakeDir).map((r) => r.agent_id)).toEqual(["alice"]);
   });
 
   test("a registration is a 0600 file in a 0700 directory; a crashed writer's temp file is never listed", () => {

@@ -118,3 +118,6 @@ export class AppError extends Error {
 }
 
 export const isAppError = (error: unknown): error is AppError => error instanceof AppError;
+
+/** The message of anything thrown, for a log line. */
+export const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error));

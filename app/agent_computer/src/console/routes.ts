@@ -4,6 +4,7 @@
 import { jobsOverview, triggersOverview } from "../domain/automation/overview.ts";
 import type { Deps } from "../domain/deps.ts";
 import { listAgents } from "../domain/mesh/directory.ts";
+import { errorText } from "../errors.ts";
 import { agentsPage } from "./agents-page.ts";
 import { ASSETS } from "./assets.ts";
 import { hostAllowed } from "./host-guard.ts";
@@ -26,8 +27,6 @@ export interface ConsoleDeps {
 type RouteHandler = (request: Request) => Response | Promise<Response>;
 /** Path → GET handler, in the shape Bun.serve's routes take. */
 export type ConsoleRoutes = Record<string, { GET: RouteHandler }>;
-
-const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 export const LIMITS = { jobs: 50, runsPerJob: 5, triggers: 200 } as const;
 

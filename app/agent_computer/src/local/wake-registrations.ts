@@ -4,20 +4,14 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import * as z from "zod/mini";
+import { AGENT_ID_PATTERN } from "../agent-id.ts";
 import type { Paths } from "../paths.ts";
 import { ensurePrivateDir, readTextIfPresent, removePrivateFile, writePrivateFile } from "./private-files.ts";
-
-/**
- * The agent ids a registration may carry. An agent id names the registration's file, so this module states the
- * rule itself: it is the agent-id charset of domain/identity/names.ts, which local/ (below domain/) cannot import;
- * test/unit/local-wake-registrations.test.ts keeps the two equal.
- */
-export const REGISTERED_AGENT_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/;
 
 export const HERDR_PANE_PATTERN = /^[A-Za-z0-9_:.-]{1,64}$/;
 
 const registrationSchema = z.object({
-  agent_id: z.string().check(z.regex(REGISTERED_AGENT_PATTERN)),
+  agent_id: z.string().check(z.regex(AGENT_ID_PATTERN)),
   pane_id: z.string().check(z.regex(HERDR_PANE_PATTERN)),
   session_id: z.string().check(z.minLength(1), z.maxLength(200)),
   /** Herdr's terminal id when armed: another terminal in the pane means another agent, so the arming lapses. */

@@ -3,10 +3,10 @@
 // (result_unstorable) without the tails. Only an unreachable store leaves the run to the lease rescue.
 import { finishAttempt } from "../domain/automation/attempts.ts";
 import type { Deps } from "../domain/deps.ts";
-import { isAppError } from "../errors.ts";
+import { errorText, isAppError } from "../errors.ts";
 import type { Fence, RunOutcome } from "../store/port.ts";
 import { unstorableOutcome } from "./attempt-result.ts";
-import { errorText, type Logger } from "./log.ts";
+import type { Logger } from "./log.ts";
 
 export type Recorded = "stored" | "fenced" | "stored_as_unstorable" | "not_stored";
 

@@ -5,12 +5,12 @@ import { join } from "node:path";
 import { buildMcporterConfig, readSkillDeclarations } from "../adapters/mcporter/config.ts";
 import { type ClaimedAttempt, heartbeatAttempt, releaseAttempt } from "../domain/automation/attempts.ts";
 import { resolveJobDir } from "../domain/automation/job-dir.ts";
+import { errorText } from "../errors.ts";
 import type { RunOutcome } from "../store/port.ts";
 import { type AttemptPlan, planAttempt } from "./attempt-plan.ts";
 import { recordResult } from "./attempt-record.ts";
 import { outcomeOf, type ProcessEnd } from "./attempt-result.ts";
 import type { WorkerContext } from "./context.ts";
-import { errorText } from "./log.ts";
 import { TailBuffer } from "./tail.ts";
 
 export const TAIL_BYTES = 8192;

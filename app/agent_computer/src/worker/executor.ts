@@ -3,10 +3,10 @@
 import { chmodSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { claimAttempts, emitFromAttempt, FencedError } from "../domain/automation/attempts.ts";
+import { errorText } from "../errors.ts";
 import { mcporterShim } from "./attempt-plan.ts";
 import { type RunningAttempt, startAttempt } from "./attempt-run.ts";
 import type { WorkerContext } from "./context.ts";
-import { errorText } from "./log.ts";
 import { json, type RouteHandler, type WorkerService } from "./service.ts";
 
 const MAX_EMIT_BODY = 70_000;

@@ -16,5 +16,3 @@ export const createLogger = (
     write(`${JSON.stringify({ time: new Date().toISOString(), level, service, msg, ...fields })}\n`),
   child: (name) => createLogger(write, name),
 });
-
-export const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error));

@@ -1,8 +1,9 @@
 // Records this worker in the store and renews the record, so CLIs can tell whether any worker is running
 // (run-automation-job-cli warns when none is). Also relays PostgreSQL NOTIFY hints to the other services.
+
+import { errorText } from "../errors.ts";
 import { AUTOMATION_CHANNEL } from "../store/port.ts";
 import type { WorkerContext } from "./context.ts";
-import { errorText } from "./log.ts";
 import type { WorkerService } from "./service.ts";
 
 const RENEW_MS = 5000;

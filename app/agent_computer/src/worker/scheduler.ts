@@ -1,8 +1,8 @@
 // The scheduler: sleeps until the earliest due checkback or cron tick (at most one poll interval, since
 // other processes add triggers), consumes what is due in one transaction and wakes the executor at once.
 import { consumeDueTriggers, nextDueAt } from "../domain/automation/due-triggers.ts";
+import { errorText } from "../errors.ts";
 import type { WorkerContext } from "./context.ts";
-import { errorText } from "./log.ts";
 import type { WorkerService } from "./service.ts";
 
 const BATCH = 100;

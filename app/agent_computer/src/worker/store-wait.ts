@@ -2,9 +2,9 @@
 // of PostgreSQL) waits for it instead of exiting: it retries with a doubling delay, one log line per try with
 // the next delay, and stops at once on a signal. Only "unreachable" is waited out; any other error (a bad
 // password, a failed migration) ends the worker as before.
-import { isAppError } from "../errors.ts";
+import { errorText, isAppError } from "../errors.ts";
 import type { Store } from "../store/port.ts";
-import { errorText, type Logger } from "./log.ts";
+import type { Logger } from "./log.ts";
 
 export const FIRST_RETRY_MS = 500;
 export const MAX_RETRY_MS = 30_000;

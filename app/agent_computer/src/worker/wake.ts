@@ -1,8 +1,9 @@
 // The worker's part in auto-wake: it runs the host's one wake service (wake/service.ts) in the worker role, which
 // takes over from a light watcher; if another worker holds the lock, this one leaves waking to it.
+
+import { errorText } from "../errors.ts";
 import { runWakeService } from "../wake/service.ts";
 import type { WorkerContext } from "./context.ts";
-import { errorText } from "./log.ts";
 import type { WorkerService } from "./service.ts";
 
 export const wakeService = (ctx: WorkerContext): WorkerService => {

@@ -1,8 +1,8 @@
 // The webhook receiver: POST /hooks/<endpoint-id>. Size is checked before the body is read (Content-Length)
 // and after; the signature is checked over the raw bytes; only then is the delivery consumed.
 import { acceptDelivery, findEndpoint, MAX_WEBHOOK_BODY_BYTES, tooLarge } from "../domain/automation/webhook-accept.ts";
+import { errorText } from "../errors.ts";
 import type { WorkerContext } from "./context.ts";
-import { errorText } from "./log.ts";
 import { json, type RouteHandler, type WorkerService } from "./service.ts";
 
 const receive =

@@ -1,8 +1,7 @@
 // Names every family shares. The schemas are zod/mini (the mesh commands' start-up path, where classic zod
 // costs milliseconds); classic schemas embed them like any other (z.array(capabilitySchema), z.object({ … })).
 import * as z from "zod/mini";
-
-export const AGENT_ID_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/;
+import { AGENT_ID_PATTERN } from "../../agent-id.ts";
 
 /** The sender name of notices the mesh itself writes (bounces); no agent may register it. */
 export const SYSTEM_SENDER = "agent-computer";

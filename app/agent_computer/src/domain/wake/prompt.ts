@@ -1,7 +1,7 @@
 // The one text auto-wake ever types into a pane, and its single-use token. The text is fixed: only the local
 // agent's own id (checked against the agent-id charset), a count and the token fill it, so no message body,
 // sender name or other remote value can reach Herdr's argv.
-import { AGENT_ID_PATTERN } from "../identity/names.ts";
+import { AGENT_ID_PATTERN } from "../../agent-id.ts";
 
 export const WAKE_PROMPT_PREFIX = "[auto-wake #2540]";
 
