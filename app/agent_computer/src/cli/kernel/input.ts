@@ -16,7 +16,9 @@ export class InputTooLarge extends Error {}
  */
 export const readLimited = async (path: string, maxBytes: number): Promise<string> => {
   if (path !== "-") {
-    const bytes = await Bun.file(path).slice(0, maxBytes + 1).bytes();
+    const bytes = await Bun.file(path)
+      .slice(0, maxBytes + 1)
+      .bytes();
     if (bytes.byteLength > maxBytes) throw new InputTooLarge();
     return new TextDecoder().decode(bytes);
   }
