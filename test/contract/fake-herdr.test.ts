@@ -258,11 +258,54 @@ describe("fake herdr: agent state engine", () => {
     expect(timedOut.error.message).toBe("timed out waiting for agent status");
   });
 
-  it("reports agent start failures the CLI detects while polling", async () => {
+  it("keeps polling an agent that exits during start until the deadline, and answers timeout like Herdr", async () => {
     const shell = (await fake.script({ op: "createShell", cwd: "/tmp/start" })).pane_id;
     await fake.script({ op: "onStart", paneId: shell, outcome: "exit" });
-    await fails(["agent", "start", "dies", "--kind", "codex", "--pane", shell], "agent_start_failed");
+    const began = Date.now();
+    const timedOut = await fails(["agent", "start", "dies", "--kind", "codex", "--pane", shell, "--timeout", "3001"], "timeout");
+    expect(timedOut.error.message).toBe("timed out waiting for agent startup");
+    expect(Date.now() - began).toBeGreaterThanOrEqual(3001);
+    const polls = (await fake.requests()).filter((r: Json) => r.method === "agent.get" && r.params.target === "dies");
+    expect(polls.length).toBeGreaterThan(3);
     await fails(["agent", "start", "dies", "--kind", "codex", "--pane", shell, "--timeout", "3000"], "invalid_agent_timeout");
+  });
+
+  it("answers agent_start_failed when the started agent lingers neither launch-pending nor interactive", async () => {
+    const shell = (await fake.script({ op: "createShell", cwd: "/tmp/start-stale" })).pane_id;
+    await fake.script({ op: "onStart", paneId: shell, outcome: "exit_stale" });
+    const failed = await fails(["agent", "start", "lingers", "--kind", "codex", "--pane", shell], "agent_start_failed");
+    expect(failed.error.message).toBe("agent process exited before becoming interactive");
+  });
+
+  it("answers waits with the current status only: a turn no probe saw working never satisfies --until working", async () => {
+    const pane = (await fake.script({ op: "createAgent", kind: "claude", cwd: "/tmp/flash", name: "flash" })).pane_id;
+    await fake.script({ op: "onPrompt", paneId: pane, turns: ["flash", "flash"] });
+    const before = (await agent(pane)).state_change_seq;
+    const working = await fails(
+      ["agent", "prompt", pane, "quick", "--wait", "--until", "working", "--timeout", "2500"],
+      "timeout",
+    );
+    expect(working.error.message).toBe("timed out waiting for agent status");
+    const after = await agent(pane);
+    // The turn happened (two state changes), but Herdr only ever answers what it probes now.
+    expect(after).toMatchObject({ agent_status: "done" });
+    expect(after.state_change_seq).toBeGreaterThan(before + 1);
+    const settled = await ok(["agent", "prompt", pane, "again", "--wait", "--timeout", "10000"]);
+    expect(settled.agent).toMatchObject({ agent_status: "done" });
+    expect(settled.agent.state_change_seq).toBeGreaterThan(after.state_change_seq);
+  });
+
+  it("lets agent wait take a status seen while waiting, on the record's current cursor", async () => {
+    const pane = (await fake.script({ op: "createAgent", kind: "claude", cwd: "/tmp/transient", name: "transient" })).pane_id;
+    await fake.script({ op: "onPrompt", paneId: pane, turns: ["flash"] });
+    const waiting = runHerdrCli(fake, ["agent", "wait", pane, "--until", "working", "--timeout", "10000"]);
+    await waitUntil(async () => (await fake.requests()).some((r: Json) => r.method === "agent.wait" && r.params.target === pane));
+    await ok(["agent", "prompt", pane, "go"]);
+    const woke = await waiting;
+    expect(woke.exitCode).toBe(0);
+    const answered = envelope(woke.stdout, "success_response").result.agent;
+    expect(answered.agent_status).toBe("working");
+    expect(answered.state_change_seq).toBe((await agent(pane)).state_change_seq);
   });
 });
 
@@ -276,6 +319,23 @@ describe("fake herdr: server availability", () => {
     expect(down.error.message).toBe(`no herdr server is running at ${fake.socketPath}; run \`herdr\` to start or attach it`);
     await fake.restartServer();
     expect((await ok(["agent", "list"])).agents).toEqual([]);
+  });
+
+  it("simulates a live handoff: waits in flight are cut, the socket vanishes a while, the same state answers again", async () => {
+    const pane = (await fake.script({ op: "createAgent", kind: "claude", cwd: "/tmp/handoff", name: "handed" })).pane_id;
+    await fake.script({ op: "setState", paneId: pane, status: "working" });
+    const seq = (await agent(pane)).state_change_seq;
+    const waiting = runHerdrCli(fake, ["agent", "wait", pane, "--timeout", "20000"]);
+    await waitUntil(async () => (await fake.requests()).some((r: Json) => r.method === "agent.wait" && r.params.target === pane));
+    const back = fake.handoff(3000);
+    const cut = await waiting;
+    // Herdr's client gets no answer line: Rust's io error escapes main, exit 1, no envelope.
+    expect(cut.exitCode).toBe(1);
+    expect(cut.stdout).toBe("");
+    expect(cut.stderr).toMatch(/^Error: /);
+    await fails(["agent", "get", pane], "server_not_running");
+    await back;
+    expect(await agent(pane)).toMatchObject({ agent_status: "working", state_change_seq: seq });
   });
 
   it("answers protocol_mismatch when the server speaks another protocol", async () => {

@@ -146,6 +146,33 @@ describe("delivery and collection", () => {
   });
 });
 
+describe("a Herdr server handoff", () => {
+  test("collect waits out a handoff (its wait cut, the socket gone a while) and completes with the same cursor", async () => {
+    const pane = panes["rev-b"] as string;
+    await world.fake.script({ op: "onPrompt", paneId: pane, turns: [[{ afterMs: 30, state: "working" }]] });
+    const out = (await ask("rev-b", ["survive", "this"], ["--timeout-ms", "400"])).json<HandoffOutput>();
+    expect(out.results[0]).toMatchObject({ state: "pending", error: "timeout" });
+    const token = out.pending_receipts[0] as string;
+    const waitsBefore = ((await world.fake.requests()) as Array<{ method: string }>).filter(
+      (r) => r.method === "agent.wait",
+    ).length;
+    const collecting = world.run("herdr-agent-control", ["collect", "--receipt", token, "--timeout-ms", "30000", "--json"]);
+    const waits = async () =>
+      ((await world.fake.requests()) as Array<{ method: string }>).filter((r) => r.method === "agent.wait");
+    for (let i = 0; i < 600 && (await waits()).length === waitsBefore; i += 1) await new Promise((r) => setTimeout(r, 25));
+    await world.fake.handoff(800);
+    await world.fake.script({ op: "appendOutput", paneId: pane, text: "survived the handoff" });
+    await settle("rev-b");
+    const collected = await collecting;
+    expect(collected.exitCode, collected.stderr).toBe(0);
+    expect(collected.json<HandoffOutput>().results[0]).toMatchObject({
+      state: "completed",
+      output: expect.stringContaining("survived the handoff"),
+    });
+    expect((await receiptOf(token)).state).toBe("completed");
+  });
+});
+
 describe("ambiguous deliveries", () => {
   test("a fast turn (no observed working) stays a blocking reserved receipt until abandoned once settled", async () => {
     await world.fake.script({ op: "onPrompt", paneId: panes["rev-a"] as string, turns: ["fast"] });
@@ -167,6 +194,22 @@ describe("ambiguous deliveries", () => {
       state: "completed",
       output: expect.stringContaining("after abandon"),
     });
+  });
+
+  test("a turn too short to be seen working ends delivery at once as a reserved receipt, not a pending one", async () => {
+    const pane = panes["rev-a"] as string;
+    await world.fake.script({ op: "onPrompt", paneId: pane, turns: ["flash"] });
+    const before = (await world.fake.state()).panes.find((p) => p.paneId === pane)?.agent?.stateChangeSeq as number;
+    const out = (await ask("rev-a", ["tiny", "task"], ["--timeout-ms", "60000"])).json<HandoffOutput>();
+    expect(out.results[0]).toMatchObject({ state: "reserved", stage: "delivery", error: "delivery_ambiguous" });
+    // The delivery wait asked for any settled status too, so it did not sit out its timeout waiting for `working`.
+    const prompt = ((await world.fake.requests()) as Array<{ method: string; params: Record<string, unknown> }>).findLast(
+      (r) => r.method === "agent.prompt" && r.params.target === pane,
+    );
+    expect((prompt?.params.wait as { until?: string[] } | undefined)?.until).toEqual(["working", "idle", "done", "blocked"]);
+    expect((await world.fake.state()).panes.find((p) => p.paneId === pane)?.agent?.stateChangeSeq).toBeGreaterThan(before);
+    expect((await receiptOf(out.results[0]?.receipt as string)).state).toBe("reserved");
+    await world.json("herdr-agent-control", ["abandon", "--receipt", out.results[0]?.receipt as string]);
   });
 
   test("a delayed Enter inside Herdr's activity gate still delivers; one that never comes stays reserved", async () => {

@@ -3,7 +3,12 @@
 import { mkdtempSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
-import type { Herdr, HerdrAgent, HerdrAgentStatus } from "../../app/agent_computer/src/adapters/herdr/client.ts";
+import {
+  type Herdr,
+  type HerdrAgent,
+  type HerdrAgentStatus,
+  HerdrError,
+} from "../../app/agent_computer/src/adapters/herdr/client.ts";
 import type { AgentIdentity } from "../../app/agent_computer/src/domain/herdr/agent-identity.ts";
 import { collectOne } from "../../app/agent_computer/src/domain/herdr/collect.ts";
 import type { HerdrDeps } from "../../app/agent_computer/src/domain/herdr/deps.ts";
@@ -101,7 +106,8 @@ describe("collect", () => {
     const deps = depsWith(herdr);
     const result = await collectOne(deps, pendingReceipt(deps, 10), limits());
     expect(result).toMatchObject({ state: "completed", status: "done", state_change_seq: 17, output: "the review text" });
-    expect(calls).toEqual(["get", "wait:settled", "read", "get"]);
+    // The wait's own answer is never the observation: Herdr may answer a status the agent already left.
+    expect(calls).toEqual(["get", "wait:settled", "get", "read", "get"]);
   });
 
   test("output read while the agent moved on is refused, not attributed to this receipt", async () => {
@@ -133,7 +139,7 @@ describe("settle waits", () => {
     );
     const outcome = await waitForSettled(herdr, identity, 20, Date.now() + 5_000);
     expect(outcome).toMatchObject({ kind: "settled", agent: { stateChangeSeq: 23 } });
-    expect(calls).toEqual(["get", "wait:working", "get", "wait:settled"]);
+    expect(calls).toEqual(["get", "wait:working", "get", "wait:settled", "get"]);
   });
 
   test("the deadline ends the wait as a timeout, the abort signal as cancelled", async () => {
@@ -142,5 +148,43 @@ describe("settle waits", () => {
     const aborted = new AbortController();
     aborted.abort();
     expect(await waitForSettled(herdr, identity, 5, Date.now() + 1000, aborted.signal)).toEqual({ kind: "cancelled" });
+  });
+
+  test("a Herdr restart mid-wait (connection cut, then no server for a while) is waited out with the same cursor", async () => {
+    const cut = (kind: "protocol" | "server_unavailable") => new HerdrError(kind, "cut", { command: "herdr agent wait" });
+    const calls: string[] = [];
+    const gets: Array<HerdrAgent | HerdrError> = [
+      agent("working", 21),
+      cut("server_unavailable"),
+      agent("working", 21),
+      agent("idle", 22),
+    ];
+    const waits: Array<HerdrAgent | HerdrError> = [cut("protocol"), agent("idle", 22)];
+    const herdr = {
+      getAgent: async () => {
+        calls.push("get");
+        const next = gets.shift() as HerdrAgent | HerdrError;
+        if (next instanceof HerdrError) throw next;
+        return next;
+      },
+      waitAgent: async () => {
+        calls.push("wait");
+        const next = waits.shift() as HerdrAgent | HerdrError;
+        if (next instanceof HerdrError) throw next;
+        return next;
+      },
+    } as unknown as Herdr;
+    const outcome = await waitForSettled(herdr, identity, 21, Date.now() + 5_000);
+    expect(outcome).toMatchObject({ kind: "settled", agent: { status: "idle", stateChangeSeq: 22 } });
+    expect(calls).toEqual(["get", "wait", "get", "get", "wait", "get"]);
+  });
+
+  test("a Herdr that is still gone at the deadline ends the wait as UNAVAILABLE, not INTERNAL", async () => {
+    const herdr = {
+      getAgent: async () => {
+        throw new HerdrError("server_unavailable", "no server", { command: "herdr agent get" });
+      },
+    } as unknown as Herdr;
+    await expect(waitForSettled(herdr, identity, 21, Date.now() + 600)).rejects.toMatchObject({ code: "UNAVAILABLE" });
   });
 });

@@ -58,10 +58,15 @@ export interface Herdr {
   /**
    * Types `text` and submits it (Herdr sends Enter 300 ms later). Without `wait` it returns at once with the
    * agent as it was then. With `wait`, Herdr needs a state change within 5 s (agent_prompt_stalled, or plain
-   * timeout when timeoutMs <= 5000) and then returns the first status in `until` since the prompt.
+   * timeout when timeoutMs <= 5000) and then answers the agent's status when it is seen in `until`: only ever a
+   * current status, so a turn too short to be observed working never satisfies `until: ["working"]`.
    */
   promptAgent(target: string, text: string, wait?: HerdrWaitOptions): Promise<HerdrAgent>;
-  /** Cursor-less: returns at once when the current status is already in `until`. */
+  /**
+   * Cursor-less: returns at once when the current status is already in `until`. A status seen while waiting also
+   * counts even if the agent left it since (the record then carries the current cursor): read the agent again
+   * before deciding anything on it.
+   */
   waitAgent(target: string, options: HerdrWaitOptions): Promise<HerdrAgent>;
   readAgent(target: string, options?: HerdrReadOptions): Promise<string>;
   readPane(paneId: string, options?: HerdrReadOptions): Promise<string>;

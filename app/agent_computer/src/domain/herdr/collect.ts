@@ -19,7 +19,7 @@ const replay = async (deps: HerdrDeps, receipt: ReceiptRecord, limits: CollectLi
   const current =
     agent && sameIdentity(agent, receipt.identity) && isSettled(agent.status) && agent.stateChangeSeq === receipt.settled_seq;
   if (agent && current) {
-    const capture = await captureSettled(deps.herdr, receipt.identity, agent, limits.readLines);
+    const capture = await captureSettled(deps.herdr, receipt.identity, agent, limits.readLines, limits.deadline);
     if (capture.stable) {
       return { ...resultOf(receipt), status: agent.status, state_change_seq: agent.stateChangeSeq, output: capture.text };
     }
@@ -41,7 +41,7 @@ const collectPending = async (
   if (outcome.kind === "cancelled") return resultOf(receipt);
   if (outcome.kind === "timeout") return { ...resultOf(receipt), stage: "collect", error: "timeout" };
   if (outcome.kind === "gone") return fail(deps, receipt, "identity_changed");
-  const capture = await captureSettled(deps.herdr, receipt.identity, outcome.agent, limits.readLines);
+  const capture = await captureSettled(deps.herdr, receipt.identity, outcome.agent, limits.readLines, limits.deadline);
   // The agent moved on while its screen was read: the text may already hold a later task.
   if (!capture.stable) return fail(deps, receipt, "cursor_superseded");
   const done = await transitionReceipt(deps, receipt.receipt_id, ["pending"], {

@@ -21,6 +21,7 @@ export interface HandoffRequest {
 /** Herdr's own bound for observing a prompt's first state change is 5 s; this leaves room for a slow Enter. */
 const DELIVERY_TIMEOUT_MS = 30_000;
 const MIN_DELIVERY_TIMEOUT_MS = 1_000;
+const DELIVERY_UNTIL = ["working", "idle", "done", "blocked"] as const;
 
 /** Failures Herdr reports before it types anything: the request certainly did not arrive. */
 const NOT_SENT_KINDS = [
@@ -107,7 +108,10 @@ const deliver = async (
   }
   const timeoutMs = Math.max(MIN_DELIVERY_TIMEOUT_MS, Math.min(deadline - Date.now(), DELIVERY_TIMEOUT_MS));
   try {
-    const agent = await deps.herdr.promptAgent(receipt.identity.pane_id, message, { until: ["working"], timeoutMs });
+    // Herdr answers only the status it sees now. A turn too short to be seen working ends settled at a later
+    // cursor; waiting on for `working` would only sit out the timeout, so any settled status ends the wait too
+    // (and leaves the receipt reserved: the request may or may not have been that turn).
+    const agent = await deps.herdr.promptAgent(receipt.identity.pane_id, message, { until: DELIVERY_UNTIL, timeoutMs });
     const accepted =
       sameIdentity(agent, receipt.identity) && agent.status === "working" && agent.stateChangeSeq > receipt.before_seq;
     if (!accepted) return receipt;

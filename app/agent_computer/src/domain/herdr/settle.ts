@@ -4,7 +4,7 @@
 
 import { createHash } from "node:crypto";
 import { type Herdr, type HerdrAgent, isHerdrError } from "../../adapters/herdr/client.ts";
-import { type AgentIdentity, isSettled, observeAgent, sameIdentity } from "./agent-identity.ts";
+import { type AgentIdentity, isSettled, sameIdentity } from "./agent-identity.ts";
 import { herdrFailure } from "./herdr-failure.ts";
 
 export type SettleOutcome =
@@ -19,10 +19,48 @@ const WAIT_SLICE_MS = 30_000;
 /** `agent wait --until working` for an agent still settled at an old cursor. */
 const ACTIVITY_SLICE_MS = 5_000;
 const UNKNOWN_POLL_MS = 250;
+/** How soon a call cut by a Herdr server restart or live handoff is tried again. */
+const RECONNECT_PAUSE_MS = 250;
 
 const isCancelled = (error: unknown, signal?: AbortSignal): boolean =>
   isHerdrError(error, "cancelled") || signal?.aborted === true;
 
+/**
+ * A Herdr server restart or live handoff cuts every call in flight (the connection closes without an answer:
+ * `protocol`) and refuses new ones until the server is back (`server_unavailable`). Neither says anything about
+ * the agent, so the caller reads again and waits again with the same cursor while its deadline allows.
+ */
+const isInterrupted = (error: unknown): boolean => isHerdrError(error, "protocol") || isHerdrError(error, "server_unavailable");
+
+const pauseBefore = (deadline: number): Promise<void> =>
+  Bun.sleep(Math.max(0, Math.min(RECONNECT_PAUSE_MS, deadline - Date.now())));
+
+/** Runs a Herdr call again after an interruption until the deadline; any other failure, or the deadline, throws. */
+const surviving = async <T>(call: () => Promise<T>, deadline: number): Promise<T> => {
+  for (;;) {
+    try {
+      return await call();
+    } catch (error) {
+      if (!isInterrupted(error) || Date.now() >= deadline) throw error;
+      await pauseBefore(deadline);
+    }
+  }
+};
+
+/** The agent in the pane now, or undefined when it is gone; Herdr's own failures are left to the caller. */
+const probe = async (herdr: Herdr, paneId: string): Promise<HerdrAgent | undefined> => {
+  try {
+    return await herdr.getAgent(paneId);
+  } catch (error) {
+    if (isHerdrError(error, "not_found")) return undefined;
+    throw error;
+  }
+};
+
+/**
+ * Herdr's wait answers are never taken as the observation: `agent wait` may answer a status the agent already
+ * left (on its current cursor), so every wait is followed by a fresh `agent get`.
+ */
 export const waitForSettled = async (
   herdr: Herdr,
   identity: AgentIdentity,
@@ -30,17 +68,14 @@ export const waitForSettled = async (
   deadline: number,
   signal?: AbortSignal,
 ): Promise<SettleOutcome> => {
-  // What the last `agent wait` answered (the agent as of the matching change) saves one `agent get`.
-  let answered: HerdrAgent | undefined;
   for (;;) {
     if (signal?.aborted) return { kind: "cancelled" };
-    let agent: HerdrAgent | undefined = answered;
-    answered = undefined;
+    let agent: HerdrAgent | undefined;
     try {
-      agent ??= await observeAgent(herdr, identity.pane_id, signal);
+      agent = await surviving(() => probe(herdr, identity.pane_id), deadline);
     } catch (error) {
       if (isCancelled(error, signal)) return { kind: "cancelled" };
-      throw error;
+      throw herdrFailure(error);
     }
     if (!agent || !sameIdentity(agent, identity)) return { kind: "gone" };
     if (isSettled(agent.status) && agent.stateChangeSeq > afterSeq) return { kind: "settled", agent };
@@ -49,8 +84,7 @@ export const waitForSettled = async (
     const slice = Math.min(remaining, WAIT_SLICE_MS);
     try {
       if (agent.status === "working") {
-        const seen = await herdr.waitAgent(identity.pane_id, { timeoutMs: slice, signal });
-        if (sameIdentity(seen, identity) && isSettled(seen.status) && seen.stateChangeSeq > afterSeq) answered = seen;
+        await herdr.waitAgent(identity.pane_id, { timeoutMs: slice, signal });
       } else if (isSettled(agent.status)) {
         // Settled at or before the cursor: the turn we wait for has not been seen working yet.
         await herdr.waitAgent(identity.pane_id, { until: ["working"], timeoutMs: Math.min(slice, ACTIVITY_SLICE_MS), signal });
@@ -59,6 +93,10 @@ export const waitForSettled = async (
       }
     } catch (error) {
       if (isCancelled(error, signal)) return { kind: "cancelled" };
+      if (isInterrupted(error)) {
+        await pauseBefore(deadline);
+        continue;
+      }
       // A wait that timed out, or whose agent exited or vanished meanwhile, is decided by the next observation.
       if (!isHerdrError(error, "timeout") && !isHerdrError(error, "not_running") && !isHerdrError(error, "not_found")) {
         throw herdrFailure(error);
@@ -74,24 +112,30 @@ export interface Capture {
   sha256: string;
 }
 
-/** Reads the agent's recent output, then re-reads identity and cursor: output of a later turn is never passed off as this one's. */
+/**
+ * Reads the agent's recent output, then re-reads identity and cursor: output of a later turn is never passed off
+ * as this one's. Until `deadline`, a read cut by a Herdr restart is tried again.
+ */
 export const captureSettled = async (
   herdr: Herdr,
   identity: AgentIdentity,
   settled: HerdrAgent,
   lines: number,
+  deadline = 0,
 ): Promise<Capture> => {
   let text: string;
   try {
-    text = await herdr.readAgent(identity.pane_id, { source: "recent", lines });
+    text = await surviving(() => herdr.readAgent(identity.pane_id, { source: "recent", lines }), deadline);
   } catch (error) {
     // Alternate-screen agents refuse long reads while busy; the visible screen is what there is.
     if (!isHerdrError(error, "not_ready")) throw herdrFailure(error);
-    text = await herdr.readAgent(identity.pane_id, { source: "visible" }).catch((e: unknown) => {
+    text = await surviving(() => herdr.readAgent(identity.pane_id, { source: "visible" }), deadline).catch((e: unknown) => {
       throw herdrFailure(e);
     });
   }
-  const again = await observeAgent(herdr, identity.pane_id);
+  const again = await surviving(() => probe(herdr, identity.pane_id), deadline).catch((e: unknown) => {
+    throw herdrFailure(e);
+  });
   const stable =
     again !== undefined &&
     sameIdentity(again, identity) &&

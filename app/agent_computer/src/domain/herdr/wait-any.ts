@@ -41,7 +41,7 @@ const watch = async (
   for (;;) {
     const outcome = await waitForSettled(deps.herdr, identity, cursor, input.deadline, signal);
     if (outcome.kind !== "settled") return { kind: outcome.kind };
-    const capture = await captureSettled(deps.herdr, identity, outcome.agent, input.readLines);
+    const capture = await captureSettled(deps.herdr, identity, outcome.agent, input.readLines, input.deadline);
     // It moved on while its screen was read; that state is gone, so wait for the next one.
     if (!capture.stable) {
       cursor = outcome.agent.stateChangeSeq;
