@@ -1,6 +1,6 @@
 // Black-box contract of the Herdr test double: spawns the fake `herdr` executable and holds its output to the
 // real Herdr 0.8 CLI contract (../shared/reference/herdr-0.8.md §1, §8) and to Herdr's published API schema.
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, realpathSync, symlinkSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -102,6 +102,19 @@ describe("fake herdr: output contract", () => {
         .concat(["tab_list", "workspace_created", "workspace_info", "workspace_list"])
         .sort(),
     );
+  });
+
+  it("reports a pane's cwd as the shell's own directory: symlinks resolved, no trailing slash", async () => {
+    const real = realpathSync(mkdtempSync(join(process.env.AC_TEST_ROOT ?? "/tmp", "cwd-real-")));
+    const link = join(realpathSync(mkdtempSync(join(process.env.AC_TEST_ROOT ?? "/tmp", "cwd-link-"))), "to-real");
+    symlinkSync(real, link);
+    const created = await ok(["workspace", "create", "--cwd", `${link}/`, "--no-focus"]);
+    expect(created.root_pane.cwd).toBe(real);
+    const split = await ok(["pane", "split", created.root_pane.pane_id, "--direction", "down", "--cwd", `${real}//`]);
+    expect(split.pane.cwd).toBe(real);
+    const agentInPane = await fake.script({ op: "createAgent", kind: "claude", cwd: `${link}/`, name: "resolved" });
+    expect(agentInPane.cwd).toBe(real);
+    await ok(["workspace", "close", created.workspace.workspace_id]);
   });
 
   it("sends only schema-valid requests and answers pane reads with a schema-valid pane_read", async () => {

@@ -1,5 +1,7 @@
 // herdr-lease-cli reviewer/adopt/wait-any through bin/: a new tab's busy shell is retried only within the
 // bounded window and only for agent_pane_busy; closes happen only through the lease, at the cursor last seen.
+import { mkdtempSync, realpathSync, symlinkSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { HandoffOutput } from "../../app/agent_computer/src/domain/herdr/handoff-results.ts";
 import { type HerdrWorld, SHA_A, startHerdrWorld, turn } from "../helpers/herdr-world.ts";
@@ -78,6 +80,21 @@ describe("reviewer start", () => {
     expect(code(r.stderr)).toBe("HERDR_REFUSED");
     expect(r.stderr).toContain("agent_start_failed");
     expect((await startRequests()).filter((s) => s.params.name === "rev-fail").length).toBe(1);
+  });
+
+  test("a --cwd with a trailing slash, through a symlink, names the directory Herdr reports: the lease becomes active", async () => {
+    const real = realpathSync(mkdtempSync(join(process.env.AC_TEST_ROOT ?? "/tmp", "ticket-wt-")));
+    const link = join(realpathSync(mkdtempSync(join(process.env.AC_TEST_ROOT ?? "/tmp", "links-"))), "pr42");
+    symlinkSync(real, link);
+    const r = await world.run("herdr-lease-cli", [
+      ...["reviewer", "start", "--name", "rev-link", "--kind", "claude", "--cwd", `${link}/`],
+      ...["--purpose", "review", "--busy-window-ms", "5000", "--json"],
+    ]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const lease = r.json<Lease & { cwd: string }>();
+    expect(lease).toMatchObject({ state: "active", cwd: real });
+    // Herdr reports the shell's own directory: resolved, no trailing slash.
+    expect((await world.fake.state()).panes.find((pane) => pane.paneId === lease.pane_id)?.cwd).toBe(real);
   });
 
   test("native args are claude-only and limited to --model/--effort; nothing is created when refused", async () => {
@@ -165,6 +182,23 @@ describe("adopt", () => {
     ]);
     expect(closed.lease.state).toBe("closed");
     expect(await paneExists(legacy.pane_id)).toBe(false);
+  });
+});
+
+describe("adopt through another spelling of the directory", () => {
+  test("--expected-cwd with a trailing slash or through a symlink matches the resolved cwd Herdr reports", async () => {
+    const real = realpathSync(mkdtempSync(join(process.env.AC_TEST_ROOT ?? "/tmp", "legacy-wt-")));
+    const link = join(realpathSync(mkdtempSync(join(process.env.AC_TEST_ROOT ?? "/tmp", "links-"))), "old");
+    symlinkSync(real, link);
+    const legacy = await world.fake.script({ op: "createAgent", kind: "codex", cwd: `${real}/`, name: "legacy-two" });
+    expect(legacy.cwd).toBe(real);
+    const r = await world.run("herdr-lease-cli", [
+      ...["adopt", "--target", "legacy-two", "--expected-pane-id", legacy.pane_id, "--expected-name", "legacy-two"],
+      ...["--expected-kind", "codex", "--expected-cwd", `${link}/`, "--expected-seq", String(legacy.state_change_seq)],
+      ...["--authority-ref", "acme/api#6", "--authority-sha256", SHA_A, "--purpose", "stale worker", "--json"],
+    ]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.json<Lease & { cwd: string }>()).toMatchObject({ state: "active", cwd: real });
   });
 });
 

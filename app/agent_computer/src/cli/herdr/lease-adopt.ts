@@ -18,7 +18,10 @@ export const adoptOptionsSchema = z.object({
   expectedPaneId: paneIdSchema.describe("the pane it must be in"),
   expectedName: agentNameSchema.describe("the name it must have"),
   expectedKind: kindSchema.describe("the kind it must be"),
-  expectedCwd: z.string().min(1).describe("the working directory it must have"),
+  expectedCwd: z
+    .string()
+    .min(1)
+    .describe("the working directory it must have (compared with Herdr's after resolving symlinks on both sides)"),
   expectedSeq: seqSchema.describe("the state_change_seq it must be at (idle or done)"),
   authorityRef: oneLine(500, { min: 1, describe: "durable reference to what authorises the cleanup" }),
   authoritySha256: sha256Schema.describe("SHA-256 of that authority"),

@@ -19,7 +19,12 @@ import {
 export const reviewerStartOptionsSchema = z.object({
   name: agentNameSchema.describe("the reviewer agent's name (unique among held leases)"),
   kind: kindSchema.describe("the agent kind Herdr starts"),
-  cwd: z.string().min(1).describe("absolute path of the ticket worktree; the new tab is rooted there"),
+  cwd: z
+    .string()
+    .min(1)
+    .describe(
+      "absolute path of the ticket worktree; the new tab is rooted there (symlinks and a trailing slash are resolved: the lease records the directory itself)",
+    ),
   purpose: oneLine(200, { min: 1, describe: "one line: what this reviewer is for" }),
   startTimeoutMs: startTimeoutSchema,
   busyWindowMs: busyWindowSchema,

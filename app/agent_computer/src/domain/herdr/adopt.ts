@@ -6,6 +6,7 @@ import { isReadyForRequest } from "./agent-identity.ts";
 import { type CloseResult, closeLeasedPane } from "./close-leased.ts";
 import { loadAuthority } from "./controller-authority.ts";
 import { type HerdrDeps, reserve } from "./deps.ts";
+import { canonicalDir, sameDirectory } from "./directories.ts";
 import { viaHerdr } from "./herdr-failure.ts";
 import { isHeld, type LeaseRecord, listLeases, ownedLease, readLease, saveLease } from "./leases.ts";
 
@@ -36,7 +37,7 @@ export const adoptAgent = async (deps: HerdrDeps, input: AdoptInput): Promise<Le
       agent.paneId === input.expectedPaneId &&
       agent.name === input.expectedName &&
       agent.kind === input.expectedKind &&
-      agent.cwd === input.expectedCwd;
+      sameDirectory(agent.cwd, input.expectedCwd);
     if (!exact)
       throw new AppError("IDENTITY_CHANGED", `${input.target} is not the agent expected (pane, name, kind or cwd differ)`);
     if (!isReadyForRequest(agent.status))
@@ -66,7 +67,7 @@ export const adoptAgent = async (deps: HerdrDeps, input: AdoptInput): Promise<Le
         authority_sha256: input.authoritySha256,
         agent_name: input.expectedName,
         agent_kind: input.expectedKind,
-        cwd: input.expectedCwd,
+        cwd: canonicalDir(input.expectedCwd),
         pane_id: agent.paneId,
         terminal_id: agent.terminalId,
         workspace_id: agent.workspaceId,

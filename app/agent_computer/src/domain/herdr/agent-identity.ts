@@ -3,6 +3,7 @@
 // same pane is a different identity.
 import { type Herdr, type HerdrAgent, type HerdrAgentStatus, isHerdrError } from "../../adapters/herdr/client.ts";
 import { AppError } from "../../errors.ts";
+import { sameDirectory } from "./directories.ts";
 import { herdrFailure } from "./herdr-failure.ts";
 
 export interface AgentIdentity {
@@ -34,7 +35,7 @@ export const sameIdentity = (agent: HerdrAgent, expected: AgentIdentity): boolea
     seen.terminal_id === expected.terminal_id &&
     seen.agent_name === expected.agent_name &&
     seen.agent_kind === expected.agent_kind &&
-    seen.cwd === expected.cwd
+    sameDirectory(seen.cwd, expected.cwd)
   );
 };
 

@@ -17,6 +17,7 @@ import type { ControllerLeaseRecord } from "../../store/port-herdr.ts";
 import { iso } from "../deps.ts";
 import { callerContext, descendsFrom, observeCaller } from "./controller-caller.ts";
 import type { HerdrDeps } from "./deps.ts";
+import { sameDirectory } from "./directories.ts";
 
 export interface ControllerAuthority {
   controllerId: string;
@@ -82,7 +83,7 @@ export const loadAuthority = async (deps: HerdrDeps): Promise<ControllerAuthorit
     caller.terminalId === binding.terminal_id &&
     caller.name === binding.agent_name &&
     caller.kind === binding.agent_kind &&
-    caller.cwd === binding.cwd;
+    sameDirectory(caller.cwd, binding.cwd);
   if (!sameAgent)
     throw notController("the agent in this pane is not the one the lease was bound to", "controller resume rebinds it");
   if (binding.process ? !descendsFrom(binding.process) : ancestry().length > 0) {

@@ -16,6 +16,7 @@ import { iso } from "../deps.ts";
 import { loadAuthority } from "./controller-authority.ts";
 import { callerContext, observeCaller, resolveControllerProcess } from "./controller-caller.ts";
 import { type HerdrDeps, reserve } from "./deps.ts";
+import { sameDirectory } from "./directories.ts";
 
 export const DEFAULT_CONTROLLER_TTL_SECONDS = 900;
 
@@ -65,7 +66,7 @@ const bindNewLease = async (deps: HerdrDeps, input: AuthorityInput, mode: "acqui
         previous.terminal_id === caller.terminalId &&
         previous.agent_name === caller.name &&
         previous.agent_kind === caller.kind &&
-        previous.cwd === caller.cwd;
+        sameDirectory(previous.cwd, caller.cwd);
       if (!same) {
         throw new AppError(
           "CONTROLLER_AUTH_FAILED",

@@ -8,6 +8,7 @@ import { AppError } from "../../errors.ts";
 import { type CloseResult, closeLeasedPane } from "./close-leased.ts";
 import { loadAuthority } from "./controller-authority.ts";
 import { type HerdrDeps, reserve } from "./deps.ts";
+import { canonicalDir } from "./directories.ts";
 import { heldLeasesNamed, type LeaseRecord, ownedLease, readLease, saveLease } from "./leases.ts";
 import { startInDedicatedTab } from "./start-agent.ts";
 
@@ -84,7 +85,8 @@ export const startReviewer = async (deps: HerdrDeps, input: LaunchInput, nativeA
     authority_sha256: null,
     agent_name: input.name,
     agent_kind: input.kind,
-    cwd: input.cwd,
+    // The tab is rooted at, and the agent later compared with, the directory itself, however it was spelt.
+    cwd: canonicalDir(input.cwd),
     pane_id: null,
     terminal_id: null,
     workspace_id: null,

@@ -6,6 +6,7 @@ import { type HerdrAgentKind, isHerdrError } from "../../adapters/herdr/client.t
 import { AppError } from "../../errors.ts";
 import type { ControllerAuthority } from "./controller-authority.ts";
 import type { HerdrDeps } from "./deps.ts";
+import { sameDirectory } from "./directories.ts";
 import { herdrFailure, viaHerdr } from "./herdr-failure.ts";
 import { type LeaseRecord, saveLease } from "./leases.ts";
 
@@ -77,7 +78,7 @@ export const startInDedicatedTab = async (
       agent.paneId === created.rootPane.paneId &&
       agent.name === lease.agent_name &&
       agent.kind === plan.kind &&
-      agent.cwd === lease.cwd;
+      sameDirectory(agent.cwd, lease.cwd);
     if (!exact)
       throw new AppError("IDENTITY_CHANGED", "the started agent is not the one asked for (name, kind, pane or cwd differ)");
     lease = saveLease(deps.dirs, { ...lease, state: "active", terminal_id: agent.terminalId }, deps.now());

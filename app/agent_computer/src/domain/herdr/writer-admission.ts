@@ -7,6 +7,7 @@ import { isAbsolute } from "node:path";
 import { GitError } from "../../adapters/git.ts";
 import { AppError } from "../../errors.ts";
 import type { HerdrDeps } from "./deps.ts";
+import { withinDirectory } from "./directories.ts";
 import { viaHerdr } from "./herdr-failure.ts";
 import { normalizeScope, scopeProblem, scopesOverlap } from "./scopes.ts";
 
@@ -88,6 +89,6 @@ export const checkWorktreeFacts = async (deps: HerdrDeps, expect: GitExpectation
 /** No Herdr agent may already work in the worktree or beneath it. */
 export const checkNoAgentInWorktree = async (deps: HerdrDeps, worktree: string): Promise<void> => {
   const agents = await viaHerdr(deps.herdr.listAgents());
-  const inside = agents.find((agent) => agent.cwd === worktree || agent.cwd?.startsWith(`${worktree}/`));
+  const inside = agents.find((agent) => withinDirectory(agent.cwd, worktree));
   if (inside) throw refuse("agent_in_worktree", `agent ${inside.name ?? inside.paneId} already works in ${worktree}`);
 };
