@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { WAKE_PROMPT_PATTERN } from "../../app/agent_computer/src/domain/wake/prompt.ts";
-import { type FakeHerdr, startFakeHerdr } from "../fixtures/fake-herdr/control.ts";
+import { FAKE_HERDR_BIN_DIR, type FakeHerdr, startFakeHerdr } from "../fixtures/fake-herdr/control.ts";
 import { checkInAgent } from "../helpers/agents.ts";
 import { binaryForm, binPath, runBin } from "../helpers/bin.ts";
 import { createStoreTarget, type StoreTarget, storeNames } from "../helpers/stores.ts";
@@ -149,6 +149,36 @@ describe.each(storeNames)("arming auto-wake with agent-checkin-cli [%s]", (store
     const log = readFileSync(join(wakeDirs(home)[0] as string, "watcher.log"), "utf8");
     expect(log).toContain("auto-wake disarmed");
     expect(log).toContain('"outcome":"idle"');
+  });
+
+  test("arming records the absolute herdr; a worker with no herdr on its PATH still delivers the wake with it", async () => {
+    const sender = await checkInAgent(base(), home, `sender3-${storeName}`);
+    const agent = await fake.script({ op: "createAgent", kind: "claude", cwd: "/tmp" });
+    const r = await checkin("no-path", inPane(agent.pane_id), ["--herdr-pane", agent.pane_id, "--confirm"]);
+    expect(wakeOf(r)).toMatchObject({ state: "armed" });
+    const light = wakeOf(r).watcher?.pid as number;
+    const registration = JSON.parse(readFileSync(join(wakeDirs(home)[0] as string, "agents", "no-path.json"), "utf8"));
+    expect(registration.herdr_bin).toBe(join(FAKE_HERDR_BIN_DIR, "herdr"));
+    // The worker's own PATH has no herdr: it must use the one recorded at arming, not look it up.
+    const worker = execa(binPath("agent-computer-worker"), ["--port", "0"], {
+      env: { ...inPane(agent.pane_id), PATH: "/usr/bin:/bin", FORCE_COLOR: "0", AGENT_COMPUTER_FORM: binaryForm },
+      extendEnv: false,
+      reject: false,
+    });
+    extraPids.push(worker.pid as number);
+    try {
+      await waitFor(() => (!isRunning(light) && watcherPids(home)[0] === worker.pid ? true : undefined), 15_000);
+      const sent = await runBin(
+        "agent-send-cli",
+        ["--from", sender.id, "--token-file", sender.tokenFile, "--to", "no-path", "--body", "hi"],
+        { env: base() },
+      );
+      expect(sent.exitCode, sent.stderr).toBe(0);
+      await waitFor(async () => ((await fake.prompts(agent.pane_id)).length > 0 ? true : undefined));
+    } finally {
+      worker.kill("SIGTERM");
+      await worker;
+    }
   });
 
   test("agent-computer-worker takes over from a light watcher and wakes agents itself", async () => {

@@ -19,6 +19,11 @@ const registrationSchema = z.object({
   kind: z.nullable(z.string().check(z.maxLength(64))),
   /** How the arming agent reached its Herdr server (HERDR_SOCKET_PATH, HERDR_SESSION, XDG_CONFIG_HOME). */
   herdr_env: z.record(z.string(), z.string()),
+  /**
+   * The absolute herdr executable the arming agent used: whichever process later delivers the wake (a worker
+   * started without herdr on its PATH) runs exactly this one. Absent in registrations armed before it was kept.
+   */
+  herdr_bin: z.optional(z.string().check(z.minLength(2), z.maxLength(4096), z.startsWith("/"))),
   armed_at: z.number(),
 });
 export type WakeRegistration = z.output<typeof registrationSchema>;

@@ -63,12 +63,19 @@ export const herdrWakeFor = async (
     return { state: "off", reason: "no --herdr-pane given: poll agent-inbox-cli for new messages" };
   }
   const paneId = options.herdrPane;
-  const [{ createHerdr }, { checkArmable }] = await Promise.all([import("../adapters/herdr/client.ts"), import("./armable.ts")]);
-  const check = await checkArmable({
-    paneId,
-    env: ctx.env,
-    herdr: createHerdr({ env: ctx.env, commandTimeoutMs: HERDR_CHECK_TIMEOUT_MS }),
-  });
+  const [{ createHerdr }, { checkArmable, locateHerdr }] = await Promise.all([
+    import("../adapters/herdr/client.ts"),
+    import("./armable.ts"),
+  ]);
+  const herdrBin = locateHerdr(ctx.env);
+  const check =
+    herdrBin === undefined
+      ? ({ ok: false, reason: "herdr is not on PATH (nor named by HERDR_BIN_PATH): poll agent-inbox-cli yourself" } as const)
+      : await checkArmable({
+          paneId,
+          env: ctx.env,
+          herdr: createHerdr({ bin: herdrBin, env: ctx.env, commandTimeoutMs: HERDR_CHECK_TIMEOUT_MS }),
+        });
   if (!check.ok) {
     // Not armed means not armed: an earlier arming of this agent on this host ends too.
     if (phase === "confirm") removeRegistration(wakeDir, options.agentId);
@@ -89,6 +96,7 @@ export const herdrWakeFor = async (
     terminal_id: check.agent.terminalId,
     kind: check.agent.kind ?? null,
     herdr_env: herdrEnvOf(ctx.env),
+    herdr_bin: herdrBin,
     armed_at: ctx.now(),
   };
   writeRegistration(wakeDir, registration);

@@ -1,6 +1,29 @@
 // Whether auto-wake can work for a pane, checked with Herdr itself: every "no" carries the reason the agent is
 // shown, so it knows to poll agent-inbox-cli instead of waiting for a wake that will never come.
+import { accessSync, constants, statSync } from "node:fs";
+import { isAbsolute, resolve } from "node:path";
 import { type Herdr, type HerdrAgent, isHerdrError } from "../adapters/herdr/client.ts";
+
+const isExecutableFile = (path: string): boolean => {
+  try {
+    accessSync(path, constants.X_OK);
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * The absolute path of the herdr this agent would run: found on its PATH, else HERDR_BIN_PATH (set only for
+ * Herdr's custom commands and plugins). Recorded at arming, because the process that later delivers the wake
+ * (the worker) may have no herdr on its own PATH; undefined when there is none to record.
+ */
+export const locateHerdr = (env: Readonly<Record<string, string | undefined>>): string | undefined => {
+  const onPath = Bun.which("herdr", { PATH: env.PATH ?? "" });
+  if (onPath) return resolve(onPath);
+  const named = env.HERDR_BIN_PATH;
+  return named && isAbsolute(named) && isExecutableFile(named) ? named : undefined;
+};
 
 export type ArmCheck = { ok: true; agent: HerdrAgent } | { ok: false; reason: string };
 

@@ -47,7 +47,7 @@ const LOCK_CHECK_MS = 1_000;
 export const herdrForArming =
   (env: Readonly<Record<string, string | undefined>>) =>
   (registration: WakeRegistration): Herdr =>
-    createHerdr({ env: { ...env, ...registration.herdr_env }, killWithParent: false });
+    createHerdr({ bin: registration.herdr_bin ?? "herdr", env: { ...env, ...registration.herdr_env }, killWithParent: false });
 
 /** A light watcher holding the lock is asked to stop (SIGTERM) until it lets go or the wait runs out. */
 const takeOverFromLight = async (wakeDir: string, signal: AbortSignal): Promise<LockAttempt> => {
