@@ -132,6 +132,32 @@ describe.each(storeNames)("controller lease [%s]", (storeName) => {
     expect(next.generation).toBeGreaterThan(4);
   });
 
+  test("an unnamed (hand-started) agent cannot acquire; the hint says how to name it, and once named it can", async () => {
+    const unnamed = await world.fake.script({ op: "createAgent", kind: "codex", cwd: world.home });
+    const env = { HERDR_PANE_ID: unnamed.pane_id, AGENT_CONTROL_CONTROLLER_ID: "hand.started" };
+    const refused = await world.run("herdr-lease-cli", ["controller", "acquire", ...AUTHORITY, "--json"], env);
+    expect(refused.exitCode).not.toBe(0);
+    const error = (JSON.parse(refused.stderr) as { error: { code: string; hint: string } }).error;
+    expect(error.code).toBe("CONTROLLER_AUTH_FAILED");
+    expect(error.hint).toContain(`herdr agent rename ${unnamed.pane_id} <name>`);
+    expect(error.hint).toContain("herdr agent start <name>");
+    const renamed = await execa("herdr", ["agent", "rename", unnamed.pane_id, "hand-coord"], {
+      env: { ...world.fake.env, HOME: world.home },
+      reject: false,
+    });
+    expect(renamed.exitCode, renamed.stderr).toBe(0);
+    const acquired = await world.run("herdr-lease-cli", ["controller", "acquire", ...AUTHORITY, "--json"], env);
+    expect(acquired.exitCode, acquired.stderr).toBe(0);
+    expect(acquired.json()).toMatchObject({ controller_id: "hand.started", agent_name: "hand-coord" });
+    world.rememberSecrets();
+    const release = await world.run(
+      "herdr-lease-cli",
+      ["controller", "release", "--checkpoint-ref", "acme/api#7-c0", "--checkpoint-sha256", SHA_A, "--json"],
+      env,
+    );
+    expect(release.exitCode, release.stderr).toBe(0);
+  });
+
   test("no lease id or fence token ever appeared in output, Herdr requests or state files", async () => {
     expect(await world.leakedSecrets()).toEqual([]);
     // The scan is live: a credential that did reach output would be reported.

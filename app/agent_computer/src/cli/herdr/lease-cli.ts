@@ -7,7 +7,8 @@ const binary: BinaryDef = {
   summary: "controller lease, leased reviewer/writer agents in Herdr, cleanup-only adoption, wait-any, bridge status",
   description:
     "Lifecycle side of Herdr coordination (requests and results are herdr-agent-control --help). A coordinator agent " +
-    "running inside Herdr, with AGENT_CONTROL_CONTROLLER_ID set by its launcher, acquires the controller lease, starts " +
+    'running inside Herdr as a NAMED agent (started by hand? `herdr agent rename "$HERDR_PANE_ID" <name>` first), with ' +
+    "AGENT_CONTROL_CONTROLLER_ID set by its launcher, acquires the controller lease, starts " +
     "reviewers and writers under leases only it can close, and releases them after durable checkpoints. No command takes " +
     "a shell command, sends raw keys, or closes anything but the one pane of a lease it holds. Credentials (lease id + " +
     "fence) live in a 0600 file of this host and never appear in argv or output; the shared store keeps only the fence's " +

@@ -17,7 +17,9 @@ export default defineCommand({
   name: "herdr-lease-cli controller acquire",
   summary: "take the controller lease named by AGENT_CONTROL_CONTROLLER_ID for this pane's agent",
   description:
-    "The coordinator must run inside Herdr as a named agent (idle or working) in pane HERDR_PANE_ID. Refused while another " +
+    "The coordinator must run inside Herdr as a named agent (idle or working) in pane HERDR_PANE_ID. An agent started " +
+    'by hand has no Herdr name: give it one first with `herdr agent rename "$HERDR_PANE_ID" <name>` (or start it with ' +
+    "`herdr agent start <name> --kind KIND --pane ID`). Refused while another " +
     "unexpired lease holds the controller id (across every host sharing the store). A new lease id and fence token are " +
     "minted: the store keeps only the fence's SHA-256; both are written to a 0600 credential file in this host's state " +
     "dir, never printed. The lease is bound to this pane, agent name, kind, cwd and (Linux) the agent's process " +

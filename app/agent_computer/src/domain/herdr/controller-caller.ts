@@ -36,7 +36,14 @@ export const callerContext = (env: Record<string, string | undefined>): CallerCo
 /** The named agent in the caller's pane; a coordinator is a named agent that is idle or working. */
 export const observeCaller = async (deps: HerdrDeps, paneId: string): Promise<HerdrAgent> => {
   const agent = await viaHerdr(deps.herdr.getAgent(paneId));
-  if (!agent.name || !agent.kind || !agent.cwd) {
+  if (!agent.name) {
+    throw new AppError("CONTROLLER_AUTH_FAILED", `the agent in pane ${paneId} has no Herdr name; a coordinator must be named`, {
+      hint:
+        `an agent started by hand has no name until you give it one: herdr agent rename ${paneId} <name> ` +
+        "(a-z first, then a-z 0-9 - _, at most 32), or start it named: herdr agent start <name> --kind KIND --pane ID",
+    });
+  }
+  if (!agent.kind || !agent.cwd) {
     throw new AppError(
       "CONTROLLER_AUTH_FAILED",
       `pane ${paneId} does not host a named agent with a kind and a working directory`,
