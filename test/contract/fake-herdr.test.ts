@@ -322,6 +322,14 @@ describe("fake herdr: agent state engine", () => {
   });
 });
 
+describe("fake herdr: schema, after the state engine (a restart below clears the log)", () => {
+  it("sent only schema-valid requests over the whole suite (start polling and waits included)", async () => {
+    const requests = await fake.requests();
+    expect(requests.some((r: Json) => r.method === "agent.start")).toBe(true);
+    for (const request of requests) expect([request, herdrSchemaProblems("request", request)]).toEqual([request, []]);
+  });
+});
+
 describe("fake herdr: server availability", () => {
   it("answers server_not_running when the socket is absent or refuses connections", async () => {
     const other = await startFakeHerdr();
