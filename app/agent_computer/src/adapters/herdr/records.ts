@@ -103,6 +103,50 @@ const tabInfoSchema = z
   .transform((info) => ({ tabId: info.tab_id, workspaceId: info.workspace_id, label: info.label, paneCount: info.pane_count }));
 export type HerdrTab = z.output<typeof tabInfoSchema>;
 
+const workspaceInfoSchema = z
+  .object({
+    workspace_id: z.string(),
+    number: z.number().int(),
+    label: z.string(),
+    focused: z.boolean(),
+    pane_count: z.number().int(),
+    tab_count: z.number().int(),
+    active_tab_id: z.string().nullish(),
+    agent_status: z.enum(HERDR_AGENT_STATUSES),
+  })
+  .transform((info) => ({
+    workspaceId: info.workspace_id,
+    number: info.number,
+    label: info.label,
+    focused: info.focused,
+    paneCount: info.pane_count,
+    tabCount: info.tab_count,
+    activeTabId: info.active_tab_id ?? undefined,
+    status: info.agent_status,
+  }));
+export type HerdrWorkspace = z.output<typeof workspaceInfoSchema>;
+
+const tabListEntrySchema = z
+  .object({
+    tab_id: z.string(),
+    workspace_id: z.string(),
+    number: z.number().int(),
+    label: z.string(),
+    focused: z.boolean(),
+    pane_count: z.number().int(),
+    agent_status: z.enum(HERDR_AGENT_STATUSES),
+  })
+  .transform((info) => ({
+    tabId: info.tab_id,
+    workspaceId: info.workspace_id,
+    number: info.number,
+    label: info.label,
+    focused: info.focused,
+    paneCount: info.pane_count,
+    status: info.agent_status,
+  }));
+export type HerdrTabInfo = z.output<typeof tabListEntrySchema>;
+
 /** The `result` of each success envelope the adapter reads, keyed by its `type` tag. */
 export const resultSchemas = {
   agent_list: z.object({ agents: z.array(agentInfoSchema) }),
@@ -111,6 +155,9 @@ export const resultSchemas = {
   agent_started: z.object({ agent: agentInfoSchema, argv: z.array(z.string()) }),
   tab_created: z.object({ tab: tabInfoSchema, root_pane: paneInfoSchema }),
   pane_info: z.object({ pane: paneInfoSchema }),
+  workspace_list: z.object({ workspaces: z.array(workspaceInfoSchema) }),
+  tab_list: z.object({ tabs: z.array(tabListEntrySchema) }),
+  pane_list: z.object({ panes: z.array(paneInfoSchema) }),
   ok: z.object({}),
 } as const;
 export type HerdrResultType = keyof typeof resultSchemas;

@@ -1,0 +1,38 @@
+import { z } from "zod";
+import type { HerdrSession } from "../../adapters/herdr/reader.ts";
+import { viaHerdr } from "../../domain/herdr/herdr-failure.ts";
+import { defineCommand } from "../kernel/command.ts";
+import type { CommandContext } from "../kernel/context.ts";
+import { neutralizeLine } from "../kernel/output.ts";
+import { INSPECT_ENV, INSPECT_ERRORS, readerFor } from "./inspect-shared.ts";
+
+export const inspectSessionsOptionsSchema = z.object({});
+type InspectSessionsOptions = z.output<typeof inspectSessionsOptionsSchema>;
+
+const runSessions = async (_options: InspectSessionsOptions, ctx: CommandContext): Promise<{ sessions: HerdrSession[] }> => ({
+  sessions: await viaHerdr((await readerFor(ctx)).sessions()),
+});
+
+const render = (r: { sessions: HerdrSession[] }): string =>
+  r.sessions.length === 0
+    ? "no Herdr sessions"
+    : r.sessions
+        .map(
+          (s) =>
+            `${neutralizeLine(s.name)}${s.isDefault ? " (default)" : ""}: ${s.running ? "running" : "not running"} · ${neutralizeLine(s.socketPath)}`,
+        )
+        .join("\n");
+
+export default defineCommand({
+  name: "herdr-inspect-cli sessions",
+  summary: "Herdr's sessions on this machine and whether each server runs",
+  description: "Runs `herdr session list --json`.",
+  schema: inspectSessionsOptionsSchema,
+  writes: "nothing.",
+  output: '{"sessions":[{"name","isDefault","running","socketPath"}]}',
+  errors: INSPECT_ERRORS,
+  env: INSPECT_ENV,
+  examples: ["herdr-inspect-cli sessions --json"],
+  run: runSessions,
+  render,
+});

@@ -1,0 +1,112 @@
+// herdr-inspect-cli through bin/ against the Herdr double: status with integrations (also when no server runs),
+// sessions, the topology tree, a bounded and escaped pane read; no lease, no store, nothing changed in Herdr.
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { type FakeHerdr, startFakeHerdr } from "../fixtures/fake-herdr/control.ts";
+import { runBin } from "../helpers/bin.ts";
+
+let fake: FakeHerdr;
+let env: Record<string, string>;
+const inspect = (args: string[], extra: Record<string, string> = {}) =>
+  runBin("herdr-inspect-cli", args, { env: { ...env, ...extra } });
+const errorCode = (stderr: string): string => (JSON.parse(stderr) as { error: { code: string } }).error.code;
+
+beforeAll(async () => {
+  fake = await startFakeHerdr();
+  // No AGENT_COMPUTER_HOME, no controller id, no HERDR_PANE_ID: inspecting needs none of them.
+  env = { ...fake.env, HOME: fake.dir };
+});
+afterAll(async () => {
+  await fake?.stop();
+});
+
+describe("herdr-inspect-cli", () => {
+  test("status reports the server and every integration; without a server it still answers, exit 0", async () => {
+    writeFileSync(join(fake.dir, "integrations.json"), JSON.stringify({ claude: "current (v7)" }));
+    const up = await inspect(["status", "--json"]);
+    expect(up.exitCode, up.stderr).toBe(0);
+    expect(up.json()).toMatchObject({
+      server: { running: true, version: "0.8.0", protocol: 20, compatible: true },
+      integrations: expect.arrayContaining([
+        { label: "claude", state: "current (v7)", path: join(fake.dir, ".claude/settings.json") },
+        expect.objectContaining({ label: "codex", state: "not installed" }),
+      ]),
+    });
+    const down = await inspect(["status"], { HERDR_SOCKET_PATH: join(fake.dir, "none", "herdr.sock") });
+    expect(down.exitCode, down.stderr).toBe(0);
+    expect(down.stdout).toContain("herdr server: not running");
+  });
+
+  test("sessions lists the session this socket belongs to", async () => {
+    const r = await inspect(["sessions", "--json"]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.json()).toEqual({ sessions: [{ name: "default", isDefault: true, running: true, socketPath: fake.socketPath }] });
+  });
+
+  test("topology shows workspaces, tabs, panes and agents, counts unnamed agents, escapes labels; changes nothing", async () => {
+    const named = await fake.script({
+      op: "createAgent",
+      kind: "claude",
+      cwd: "/tmp",
+      name: "rev-1",
+      label: "evil\u001b]0;x\u0007",
+    });
+    const unnamed = await fake.script({ op: "createAgent", kind: "codex", cwd: "/tmp", workspaceId: named.workspace_id });
+    const shell = await fake.script({ op: "createShell", cwd: "/tmp", workspaceId: named.workspace_id });
+    const before = await fake.state();
+    const human = await inspect(["topology"]);
+    expect(human.exitCode, human.stderr).toBe(0);
+    expect(human.stdout).toContain(`${named.pane_id} rev-1 claude idle seq ${named.state_change_seq}`);
+    expect(human.stdout).toContain(`${unnamed.pane_id} (unnamed) codex`);
+    expect(human.stdout).toContain(`${shell.pane_id} shell`);
+    expect(human.stdout).toContain("without a Herdr name");
+    expect(human.stdout).not.toContain("\u001b");
+    const json = (await inspect(["topology", "--workspace", named.workspace_id, "--json"])).json<{
+      workspaces: unknown[];
+      tabs: unknown[];
+      panes: Array<{ paneId: string }>;
+      agents: Array<{ name?: string; paneId: string }>;
+    }>();
+    expect(json.workspaces).toHaveLength(1);
+    expect(json.tabs).toHaveLength(3);
+    expect(json.panes.map((p) => p.paneId).sort()).toEqual([named.pane_id, unnamed.pane_id, shell.pane_id].sort());
+    expect(json.agents.map((a) => a.paneId).sort()).toEqual([named.pane_id, unnamed.pane_id].sort());
+    expect(await fake.state()).toEqual(before);
+  });
+
+  test("read is bounded by --lines and --max-bytes and escapes control characters; --json keeps the text", async () => {
+    const agent = await fake.script({ op: "createAgent", kind: "claude", cwd: "/tmp", name: "talker" });
+    const lines = Array.from({ length: 50 }, (_, i) => `line ${i}`);
+    await fake.script({
+      op: "setOutput",
+      paneId: agent.pane_id,
+      text: [...lines, "\u001b[2J\u001b]52;c;cHduZWQ=\u0007gotcha é"].join("\n"),
+    });
+    const human = await inspect(["read", "--pane", agent.pane_id, "--lines", "3"]);
+    expect(human.exitCode, human.stderr).toBe(0);
+    expect(human.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f]/);
+    expect(human.stdout).toContain("line 48\nline 49\n");
+    expect(human.stdout).toContain("\\x1b[2J");
+    expect(human.stdout).not.toContain("line 47");
+    const json = (await inspect(["read", "--pane", agent.pane_id, "--max-bytes", "9", "--json"])).json<{
+      text: string;
+      bytes: number;
+      truncated: boolean;
+    }>();
+    expect(json).toEqual({ pane_id: agent.pane_id, source: "recent", text: "gotcha é", lines: 1, bytes: 9, truncated: true });
+  });
+
+  test("bad flags are refused by name before Herdr is asked; an absent server is UNAVAILABLE", async () => {
+    const asked = (await fake.requests()).length;
+    const bad = await inspect(["read", "--pane", "--source", "--json"]);
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toContain("--pane");
+    const tooMany = await inspect(["read", "--pane", "w1:p1", "--lines", "5000", "--json"]);
+    expect(tooMany.exitCode).toBe(2);
+    expect(tooMany.stderr).toContain("--lines");
+    expect((await fake.requests()).length).toBe(asked);
+    const down = await inspect(["topology", "--json"], { HERDR_SOCKET_PATH: join(fake.dir, "none", "herdr.sock") });
+    expect(errorCode(down.stderr)).toBe("UNAVAILABLE");
+  });
+});
