@@ -85,6 +85,7 @@ describe("herdr-inspect-cli", () => {
     });
     const human = await inspect(["read", "--pane", agent.pane_id, "--lines", "3"]);
     expect(human.exitCode, human.stderr).toBe(0);
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: asserting that no control character reaches the terminal
     expect(human.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f]/);
     expect(human.stdout).toContain("line 48\nline 49\n");
     expect(human.stdout).toContain("\\x1b[2J");
