@@ -253,12 +253,36 @@ describe("signing in to the console in headless Chromium [sqlite]", () => {
       const [cookie, ...more] = await browser.context.cookies(worker.url);
       expect(more).toEqual([]);
       expect(cookie).toMatchObject({ httpOnly: true, sameSite: "Strict", path: "/", secure: false });
-      expect(await page.evaluate(() => document.cookie)).toBe("");
+      expect(await page.evaluate(() => (globalThis as unknown as { document: { cookie: string } }).document.cookie)).toBe("");
       expect(link).toContain(cookie?.value);
     } finally {
       await browser.close();
     }
   });
+
+  test("the link clicked on another site's page signs in too (the 401 page refreshes once from the console)", async () => {
+    const browser = await launchChromium();
+    try {
+      const page = await browser.context.newPage();
+      // localhost and 127.0.0.1 are different sites: the click is a cross-site navigation, as from a web chat.
+      await page.goto(`${worker.url.replace("127.0.0.1", "localhost")}/console/console.css`);
+      await page.evaluate((href) => {
+        type Anchor = { href: string; id: string; textContent: string };
+        const doc = (globalThis as unknown as { document: { createElement(t: "a"): Anchor; body: { append(a: Anchor): void } } })
+          .document;
+        const a = doc.createElement("a");
+        a.href = href;
+        a.id = "console-link";
+        a.textContent = "console";
+        doc.body.append(a);
+      }, link);
+      await page.click("#console-link");
+      await expect.poll(() => jobSection(page).count(), { timeout: 15_000, interval: 250 }).toBe(1);
+      expect(page.url()).toBe(`${worker.url}/`);
+    } finally {
+      await browser.close();
+    }
+  }, 30_000);
 
   test("a fresh browser without the link gets the 401 page: how to get the link, and no data", async () => {
     const browser = await launchChromium();

@@ -111,6 +111,17 @@ describe("console pages without the console token", () => {
     }
   });
 
+  test("a navigation from another site gets one refresh (its cookie is withheld there), any other request none", async () => {
+    const navigate = { "sec-fetch-mode": "navigate" };
+    const crossSite = await (await get("/", { ...navigate, "sec-fetch-site": "cross-site" })).text();
+    expect(crossSite).toContain('<meta http-equiv="refresh" content="0">');
+    expect(leaks(crossSite)).toEqual([]);
+    for (const site of ["same-origin", "none"]) {
+      expect(await (await get("/", { ...navigate, "sec-fetch-site": site })).text(), site).not.toContain("http-equiv");
+    }
+    expect(await (await get("/")).text()).not.toContain("http-equiv");
+  });
+
   test("a wrong, empty or same-length token is 401, in the link and in the cookie", async () => {
     const sameLength = `${token.slice(0, -1)}${token.endsWith("A") ? "B" : "A"}`;
     for (const wrong of [sameLength, "", "x", `${token}x`]) {

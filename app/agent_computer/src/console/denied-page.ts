@@ -1,15 +1,18 @@
 // What a browser without the console's cookie or a valid link gets: no data (not even the state directory's path),
 // only how the owner gets the link.
 // No navigation and no refresh script: there is nothing to show until the browser signs in.
+// A navigation that started on another site (the link clicked in a web chat) arrives without the SameSite=Strict
+// cookie, even right after the link set it; one refresh starts a navigation on this console, which sends it.
 import { html } from "./html.ts";
 
-export const deniedPage = (command: string): string =>
+export const deniedPage = (command: string, fromAnotherSite: boolean): string =>
   html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Sign-in link needed · agent-computer</title>
+${fromAnotherSite && html`<meta http-equiv="refresh" content="0">`}
 <link rel="stylesheet" href="/console/console.css">
 </head>
 <body>

@@ -54,15 +54,22 @@ const refusedHost = (ctx: ConsoleDeps): Response =>
 
 const PAGE_HEADERS = { ...COMMON_HEADERS, "content-type": "text/html; charset=utf-8", "cache-control": "no-store" };
 
-const denied = (ctx: ConsoleDeps): Response =>
-  new Response(deniedPage(linkCommand(ctx.localUrl())), { status: 401, headers: PAGE_HEADERS });
+/** Sec-Fetch-* are set by the browser itself; a page cannot forge them. */
+const navigationFromAnotherSite = (request: Request): boolean =>
+  request.headers.get("sec-fetch-site") === "cross-site" && request.headers.get("sec-fetch-mode") === "navigate";
+
+const denied = (ctx: ConsoleDeps, request: Request): Response =>
+  new Response(deniedPage(linkCommand(ctx.localUrl()), navigationFromAnotherSite(request)), {
+    status: 401,
+    headers: PAGE_HEADERS,
+  });
 
 const page =
   (ctx: ConsoleDeps, path: ConsolePath, load: () => Promise<Page>): RouteHandler =>
   async (request) => {
     if (!hostAllowed(ctx.bindHost, request.headers.get("host"))) return refusedHost(ctx);
     const access = checkAccess(request, ctx.token, ctx.localUrl());
-    if (access.kind === "denied") return denied(ctx);
+    if (access.kind === "denied") return denied(ctx, request);
     if (access.kind === "sign-in") {
       return new Response(null, {
         status: 303,
