@@ -175,7 +175,8 @@ export default defineCommand({
   schema: workerOptionsSchema,
   writes:
     "trigger firings, runs and attempts (state, exit code, error, stdout/stderr tails), events in owners' sessions, its own " +
-    "worker record; per-attempt files under $AGENT_COMPUTER_HOME/run/attempts (removed when the attempt ends).",
+    "worker record; per-attempt files under $AGENT_COMPUTER_HOME/run/attempts (removed when the attempt ends); " +
+    "$AGENT_COMPUTER_HOME/console-token (0600) when it is missing, also with --console-url (which writes nothing else).",
   output:
     '{"worker_id","url","mode":"once|daemon","stopped_by":"once|SIGTERM|SIGINT","forced"}; with --console-url: {"console_url"} (the link; text: the link alone)',
   errors: ["INVALID_INPUT", "ADDRESS_IN_USE", "STORE_UNAVAILABLE", "CONFIG_INVALID", "INTERNAL"],
