@@ -219,4 +219,26 @@ describe.each(storeNames)("mesh through the binaries [%s]", (storeName) => {
     expect(read.stderr).toContain('"code":"NOT_FOUND"');
     expect(read.stdout + read.stderr).not.toContain("between us");
   });
+  test("agent-contacts-cli closes an inbox to a sender; the send says refused_by_policy, or fails when nobody accepts", async () => {
+    const env = target.env;
+    const guard = await checkInAgent(env, dir, "guard");
+    const noisy = await checkInAgent(env, dir, "noisy");
+    const set = await runBin("agent-contacts-cli", ["policy", ...as(guard), "--policy", "contacts-only"], { env });
+    expect(set.exitCode, set.stderr).toBe(0);
+    expect(set.stdout).toContain("guard: contacts-only");
+    const allowed = await runBin("agent-contacts-cli", ["allow", ...as(guard), "--contact", "alice", "--json"], { env });
+    expect(allowed.json()).toMatchObject({ policy: "contacts-only", allow: ["alice"], block: [] });
+
+    const mixed = await runBin("agent-send-cli", [...as(noisy), "--to", "guard,bob", "--body", "hello"], { env });
+    expect(mixed.exitCode, mixed.stderr).toBe(0);
+    expect(mixed.stdout).toContain("guard: REFUSED BY POLICY");
+    expect(mixed.stdout).toContain("bob: live");
+    const refused = await runBin("agent-send-cli", [...as(noisy), "--to", "guard", "--body", "hello?", "--json"], { env });
+    expect(refused.exitCode).toBe(4);
+    expect(refused.stderr).toContain('"code":"REFUSED_BY_POLICY"');
+    const fromAlice = await runBin("agent-send-cli", [...as(alice), "--to", "guard", "--body", "hi", "--json"], { env });
+    expect(fromAlice.json<{ recipients: { outcome: string }[] }>().recipients[0]?.outcome).toBe("live");
+    const inbox = await runBin("agent-inbox-cli", [...as(guard), "--json"], { env });
+    expect(inbox.json<{ messages: { from: string }[] }>().messages.map((m) => m.from)).toEqual(["alice"]);
+  });
 });

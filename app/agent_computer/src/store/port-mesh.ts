@@ -78,6 +78,17 @@ export interface InboxEntry {
   createdAt: number;
 }
 
+/** Who may message an agent: everyone (open), its allow list only (contacts-only), or nobody (closed). */
+export type ContactPolicy = "open" | "contacts-only" | "closed";
+
+/** An agent's contact policy and lists; an agent that never set one is open with empty lists. */
+export interface ContactSettings {
+  policy: ContactPolicy;
+  allow: string[];
+  block: string[];
+  updatedAt: number | null;
+}
+
 /** What a reply or a thread read needs of a message the caller may see. */
 export interface MessageRef {
   id: string;
@@ -185,6 +196,12 @@ export interface MeshRepo {
   messageSeenBy(messageId: string, agentId: string): Promise<MessageRef | undefined>;
   /** The messages of a thread that `agentId` may see (as messageSeenBy), oldest first, at most `limit`. */
   thread(threadId: string, agentId: string, limit: number): Promise<ThreadEntry[]>;
+  contactSettings(agentId: string): Promise<ContactSettings>;
+  setContactPolicy(agentId: string, policy: ContactPolicy, now: number): Promise<void>;
+  /** Lists `other` as allowed or blocked by `owner` (replacing either), or with kind null takes it off both lists. */
+  setContact(owner: string, other: string, kind: "allow" | "block" | null, now: number): Promise<void>;
+  /** The recipients, of those named, whose contact policy or block list refuses mail from `sender`. */
+  refusingRecipients(sender: string, recipients: readonly string[]): Promise<string[]>;
   /** Open sessions (live ones unless includeStale), newest activity first, with the latest session of stale agents. */
   directory(now: number, includeStale: boolean): Promise<SessionRecord[]>;
   liveSessions(now: number): Promise<SessionRecord[]>;
