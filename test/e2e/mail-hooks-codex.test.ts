@@ -18,6 +18,7 @@ import {
   type ScriptedResponse,
   startScriptedResponsesApi,
 } from "../helpers/scripted-responses-api.ts";
+import { skillListingLines } from "../helpers/skills.ts";
 
 const codex = join(repoRoot, "node_modules", ".bin", "codex");
 const CONTEXT = /Agent Mesh: this session is checked in as ([A-Za-z0-9_.-]+) /;
@@ -57,13 +58,6 @@ const readmeJsonBlocks = (): string[] => {
     (m[1] as string).replaceAll("/path/to/agent-computer", repoRoot),
   );
 };
-
-/** Each Skill's listing line as its SKILL.md frontmatter states it. */
-const skillLines = (): string[] =>
-  readdirSync(join(repoRoot, "skills")).map((name) => {
-    const text = readFileSync(join(repoRoot, "skills", name, "SKILL.md"), "utf8");
-    return `- ${name}: ${/^description: (.+)$/m.exec(text)?.[1]}`;
-  });
 
 beforeAll(async () => {
   const codexBlock = readmeJsonBlocks().find((block) => block.includes("session-start codex"));
@@ -161,7 +155,7 @@ test("Codex: mail that arrives mid-turn is announced by PostToolUse and one Stop
   expect(afterStop.split(line).length - 1).toBe(2);
 
   // The Skills' listing lines reached the model as Codex lists them.
-  for (const skill of skillLines()) expect(shownFirst).toContain(skill);
+  for (const skill of skillListingLines()) expect(shownFirst).toContain(skill);
 
   for (const request of api.requests) {
     const whole = JSON.stringify(request);
