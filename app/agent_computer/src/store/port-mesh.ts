@@ -156,6 +156,16 @@ export interface CallerState {
   expiryDue: boolean;
 }
 
+/** A glance at an agent's live session's inbox: how much waits, never what it says. */
+export interface InboxGlance {
+  sessionId: string;
+  count: number;
+  /** seq of the newest pending message; null when none waits. */
+  newestSeq: number | null;
+  /** created_at of the oldest pending message; null when none waits. */
+  oldestCreatedAt: number | null;
+}
+
 /** Everything the mesh needs from the store, inside one transaction. */
 export interface MeshRepo {
   getAgent(agentId: string, lock?: boolean): Promise<AgentRecord | undefined>;
@@ -185,6 +195,8 @@ export interface MeshRepo {
   releaseIdempotencyKey(sender: string, key: string, olderThan: number): Promise<void>;
   pending(sessionId: string, limit: number): Promise<InboxEntry[]>;
   countPending(sessionId: string): Promise<number>;
+  /** The agent's session live at `now` with its pending count, newest seq and oldest arrival; undefined without one. */
+  glanceInbox(agentId: string, now: number): Promise<InboxGlance | undefined>;
   deliveriesOf(recipient: string, messageIds: readonly string[]): Promise<DeliveryRecord[]>;
   ack(recipient: string, messageIds: readonly string[], now: number): Promise<string[]>;
   ackUpToSeq(sessionId: string, seq: number, now: number): Promise<string[]>;

@@ -5,6 +5,7 @@ import type {
   DeliveryState,
   ExpiredDelivery,
   InboxEntry,
+  InboxGlance,
   InboxSlot,
   MeshRepo,
   SentMessage,
@@ -100,6 +101,13 @@ const liveAt = (now: string, alias = ""): string => `${alias}ended_at IS NULL AN
 // hashes that string to find its prepared statement.
 const AGENT_SQL = "SELECT * FROM agents WHERE name = $1";
 const OPEN_SESSION_SQL = `SELECT ${SESSION_COLUMNS} FROM sessions WHERE agent_name = $1 AND ended_at IS NULL`;
+/** The live session of agent $1 at $2 and what waits in it, counted without reading a body. */
+const GLANCE_SQL = `SELECT s.id AS session_id, COUNT(d.seq) AS n, MAX(d.seq) AS newest_seq, MIN(m.created_at) AS oldest_at
+  FROM sessions s
+  LEFT JOIN deliveries d ON d.session_id = s.id AND d.state = 'pending'
+  LEFT JOIN messages m ON m.id = d.message_id
+  WHERE s.agent_name = $1 AND ${liveAt("$2", "s.")}
+  GROUP BY s.id`;
 const NEXT_SEQ_SQL = "UPDATE agents SET last_seq = last_seq + 1 WHERE name = $1";
 /** The open session of the agent named $1 if it is live at $2: the delivery rule. */
 const LIVE_SESSION_ID = `(SELECT id FROM sessions WHERE agent_name = $1 AND ${liveAt("$2")})`;
@@ -285,6 +293,16 @@ export const meshRepo = (db: Db): MeshRepo => {
         (await db.get<Row>("SELECT COUNT(*) AS n FROM deliveries WHERE session_id = $1 AND state = 'pending'", [sessionId]))?.n ??
           0,
       ),
+    glanceInbox: async (agentId, now) => {
+      const row = await db.get<Row>(GLANCE_SQL, [agentId, now]);
+      if (!row) return undefined;
+      return {
+        sessionId: str(row.session_id),
+        count: num(row.n),
+        newestSeq: numOrNull(row.newest_seq),
+        oldestCreatedAt: numOrNull(row.oldest_at),
+      } satisfies InboxGlance;
+    },
     deliveriesOf: async (recipient, ids) =>
       ids.length === 0
         ? []
