@@ -20,6 +20,8 @@ export interface InboxMessage {
   thread_id: string | null;
   /** The message this one answers, when it is a reply. */
   reply_to: string | null;
+  /** The channel it was posted to, when it is a channel post. */
+  channel: string | null;
   created_at: string;
   body: string;
 }
@@ -68,6 +70,7 @@ export const readInbox = (deps: Deps, input: InboxInput): Promise<InboxResult> =
         kind: e.kind,
         thread_id: e.threadId,
         reply_to: e.replyTo,
+        channel: e.channel,
         created_at: iso(e.createdAt),
         body: e.body,
       })),
