@@ -19,10 +19,25 @@ const ALWAYS = ["INVALID_INPUT", "INTERNAL", "STORE_UNAVAILABLE", "CONFIG_INVALI
  * Codes the scan finds in a module a command imports but on a path that command never takes. Each entry says why;
  * the test also fails when an entry stops being found, so this list cannot rot.
  */
+const CHANNEL_POSTS_ONLY = "only post and read require membership (domain/mesh/channels.ts, one module for every action)";
+const CHANNEL_CREATE_ONLY = "only create refuses a name that exists (domain/mesh/channels.ts, one module for every action)";
 const UNREACHABLE: Record<string, Record<string, string>> = {
   "agent-checkin-cli": {
     UNKNOWN_AGENT: "authenticate() runs only for a name that exists; an unknown name is registered instead",
   },
+  "agent-channel-cli create": {
+    NOT_FOUND: "the channel is read back in the transaction that created it",
+    NOT_A_MEMBER: CHANNEL_POSTS_ONLY,
+  },
+  "agent-channel-cli join": { CONFLICT: CHANNEL_CREATE_ONLY, NOT_A_MEMBER: CHANNEL_POSTS_ONLY },
+  "agent-channel-cli leave": { CONFLICT: CHANNEL_CREATE_ONLY, NOT_A_MEMBER: CHANNEL_POSTS_ONLY },
+  "agent-channel-cli list": {
+    CONFLICT: CHANNEL_CREATE_ONLY,
+    NOT_A_MEMBER: CHANNEL_POSTS_ONLY,
+    NOT_FOUND: "list names no channel, so none can be missing",
+  },
+  "agent-channel-cli post": { CONFLICT: CHANNEL_CREATE_ONLY },
+  "agent-channel-cli read": { CONFLICT: CHANNEL_CREATE_ONLY },
 };
 
 /**

@@ -53,6 +53,8 @@ export interface WakeInboxEntry {
   kind: string;
   body: string;
   threadId: string | null;
+  replyTo: string | null;
+  channel: string | null;
   createdAt: number;
 }
 
