@@ -1,4 +1,4 @@
-// Plans for the --help examples of herdr-agent-control and herdr-lease-cli (see plan.ts): each runs inside the Herdr
+// Plans for the --help examples of herdr-agent-control, herdr-lease-cli and herdr-inspect-cli (see plan.ts): each runs inside the Herdr
 // double as the coordinator. Paths such as /srv/wt/pr42 stand for directories made here; cursors such as
 // rev-a=118 for 0 (any state change counts), since the double's sequence starts afresh.
 import type { CommandPlan } from "./plan.ts";
@@ -72,7 +72,21 @@ const strayVars = async (world: World): Promise<Record<string, string>> => {
   return { "w1:p4": stray.paneId, "/srv/wt/pr40": world.dir, "--expected-seq 77": `--expected-seq ${stray.seq}` };
 };
 
+/** An agent with some output to look at; the examples' pane w1:p2 stands for its pane. */
+const lookedAt = async (world: World): Promise<void> => {
+  const agent = await fake(world).script({ op: "createAgent", kind: "claude", cwd: world.dir, name: "looked-at" });
+  await fake(world).script({ op: "setOutput", paneId: agent.pane_id, text: "review: 2 defects\nDONE" });
+};
+const lookedAtPane = async (world: World): Promise<Record<string, string>> => ({
+  "w1:p2": (await agentNamed(world, "looked-at")).paneId,
+});
+
 export const HERDR_PLANS: Record<string, CommandPlan> = {
+  "herdr-inspect-cli (binary)": { herdr: true, setup: lookedAt, vars: lookedAtPane },
+  "herdr-inspect-cli status": { herdr: true },
+  "herdr-inspect-cli sessions": { herdr: true },
+  "herdr-inspect-cli topology": { herdr: true, setup: lookedAt },
+  "herdr-inspect-cli read": { herdr: true, setup: lookedAt, vars: lookedAtPane },
   "herdr-agent-control (binary)": {
     herdr: true,
     given: acquire,
