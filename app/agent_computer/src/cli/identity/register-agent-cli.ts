@@ -2,6 +2,7 @@ import { z } from "zod";
 import { type RegisterResult, registerAgent } from "../../domain/agents/register.ts";
 import { CLI_PROFILES } from "../../domain/identity/cli-profiles.ts";
 import { agentId, capabilitySchema } from "../../domain/identity/names.ts";
+import { STORE_ERRORS } from "../../errors.ts";
 import { writeVaultToken } from "../../local/vault.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
@@ -172,8 +173,7 @@ export default defineCommand({
     "NAME_COLLISION_ACTIVE",
     "FORCE_PRECONDITION_FAILED",
     "RATE_LIMITED",
-    "STORE_UNAVAILABLE",
-    "CONFIG_INVALID",
+    ...STORE_ERRORS,
     "INTERNAL",
   ],
   env: [

@@ -90,6 +90,10 @@ export const runBinary = async (binary: BinaryDef, argv: readonly string[], use:
       reachedPhase("command-run");
       const text = json ? `${toJson(result)}\n` : invocation.def.render(result, options);
       await writeStdout(text.endsWith("\n") || text === "" ? text : `${text}\n`);
+      // A result may carry a warning (e.g. presence not renewed on a full disk): in the JSON document, and for a
+      // person on stderr, so the answer on stdout stays what it always is.
+      const warning = (result as { warning?: unknown } | undefined)?.warning;
+      if (!json && typeof warning === "string") await writeStderr(`${invocation.def.name}: warning: ${warning}\n`);
     }
   } catch (error) {
     exitCode = await reportError(binary, def, error, json);

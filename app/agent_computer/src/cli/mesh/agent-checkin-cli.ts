@@ -3,6 +3,7 @@ import { shellWord } from "../../command-line.ts";
 import { type CheckinResult, checkIn, previewCheckIn } from "../../domain/agents/checkin.ts";
 import { agentIdSchema, capabilitySchema } from "../../domain/identity/names.ts";
 import { TTL_MAX_SECONDS, TTL_MIN_SECONDS } from "../../domain/mesh/ttl.ts";
+import { STORE_ERRORS } from "../../errors.ts";
 import { writeVaultToken } from "../../local/vault.ts";
 import { type HerdrWake, herdrWakeFor } from "../../wake/arm.ts";
 import { defineCommand } from "../kernel/command.ts";
@@ -121,15 +122,7 @@ export default defineCommand({
     '"herdr_wake":{"state":"off|armed|would_arm(preview)|unsupported","reason","watcher"?:{"role":"worker|light","pid"}},' +
     '"agent_token"?|"token_file"?(first registration only),"auth_note"?,"vault_file"?,"auto_assigned_tasks"?:[{"task_id","title","priority"}],' +
     '"preview"?:true}',
-  errors: [
-    "INVALID_INPUT",
-    "AUTH_FAILED",
-    "RECOVERY_REQUIRED",
-    "RATE_LIMITED",
-    "STORE_UNAVAILABLE",
-    "CONFIG_INVALID",
-    "INTERNAL",
-  ],
+  errors: ["INVALID_INPUT", "AUTH_FAILED", "RECOVERY_REQUIRED", "RATE_LIMITED", ...STORE_ERRORS, "INTERNAL"],
   env: [
     "AGENT_COMPUTER_HOME",
     "AGENT_COMPUTER_DATABASE_URL",

@@ -2,6 +2,7 @@ import * as z from "zod/mini";
 import { commandLine } from "../../command-line.ts";
 import { agentIdSchema } from "../../domain/identity/names.ts";
 import { type InboxResult, readInbox } from "../../domain/mesh/inbox.ts";
+import { STORE_ERRORS } from "../../errors.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildDeps } from "../kernel/deps.ts";
@@ -87,10 +88,12 @@ export default defineCommand({
   schema: inboxOptionsSchema,
   flags: { wakeToken: { placeholder: "<hex>" } },
   writes:
-    "only your presence renewal (last activity, expires_at) and, with --wake-token, that token's used mark; message states are untouched.",
+    "only your presence renewal (last activity, expires_at) and, with --wake-token, that token's used mark; message states are untouched." +
+    " Without --wake-token, a store that cannot take the presence write (disk full, read-only) still answers, with a" +
+    ' "warning" (also on stderr) saying why presence was not renewed; with it, the call fails whole (DISK_FULL) and the token stays unused.',
   output:
     '{"agent_id","session_id","messages":[{"id","seq","from","kind":"message|bounce|event","thread_id","created_at","body"}],' +
-    '"count","has_more","wake"?:{"message_count","first_seq","last_seq"}(with --wake-token),"note"}',
+    '"count","has_more","wake"?:{"message_count","first_seq","last_seq"}(with --wake-token),"note","warning"?}',
   errors: [
     "INVALID_INPUT",
     "AUTH_FAILED",
@@ -98,8 +101,7 @@ export default defineCommand({
     "UNKNOWN_AGENT",
     "NOT_CHECKED_IN",
     "WAKE_TOKEN_INVALID",
-    "STORE_UNAVAILABLE",
-    "CONFIG_INVALID",
+    ...STORE_ERRORS,
     "INTERNAL",
   ],
   env: ["AGENT_COMPUTER_HOME", "AGENT_COMPUTER_DATABASE_URL", "RELAY_AGENT_TOKEN"],

@@ -1,7 +1,7 @@
 import * as z from "zod/mini";
 import { agentIdSchema } from "../../domain/identity/names.ts";
 import { type RecipientOutcome, type SendResult, sendMessage } from "../../domain/mesh/send.ts";
-import { AppError } from "../../errors.ts";
+import { AppError, STORE_ERRORS } from "../../errors.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildDeps } from "../kernel/deps.ts";
@@ -141,8 +141,7 @@ export default defineCommand({
     "IDEMPOTENCY_CONFLICT",
     "NOT_FOUND",
     "RATE_LIMITED",
-    "STORE_UNAVAILABLE",
-    "CONFIG_INVALID",
+    ...STORE_ERRORS,
     "INTERNAL",
   ],
   env: [

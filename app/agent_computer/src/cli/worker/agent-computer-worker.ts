@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { newId } from "../../domain/ids.ts";
+import { STORE_ERRORS } from "../../errors.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { depsOver as depsOverFromRoot } from "../kernel/deps.ts";
@@ -128,7 +129,7 @@ export default defineCommand({
     "trigger firings, runs and attempts (state, exit code, error, stdout/stderr tails), events in owners' sessions, its own " +
     "worker record; per-attempt files under $AGENT_COMPUTER_HOME/run/attempts (removed when the attempt ends).",
   output: '{"worker_id","url","mode":"once|daemon","stopped_by":"once|SIGTERM|SIGINT","forced"}',
-  errors: ["INVALID_INPUT", "ADDRESS_IN_USE", "STORE_UNAVAILABLE", "CONFIG_INVALID", "INTERNAL"],
+  errors: ["INVALID_INPUT", "ADDRESS_IN_USE", ...STORE_ERRORS, "INTERNAL"],
   env: ["AGENT_COMPUTER_HOME", "AGENT_COMPUTER_DATABASE_URL", "AGENT_COMPUTER_SKILLS_DIR"],
   examples: [
     "agent-computer-worker                      # daemon on 127.0.0.1:8787, embedded store",
