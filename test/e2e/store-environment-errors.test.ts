@@ -168,3 +168,30 @@ describe("a worker --host that cannot be bound is INVALID_INPUT naming the flag"
     expect(stderr).toContain(message);
   });
 });
+
+describe("a token vault that cannot be written never loses a token just minted", () => {
+  test("agent-checkin-cli registers, prints the token once with a warning, and the token works", async () => {
+    const home = join(root, "vault-blocked");
+    mkdirSync(home, { mode: 0o700 });
+    // The vault directory's place is taken by a file: the store takes the registration, the vault cannot.
+    writeFileSync(join(home, "tokens"), "");
+    const env = { AGENT_COMPUTER_HOME: home, AGENT_COMPUTER_DATABASE_URL: undefined };
+    const checkin = await runBin("agent-checkin-cli", ["--agent-id", "minted", "--confirm", "--json"], { env });
+    expect(checkin.exitCode).toBe(0);
+    const out = checkin.json<{ agent_token: string; auth_note: string; warning: string; vault_file?: string }>();
+    expect(out.agent_token).toMatch(/^act_/);
+    expect(out.vault_file).toBeUndefined();
+    expect(out.warning).toContain(`the token was not saved to the vault in ${join(home, "tokens")}`);
+    expect(out.auth_note).toContain("It could NOT be saved to the token vault");
+    const human = await runBin("register-agent-cli", ["--agent-id", "minted-2", "--role", "r", "--capabilities", "c"], {
+      env,
+    });
+    expect(human.exitCode).toBe(0);
+    expect(human.stdout).toContain("agent token (shown once): act_");
+    expect(human.stderr).toContain("register-agent-cli: warning: the token was not saved to the vault");
+    const inbox = await runBin("agent-inbox-cli", ["--agent-id", "minted"], {
+      env: { ...env, RELAY_AGENT_TOKEN: out.agent_token },
+    });
+    expect(inbox.exitCode).toBe(0);
+  });
+});
