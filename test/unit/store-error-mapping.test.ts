@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
-import { type AppError, ERROR_CODES, isAppError } from "../../app/agent_computer/src/errors.ts";
+import { type AppError, diskFullElsewhere, ERROR_CODES, isAppError } from "../../app/agent_computer/src/errors.ts";
 import { openStore } from "../../app/agent_computer/src/store/open.ts";
 import { UniqueViolation } from "../../app/agent_computer/src/store/port.ts";
 import { classifyPostgresError } from "../../app/agent_computer/src/store/postgres/errors.ts";
@@ -124,6 +124,19 @@ describe("PostgreSQL failures map to their own codes and never show the password
     const odd = pgError({ errno: "42P01", code: "ERR_POSTGRES_SERVER_ERROR" });
     expect(await classifyPostgresError(odd, URL_WITH_PASSWORD)).toBe(odd);
   });
+});
+
+test("a full disk outside the store (ENOSPC, EDQUOT) is DISK_FULL with the system's message; other errors are not", () => {
+  const enospc = Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
+  expect(diskFullElsewhere(enospc)?.toJSON()).toEqual({
+    error: {
+      code: "DISK_FULL",
+      message: "no space left on the device (ENOSPC: no space left on device, write)",
+      hint: "free space on that file system (df -h), then retry",
+    },
+  });
+  expect(diskFullElsewhere(Object.assign(new Error("quota"), { code: "EDQUOT" }))?.exitCode).toBe(8);
+  expect(diskFullElsewhere(Object.assign(new Error("denied"), { code: "EACCES" }))).toBeUndefined();
 });
 
 describe("a real store file that is not a store", () => {

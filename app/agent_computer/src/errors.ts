@@ -155,3 +155,16 @@ export const cannotWrite = (error: unknown): boolean =>
 
 /** The message of anything thrown, for a log line. */
 export const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+/**
+ * A full disk met outside the store (the token vault, a lock or registration file) is the machine's state, not a
+ * bug: DISK_FULL with the system's message (which names the operation), else undefined.
+ */
+export const diskFullElsewhere = (error: unknown): AppError | undefined => {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code !== "ENOSPC" && code !== "EDQUOT") return undefined;
+  return new AppError("DISK_FULL", `no space left on the device (${errorText(error)})`, {
+    hint: "free space on that file system (df -h), then retry",
+    cause: error,
+  });
+};

@@ -1,4 +1,4 @@
-import { AppError, EXIT, isAppError } from "../../errors.ts";
+import { AppError, diskFullElsewhere, EXIT, isAppError } from "../../errors.ts";
 import { resolvePaths } from "../../paths.ts";
 import type { StoreUse } from "../../store/open.ts";
 import type { Store } from "../../store/port.ts";
@@ -46,9 +46,10 @@ const hintFor = async (binary: BinaryDef, def: CommandDef | undefined, error: Ap
 const reportError = async (binary: BinaryDef, def: CommandDef | undefined, error: unknown, json: boolean): Promise<number> => {
   const known = isAppError(error)
     ? error
-    : new AppError("INTERNAL", error instanceof Error ? error.message : String(error), {
+    : (diskFullElsewhere(error) ??
+      new AppError("INTERNAL", error instanceof Error ? error.message : String(error), {
         hint: "this is a bug; set AGENT_COMPUTER_DEBUG=1 for a stack trace",
-      });
+      }));
   if (!isAppError(error) && process.env.AGENT_COMPUTER_DEBUG === "1" && error instanceof Error) {
     await writeStderr(`${error.stack}\n`);
   }
