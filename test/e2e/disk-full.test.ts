@@ -52,7 +52,7 @@ describe.skipIf(skipReason)(
     const env = { AGENT_COMPUTER_HOME: home, AGENT_COMPUTER_DATABASE_URL: undefined };
     const run = (name: string, ...args: string[]) => runBin(name, args, { env });
 
-    test("while the disk is full: inbox, sent, agents-list and task list answer with a warning; writes are DISK_FULL", async () => {
+    test("while the disk is full: inbox, sent, thread, agents-list and task list answer with a warning; writes are DISK_FULL", async () => {
       mkdirSync(home, { mode: 0o700 });
       expect((await run("agent-checkin-cli", "--agent-id", "reader", "--confirm")).exitCode).toBe(0);
       expect((await run("agent-checkin-cli", "--agent-id", "writer", "--confirm")).exitCode).toBe(0);
@@ -71,12 +71,14 @@ describe.skipIf(skipReason)(
       const json = await run("agent-inbox-cli", "--agent-id", "reader", "--json");
       expect(json.exitCode).toBe(0);
       expect(json.json()).toMatchObject({ count: 1, warning: expect.stringContaining("presence not renewed (DISK_FULL:") });
+      const messageId = json.json<{ messages: { id: string }[] }>().messages[0]?.id ?? "";
 
-      for (const [name, ...args] of [
+      for (const [name = "", ...args] of [
         ["agent-sent-cli", "--agent-id", "writer"],
         ["agents-list-cli", "--agent-id", "reader"],
         ["agent-task-cli", "list", "--agent-id", "reader"],
-      ] as const) {
+        ["agent-thread-cli", "--agent-id", "reader", "--thread", messageId],
+      ]) {
         const result = await run(name, ...args);
         expect({ name, exitCode: result.exitCode }).toEqual({ name, exitCode: 0 });
         expect(result.stderr).toContain("warning: presence not renewed (DISK_FULL:");
