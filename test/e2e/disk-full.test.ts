@@ -52,7 +52,7 @@ describe.skipIf(skipReason)(
     const env = { AGENT_COMPUTER_HOME: home, AGENT_COMPUTER_DATABASE_URL: undefined };
     const run = (name: string, ...args: string[]) => runBin(name, args, { env });
 
-    test("while the disk is full: inbox, sent, thread, agents-list and task list answer with a warning; writes are DISK_FULL", async () => {
+    test("while the disk is full: inbox, sent, thread, contacts show, agents-list and task list answer with a warning; writes are DISK_FULL", async () => {
       mkdirSync(home, { mode: 0o700 });
       expect((await run("agent-checkin-cli", "--agent-id", "reader", "--confirm")).exitCode).toBe(0);
       expect((await run("agent-checkin-cli", "--agent-id", "writer", "--confirm")).exitCode).toBe(0);
@@ -78,6 +78,7 @@ describe.skipIf(skipReason)(
         ["agents-list-cli", "--agent-id", "reader"],
         ["agent-task-cli", "list", "--agent-id", "reader"],
         ["agent-thread-cli", "--agent-id", "reader", "--thread", messageId],
+        ["agent-contacts-cli", "show", "--agent-id", "reader"],
       ]) {
         const result = await run(name, ...args);
         expect({ name, exitCode: result.exitCode }).toEqual({ name, exitCode: 0 });
