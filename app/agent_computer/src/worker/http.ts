@@ -2,7 +2,7 @@
 // default: binding another address is an explicit choice (--host).
 import type { Server } from "bun";
 import { MAX_WEBHOOK_BODY_BYTES } from "../domain/automation/webhook-accept.ts";
-import { AppError } from "../errors.ts";
+import { AppError, errorText } from "../errors.ts";
 import type { WorkerContext } from "./context.ts";
 import { json, type Routes, type WorkerService } from "./service.ts";
 
@@ -46,7 +46,7 @@ export const listen = (ctx: WorkerContext, services: readonly WorkerService[]): 
 
 /** Why --host/--port cannot be bound, in terms of the flag to change; anything else stays as it is (a bug). */
 const bindFailure = (host: string, port: number, error: unknown): unknown => {
-  const said = `${String((error as { code?: unknown })?.code ?? "")} ${error instanceof Error ? error.message : String(error)}`;
+  const said = `${String((error as { code?: unknown })?.code ?? "")} ${errorText(error)}`;
   if (/EADDRINUSE|in use/i.test(said)) {
     return new AppError("ADDRESS_IN_USE", `${host}:${port} is already in use (another worker on this host?)`, {
       hint: "stop the other worker, or pass --port with a free port (0 picks one)",

@@ -2,7 +2,7 @@
 // exist, TLS was asked of a server without it, the server is down or out of disk. Messages name the variable and
 // the part of it that is wrong (a database name, a host name that does not resolve), never the whole URL, its
 // host and port or its password; anything unrecognised keeps its own error (a bug).
-import { AppError } from "../../errors.ts";
+import { AppError, errorText } from "../../errors.ts";
 import { UniqueViolation } from "../port.ts";
 
 const VARIABLE = "AGENT_COMPUTER_DATABASE_URL";
@@ -17,7 +17,7 @@ const scrub = (text: string, url: string): string => {
   return secrets.reduce((masked, secret) => masked.split(secret).join("***"), text);
 };
 
-const messageOf = (error: unknown, url: string): string => scrub(error instanceof Error ? error.message : String(error), url);
+const messageOf = (error: unknown, url: string): string => scrub(errorText(error), url);
 
 const appError =
   (code: "STORE_AUTH" | "CONFIG_INVALID" | "DISK_FULL" | "STORE_READ_ONLY" | "STORE_CORRUPT") =>

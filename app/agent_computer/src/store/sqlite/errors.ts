@@ -1,7 +1,7 @@
 // What a failure of the SQLite store means to its user, said in terms of the store file: a full disk, a damaged
 // or foreign file, a file that can be read but not written, a lock held too long. Anything else keeps its own
 // error, which the entry point reports as a bug.
-import { AppError } from "../../errors.ts";
+import { AppError, errorText } from "../../errors.ts";
 import { UniqueViolation } from "../port.ts";
 
 const dirOf = (file: string): string => file.slice(0, file.lastIndexOf("/")) || "/";
@@ -20,7 +20,7 @@ const AWAY =
 export const classifySqliteError = (error: unknown, file: string): unknown => {
   if (error instanceof AppError || error instanceof UniqueViolation) return error;
   const code = codeOf(error);
-  const said = error instanceof Error ? error.message : String(error);
+  const said = errorText(error);
   if (code.startsWith("SQLITE_CONSTRAINT_UNIQUE") || code === "SQLITE_CONSTRAINT_PRIMARYKEY") {
     return new UniqueViolation(said, { cause: error });
   }
