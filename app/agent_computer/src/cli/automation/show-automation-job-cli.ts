@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { type JobDetails, showJob } from "../../domain/automation/jobs.ts";
 import type { RunView } from "../../domain/automation/views.ts";
+import { STORE_ERRORS } from "../../errors.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildDeps } from "../kernel/deps.ts";
@@ -76,7 +77,7 @@ export default defineCommand({
     '"triggers":[{"id","kind",…}],"runs":[{"id","automation_job_id","state","attempt","trigger_kind","trigger_id","error_kind",' +
     '"error","exit_code","signal","emitted_count","created_at","started_at","finished_at","duration_ms","stdout_tail",' +
     '"stderr_tail","attempts":[{"attempt","worker_id","started_at","ended_at","outcome"}]}]}',
-  errors: [...OWNER_ERRORS, "NOT_FOUND", "STORE_UNAVAILABLE", "CONFIG_INVALID", "INTERNAL"],
+  errors: [...OWNER_ERRORS, "NOT_FOUND", ...STORE_ERRORS, "INTERNAL"],
   env: [...OWNER_ENV, "AGENT_COMPUTER_WORKER_URL"],
   examples: [
     "show-automation-job-cli --agent-id builder-1 --job-id job_0193a1b2c3d4e5f60718293a4b5c6d7e",

@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { HERDR_AGENT_KINDS, HERDR_AGENT_NAME_PATTERN } from "../../adapters/herdr/client.ts";
 import type { HandoffOutput } from "../../domain/herdr/handoff-results.ts";
-import type { ErrorCode } from "../../errors.ts";
+import { type ErrorCode, STORE_ERRORS } from "../../errors.ts";
 import { neutralize, neutralizeLine } from "../kernel/output.ts";
 
 export const CONTROL_ENV = [
@@ -25,8 +25,7 @@ export const AUTHORITY_ERRORS: readonly ErrorCode[] = [
   "CONTROLLER_EXPIRED",
   "RESERVATION_BUSY",
   "UNAVAILABLE",
-  "STORE_UNAVAILABLE",
-  "CONFIG_INVALID",
+  ...STORE_ERRORS,
 ];
 
 export const sha256Schema = z.string().regex(/^[0-9a-f]{64}$/, "must be a lowercase hex SHA-256 (64 characters)");

@@ -1,4 +1,4 @@
-import { AppError, EXIT, isAppError } from "../../errors.ts";
+import { AppError, diskFullElsewhere, EXIT, isAppError } from "../../errors.ts";
 import { resolvePaths } from "../../paths.ts";
 import type { StoreUse } from "../../store/open.ts";
 import type { Store } from "../../store/port.ts";
@@ -46,9 +46,10 @@ const hintFor = async (binary: BinaryDef, def: CommandDef | undefined, error: Ap
 const reportError = async (binary: BinaryDef, def: CommandDef | undefined, error: unknown, json: boolean): Promise<number> => {
   const known = isAppError(error)
     ? error
-    : new AppError("INTERNAL", error instanceof Error ? error.message : String(error), {
+    : (diskFullElsewhere(error) ??
+      new AppError("INTERNAL", error instanceof Error ? error.message : String(error), {
         hint: "this is a bug; set AGENT_COMPUTER_DEBUG=1 for a stack trace",
-      });
+      }));
   if (!isAppError(error) && process.env.AGENT_COMPUTER_DEBUG === "1" && error instanceof Error) {
     await writeStderr(`${error.stack}\n`);
   }
@@ -90,6 +91,10 @@ export const runBinary = async (binary: BinaryDef, argv: readonly string[], use:
       reachedPhase("command-run");
       const text = json ? `${toJson(result)}\n` : invocation.def.render(result, options);
       await writeStdout(text.endsWith("\n") || text === "" ? text : `${text}\n`);
+      // A result may carry a warning (e.g. presence not renewed on a full disk): in the JSON document, and for a
+      // person on stderr, so the answer on stdout stays what it always is.
+      const warning = (result as { warning?: unknown } | undefined)?.warning;
+      if (!json && typeof warning === "string") await writeStderr(`${invocation.def.name}: warning: ${warning}\n`);
     }
   } catch (error) {
     exitCode = await reportError(binary, def, error, json);

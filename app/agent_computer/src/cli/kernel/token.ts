@@ -1,6 +1,6 @@
 import * as z from "zod/mini";
 import { noteTokenOrigin } from "../../domain/identity/token-origin.ts";
-import { AppError, type ErrorCode } from "../../errors.ts";
+import { AppError, type ErrorCode, STORE_ERRORS } from "../../errors.ts";
 import { readVaultToken } from "../../local/vault.ts";
 import type { CommandContext } from "./context.ts";
 import { readFlagInput } from "./input.ts";
@@ -11,10 +11,14 @@ export const AUTHENTICATED_ERRORS: readonly ErrorCode[] = [
   "AUTH_FAILED",
   "RECOVERY_REQUIRED",
   "UNKNOWN_AGENT",
-  "STORE_UNAVAILABLE",
-  "CONFIG_INVALID",
+  ...STORE_ERRORS,
   "INTERNAL",
 ];
+
+/** The help sentence of a command whose only write is presence (domain/mesh/live-session.ts withPresence). */
+export const PRESENCE_FALLBACK =
+  " When the store cannot take that write (disk full, read-only store) the answer is still given, with a" +
+  ' "warning" (also on stderr) saying why presence was not renewed.';
 
 export const tokenFileSchema = z
   .optional(z.string().check(z.minLength(1)))

@@ -1,9 +1,11 @@
 import * as z from "zod/mini";
 import { shellWord } from "../../command-line.ts";
 import { type CheckinResult, checkIn, previewCheckIn } from "../../domain/agents/checkin.ts";
+import { UNSAVED_AUTH_NOTE } from "../../domain/agents/register-new.ts";
 import { agentIdSchema, capabilitySchema } from "../../domain/identity/names.ts";
 import { TTL_MAX_SECONDS, TTL_MIN_SECONDS } from "../../domain/mesh/ttl.ts";
-import { writeVaultToken } from "../../local/vault.ts";
+import { STORE_ERRORS } from "../../errors.ts";
+import { keepInVault } from "../../local/vault.ts";
 import { type HerdrWake, herdrWakeFor } from "../../wake/arm.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
@@ -47,6 +49,8 @@ export type CheckinOutput = (CheckinResult & { preview?: true }) & {
   herdr_wake: HerdrWake;
   vault_file?: string;
   token_file?: string;
+  /** The vault could not take a token just minted (vault.ts keepInVault). */
+  warning?: string;
 };
 
 const runCheckin = async (options: CheckinOptions, ctx: CommandContext): Promise<CheckinOutput> => {
@@ -55,11 +59,12 @@ const runCheckin = async (options: CheckinOptions, ctx: CommandContext): Promise
     return { ...preview, herdr_wake: await herdrWakeFor(options, ctx, "preview", undefined) };
   }
   const deps = await buildDeps(ctx);
-  let vault: { vault_file?: string } = {};
+  let vault: { vault_file?: string; warning?: string } = {};
   const result = await withFirstTokenFile(ctx, options.agentId, options.tokenFile, async (token) => {
     const done = await checkIn(deps, { ...options, caps: options.capabilities, token });
-    if (done.agent_token) vault = { vault_file: await writeVaultToken(ctx.paths, options.agentId, done.agent_token) };
-    return done;
+    if (!done.agent_token) return done;
+    vault = await keepInVault(ctx.paths, options.agentId, done.agent_token);
+    return vault.warning ? { ...done, auth_note: UNSAVED_AUTH_NOTE } : done;
   });
   return { ...result, ...vault, herdr_wake: await herdrWakeFor(options, ctx, "confirm", result.session_id) };
 };
@@ -119,17 +124,9 @@ export default defineCommand({
     '{"agent_id","action":"register_and_start_session|start_session|renew_session","session_id","role","repo","caps":[],' +
     '"status","ttl_seconds","started_at","expires_at","watermark_seq",' +
     '"herdr_wake":{"state":"off|armed|would_arm(preview)|unsupported","reason","watcher"?:{"role":"worker|light","pid"}},' +
-    '"agent_token"?|"token_file"?(first registration only),"auth_note"?,"vault_file"?,"auto_assigned_tasks"?:[{"task_id","title","priority"}],' +
+    '"agent_token"?|"token_file"?(first registration only),"auth_note"?,"vault_file"?|"warning"?(vault not written),"auto_assigned_tasks"?:[{"task_id","title","priority"}],' +
     '"preview"?:true}',
-  errors: [
-    "INVALID_INPUT",
-    "AUTH_FAILED",
-    "RECOVERY_REQUIRED",
-    "RATE_LIMITED",
-    "STORE_UNAVAILABLE",
-    "CONFIG_INVALID",
-    "INTERNAL",
-  ],
+  errors: ["INVALID_INPUT", "AUTH_FAILED", "RECOVERY_REQUIRED", "RATE_LIMITED", ...STORE_ERRORS, "INTERNAL"],
   env: [
     "AGENT_COMPUTER_HOME",
     "AGENT_COMPUTER_DATABASE_URL",

@@ -1,7 +1,7 @@
 import * as z from "zod/mini";
 import { agentIdSchema } from "../../domain/identity/names.ts";
 import { type ChannelAction, type ChannelResult, channelAction } from "../../domain/mesh/channels.ts";
-import type { ErrorCode } from "../../errors.ts";
+import { type ErrorCode, STORE_ERRORS } from "../../errors.ts";
 import { type CommandDef, defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildDeps } from "../kernel/deps.ts";
@@ -19,13 +19,15 @@ const channelName = z
     z.describe("the channel's name"),
   );
 
-/** The errors of a subcommand: those of every authenticated command, plus its own, before the store's. */
+/** The errors of a subcommand: those of every authenticated command, plus its own. */
 const errorsWith = (...codes: ErrorCode[]): ErrorCode[] => [
-  ...AUTHENTICATED_ERRORS.filter(
-    (c) => c === "INVALID_INPUT" || c.startsWith("AUTH") || c.startsWith("RECOVERY") || c === "UNKNOWN_AGENT",
-  ),
+  "INVALID_INPUT",
+  "AUTH_FAILED",
+  "RECOVERY_REQUIRED",
+  "UNKNOWN_AGENT",
   ...codes,
-  ...AUTHENTICATED_ERRORS.filter((c) => c === "STORE_UNAVAILABLE" || c === "CONFIG_INVALID" || c === "INTERNAL"),
+  ...STORE_ERRORS,
+  "INTERNAL",
 ];
 
 type Authenticated = { agentId: string; tokenFile?: string | undefined };
