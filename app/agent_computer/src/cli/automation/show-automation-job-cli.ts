@@ -49,7 +49,7 @@ const runLines = (r: RunView): string[] => [
 const render = (r: JobDetails): string =>
   [
     `${r.job.id} [${r.job.state}] "${neutralizeLine(r.job.label)}" owned by ${r.job.owner}`,
-    `  dir ${r.job.dir} · timeout ${r.job.timeout_seconds}s · wake on failure: ${r.job.wake_on_failure ? "yes" : "no"}`,
+    `  dir ${neutralizeLine(r.job.dir)} · timeout ${r.job.timeout_seconds}s · wake on failure: ${r.job.wake_on_failure ? "yes" : "no"}`,
     `triggers (${r.triggers.length} active):`,
     ...r.triggers.map(
       (t) =>

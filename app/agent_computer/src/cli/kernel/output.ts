@@ -1,25 +1,18 @@
-// Untrusted text (message bodies, script output) is shown only after neutralising terminal control
-// sequences, so a message cannot move the cursor, retitle the terminal or hide text from its reader.
+// Nothing reaches stdout or stderr without passing neutralize (terminal-text.ts): the writers below apply it, so no
+// command, renderer or error can print a raw control, bidi or zero-width character, whoever wrote the text. Renderers
+// still use neutralizeLine for one-line fields, so a newline in a role or a path cannot forge a line of a listing.
+// JSON is built with safeJson, whose output neutralize leaves as it is.
+import { neutralize, safeJson } from "../../terminal-text.ts";
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+import { redactTokens } from "./redact-tokens.ts";
 
-/** Makes control characters visible (\x1b, \u202e) and keeps newlines and tabs. */
-export const neutralize = (text: string): string =>
-  text.replace(CONTROL, (ch) => {
-    const code = ch.charCodeAt(0);
-    return code <= 0xff ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`;
-  });
+export { neutralize, neutralizeLine } from "../../terminal-text.ts";
 
-/** Single-line variant for table cells and headers: newlines become visible too. */
-export const neutralizeLine = (text: string): string => neutralize(text).replace(/\r?\n/g, "\\n").replace(/\t/g, " ");
-
-/** JSON.stringify leaves C1 controls and bidi overrides raw; escape them so piping JSON to a terminal is safe. */
-export const toJson = (value: unknown): string =>
-  JSON.stringify(value, null, 2).replace(
-    /[\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g,
-    (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`,
-  );
+/**
+ * --json output: the exact values (a JSON parser reads back every string as stored) in bytes that are safe to print,
+ * because JSON piped to a terminal is still read there; C1, bidi, zero-width and separators are \u escapes.
+ */
+export const toJson = (value: unknown, indent = 2): string => safeJson(value, indent);
 
 // Bun.write on Bun.stdout, not process.stdout: touching process.stdout builds a Node WriteStream and
 // loads the whole stream machinery, a large share of a short command's start-up. Bun.write resolves
@@ -27,7 +20,7 @@ export const toJson = (value: unknown): string =>
 const writeFully = async (target: typeof Bun.stdout, text: string): Promise<void> => {
   if (text === "") return;
   try {
-    await Bun.write(target, text);
+    await Bun.write(target, neutralize(text));
   } catch (error) {
     // A reader that went away (`| head`) is not an error of ours.
     if ((error as NodeJS.ErrnoException).code === "EPIPE") process.exit(0);
@@ -35,6 +28,7 @@ const writeFully = async (target: typeof Bun.stdout, text: string): Promise<void
   }
 };
 
-/** Writes results to stdout and resolves only once the data has been handed to the OS. */
+/** Writes results to stdout, neutralised, and resolves only once the data has been handed to the OS. */
 export const writeStdout = (text: string): Promise<void> => writeFully(Bun.stdout, text);
-export const writeStderr = (text: string): Promise<void> => writeFully(Bun.stderr, text);
+/** stderr carries errors, which echo what was typed: a token typed by mistake is redacted there (redact-tokens.ts). */
+export const writeStderr = (text: string): Promise<void> => writeFully(Bun.stderr, redactTokens(text));

@@ -55,7 +55,7 @@ const reportError = async (binary: BinaryDef, def: CommandDef | undefined, error
   const hint = await hintFor(binary, def, known);
   if (json) {
     const envelope = known.toJSON();
-    await writeStderr(`${JSON.stringify({ error: { ...envelope.error, hint } })}\n`);
+    await writeStderr(`${toJson({ error: { ...envelope.error, hint } }, 0)}\n`);
   } else {
     const lines = [`${def?.name ?? binary.name}: ${known.code}: ${known.message}`];
     lines.push(known.code === "INVALID_INPUT" ? hint.replace("; see ", "\nsee ") : `hint: ${hint}`);

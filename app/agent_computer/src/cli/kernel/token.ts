@@ -2,8 +2,10 @@ import * as z from "zod/mini";
 import { noteTokenOrigin } from "../../domain/identity/token-origin.ts";
 import { AppError, type ErrorCode } from "../../errors.ts";
 import { readVaultToken } from "../../local/vault.ts";
+import { neutralizeLine } from "../../terminal-text.ts";
 import type { CommandContext } from "./context.ts";
 import { readFlagInput } from "./input.ts";
+import { looksLikeToken } from "./redact-tokens.ts";
 
 /** What a command that authenticates an agent and opens the store can answer, and nothing else. */
 export const AUTHENTICATED_ERRORS: readonly ErrorCode[] = [
@@ -16,13 +18,27 @@ export const AUTHENTICATED_ERRORS: readonly ErrorCode[] = [
   "INTERNAL",
 ];
 
-export const tokenFileSchema = z
-  .optional(z.string().check(z.minLength(1)))
-  .check(
-    z.describe(
-      "file holding the agent token (never pass the token itself in argv); falls back to RELAY_AGENT_TOKEN, then the vault",
-    ),
-  );
+/**
+ * A flag naming the file that holds a token. The token itself given instead is refused without being echoed: read as a
+ * path it would be printed back in "cannot read" errors, or become the name of a file a new token is written to.
+ */
+export const tokenPathSchema = (describe: string) =>
+  z
+    .optional(
+      z.string().check(
+        z.minLength(1),
+        z.refine(
+          (value) => !looksLikeToken(value),
+          "is a token, not a file: write the token to a 0600 file and pass its path, or set RELAY_AGENT_TOKEN (a token " +
+            "typed in argv is visible to other processes and in shell history: rotate it)",
+        ),
+      ),
+    )
+    .check(z.describe(describe));
+
+export const tokenFileSchema = tokenPathSchema(
+  "file holding the agent token (never pass the token itself in argv); falls back to RELAY_AGENT_TOKEN, then the vault",
+);
 
 /** A token is 60-odd characters; a file much larger than that holds no token. */
 const MAX_TOKEN_FILE_BYTES = 4096;
@@ -34,7 +50,9 @@ export const readTokenFile = async (ctx: CommandContext, flag: string, path: str
     () => "",
   );
   // The path is named, never the content.
-  if (!token) throw new AppError("INVALID_INPUT", `${flag}: cannot read a token from ${path === "-" ? "stdin" : path}`);
+  if (!token) {
+    throw new AppError("INVALID_INPUT", `${flag}: cannot read a token from ${path === "-" ? "stdin" : neutralizeLine(path)}`);
+  }
   return token;
 };
 
@@ -50,7 +68,7 @@ export const resolveToken = async (
   if (tokenFile !== undefined) {
     const token = await readTokenFile(ctx, "--token-file", tokenFile);
     noteTokenOrigin(token, {
-      source: `--token-file ${tokenFile}`,
+      source: `--token-file ${neutralizeLine(tokenFile)}`,
       hint: `that file holds another agent's token or an outdated one; give the file with ${agentId}'s current token`,
     });
     return token;
