@@ -29,8 +29,8 @@ export const tokenPathSchema = (describe: string) =>
         z.minLength(1),
         z.refine(
           (value) => !looksLikeToken(value),
-          "is a token, not a file: write the token to a 0600 file and pass its path, or set RELAY_AGENT_TOKEN (a token " +
-            "typed in argv is visible to other processes and in shell history: rotate it)",
+          "is a token, not a file: put the token in a 0600 file and pass that file's path (- reads it from stdin); " +
+            "a token typed in argv is seen by other processes and kept in shell history, so treat it as exposed",
         ),
       ),
     )
