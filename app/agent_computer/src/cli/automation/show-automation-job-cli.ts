@@ -4,7 +4,7 @@ import type { RunView } from "../../domain/automation/views.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildDeps } from "../kernel/deps.ts";
-import { neutralize, neutralizeLine } from "../kernel/output.ts";
+import { neutralizeLine } from "../kernel/output.ts";
 import { jobIdSchema, OWNER_ENV, OWNER_ERRORS, owner, ownerFields, runIdSchema, workerBaseUrl } from "./shared.ts";
 
 export const showJobOptionsSchema = z.object({
@@ -29,7 +29,8 @@ const tail = (name: string, text: string | null): string[] =>
   text
     ? [
         `    ${name} (tail):`,
-        ...neutralize(text.trimEnd())
+        ...text
+          .trimEnd()
           .split("\n")
           .map((l) => `      | ${l}`),
       ]

@@ -1,18 +1,12 @@
-// Nothing reaches stdout or stderr without passing neutralize (terminal-text.ts): the writers below apply it, so no
-// command, renderer or error can print a raw control, bidi or zero-width character, whoever wrote the text. Renderers
-// still use neutralizeLine for one-line fields, so a newline in a role or a path cannot forge a line of a listing.
-// JSON is built with safeJson, whose output neutralize leaves as it is.
+// The one place that writes to stdout and stderr. Human text passes neutralize (terminal-text.ts) here, so no command,
+// renderer or error can print a raw control, bidi or zero-width character, whoever wrote the text; --json passes
+// safeJson instead (exact values, the same characters as \u escapes), one pass either way. stderr also redacts a token
+// typed by mistake (redact-tokens.ts). Renderers use neutralizeLine for one-line fields only, so a newline in a role or a
+// path cannot forge a line of a listing.
 import { neutralize, safeJson } from "../../terminal-text.ts";
-
 import { redactTokens } from "./redact-tokens.ts";
 
-export { neutralize, neutralizeLine } from "../../terminal-text.ts";
-
-/**
- * --json output: the exact values (a JSON parser reads back every string as stored) in bytes that are safe to print,
- * because JSON piped to a terminal is still read there; C1, bidi, zero-width and separators are \u escapes.
- */
-export const toJson = (value: unknown, indent = 2): string => safeJson(value, indent);
+export { neutralizeLine } from "../../terminal-text.ts";
 
 // Bun.write on Bun.stdout, not process.stdout: touching process.stdout builds a Node WriteStream and
 // loads the whole stream machinery, a large share of a short command's start-up. Bun.write resolves
@@ -20,7 +14,7 @@ export const toJson = (value: unknown, indent = 2): string => safeJson(value, in
 const writeFully = async (target: typeof Bun.stdout, text: string): Promise<void> => {
   if (text === "") return;
   try {
-    await Bun.write(target, neutralize(text));
+    await Bun.write(target, text);
   } catch (error) {
     // A reader that went away (`| head`) is not an error of ours.
     if ((error as NodeJS.ErrnoException).code === "EPIPE") process.exit(0);
@@ -28,7 +22,14 @@ const writeFully = async (target: typeof Bun.stdout, text: string): Promise<void
   }
 };
 
-/** Writes results to stdout, neutralised, and resolves only once the data has been handed to the OS. */
-export const writeStdout = (text: string): Promise<void> => writeFully(Bun.stdout, text);
-/** stderr carries errors, which echo what was typed: a token typed by mistake is redacted there (redact-tokens.ts). */
-export const writeStderr = (text: string): Promise<void> => writeFully(Bun.stderr, redactTokens(text));
+/** Human text on stdout, neutralised; resolves only once the data has been handed to the OS. */
+export const writeStdout = (text: string): Promise<void> => writeFully(Bun.stdout, neutralize(text));
+
+/** Human text on stderr (errors echo what was typed): neutralised, and a token in it redacted. */
+export const writeStderr = (text: string): Promise<void> => writeFully(Bun.stderr, neutralize(redactTokens(text)));
+
+/** One JSON document on stdout, indented: the exact values in bytes that are safe on a terminal. */
+export const writeJsonStdout = (value: unknown): Promise<void> => writeFully(Bun.stdout, `${safeJson(value, 2)}\n`);
+
+/** The --json error envelope on stderr, on one line, with a typed token redacted. */
+export const writeJsonStderr = (value: unknown): Promise<void> => writeFully(Bun.stderr, `${redactTokens(safeJson(value))}\n`);

@@ -5,7 +5,7 @@ import { type InboxResult, readInbox } from "../../domain/mesh/inbox.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildDeps } from "../kernel/deps.ts";
-import { neutralize, neutralizeLine } from "../kernel/output.ts";
+import { neutralizeLine } from "../kernel/output.ts";
 import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
 
 export const inboxOptionsSchema = z.object({
@@ -45,9 +45,7 @@ const render = (r: InboxResult, options: InboxOptions): string => {
     lines.push(
       "",
       `#${m.seq} ${m.id} from ${m.from}${m.kind === "message" ? "" : ` [${m.kind}]`} at ${m.created_at}${m.thread_id ? ` thread ${neutralizeLine(m.thread_id)}` : ""}`,
-      ...neutralize(m.body)
-        .split("\n")
-        .map((line) => `  | ${line}`),
+      ...m.body.split("\n").map((line) => `  | ${line}`),
     );
   }
   if (r.count > 0)
