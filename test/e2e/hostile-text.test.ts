@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { checkInAgent, type TestAgent } from "../helpers/agents.ts";
 import { automationEnv, cli, workerOnce } from "../helpers/automation.ts";
 import { type BinResult, runBin } from "../helpers/bin.ts";
+import { type HerdrWorld, startHerdrWorld, turn } from "../helpers/herdr-world.ts";
 import { createStoreTarget, type StoreTarget, storeNames } from "../helpers/stores.ts";
 
 /**
@@ -151,5 +152,30 @@ describe("errors that echo what was typed", () => {
     expect(json.exitCode).toBe(2);
     expectInert(json, "--json");
     expect(JSON.parse(json.stderr)).toMatchObject({ error: { code: "INVALID_INPUT" } });
+  });
+});
+
+describe("a Herdr agent's answer", () => {
+  let world: HerdrWorld;
+  let pane = "";
+
+  beforeAll(async () => {
+    world = await startHerdrWorld();
+    await world.acquire();
+    const args = ["reviewer", "start", "--name", "rev-h", "--kind", "claude", "--cwd", world.fake.dir, "--purpose", "review"];
+    pane = (await world.json<{ pane_id: string }>("herdr-lease-cli", args)).pane_id;
+  });
+  afterAll(async () => world?.stop());
+
+  test("is shown inert by ask, and exact in --json", async () => {
+    await world.fake.script({ op: "onPrompt", paneId: pane, turns: [turn(HOSTILE, "idle", 50)] });
+    const human = await world.run("herdr-agent-control", ["ask", "rev-h", "--", "review it"]);
+    expect(human.exitCode, human.stderr).toBe(0);
+    expectInert(human, "herdr-agent-control ask");
+    expect(human.stdout).toContain("ok\\x1b]52;c;cHduZWQ=\\x07");
+    await world.fake.script({ op: "onPrompt", paneId: pane, turns: [turn(HOSTILE, "idle", 50)] });
+    const json = await world.run("herdr-agent-control", ["ask", "rev-h", "--json", "--", "review it"]);
+    expectInert(json, "herdr-agent-control ask --json");
+    expect(json.json<{ results: { output: string }[] }>().results[0]?.output).toContain(HOSTILE);
   });
 });
