@@ -71,21 +71,22 @@ describe.each(storeNames)("hostile text through the binaries [%s]", (storeName) 
     }
   });
 
-  test("a message body and thread are inert in the recipient's inbox and the sender's sent view", async () => {
+  test("a message body and thread are inert in the inbox, the sent view and the thread view", async () => {
     const sent = await runBin("agent-send-cli", [...as(alice), "--to", "evil", "--body-file", "-", "--thread", "t1"], {
       env,
       input: HOSTILE,
     });
     expect(sent.exitCode, sent.stderr).toBe(0);
-    for (const [name, agent] of [
-      ["agent-inbox-cli", evil],
-      ["agent-sent-cli", alice],
+    for (const [name, args] of [
+      ["agent-inbox-cli", as(evil)],
+      ["agent-sent-cli", as(alice)],
+      ["agent-thread-cli", [...as(evil), "--thread", "t1"]],
     ] as const) {
-      const human = await runBin(name, as(agent), { env });
+      const human = await runBin(name, args, { env });
       expect(human.exitCode, human.stderr).toBe(0);
       expectInert(human, name);
       expect(human.stdout).toContain("ok\\x1b]52;c;cHduZWQ=\\x07");
-      const json = await runBin(name, [...as(agent), "--json"], { env });
+      const json = await runBin(name, [...args, "--json"], { env });
       expectInert(json, `${name} --json`);
     }
     const inbox = await runBin("agent-inbox-cli", [...as(evil), "--json"], { env });
