@@ -23,7 +23,7 @@ const render = (r: { jobs: JobView[] }, options: ListJobsOptions): string =>
   [
     `${r.jobs.length} automation job(s)`,
     ...r.jobs.flatMap((j) => [
-      `${j.id} [${j.state}] "${neutralizeLine(j.label)}" ${j.dir} · timeout ${j.timeout_seconds}s${j.wake_on_failure ? " · wakes on failure" : ""}`,
+      `${j.id} [${j.state}] "${neutralizeLine(j.label)}" ${neutralizeLine(j.dir)} · timeout ${j.timeout_seconds}s${j.wake_on_failure ? " · wakes on failure" : ""}`,
       `  show: ${commandLine("show-automation-job-cli", ...ownerWords(options), "--job-id", j.id)}`,
     ]),
   ].join("\n");

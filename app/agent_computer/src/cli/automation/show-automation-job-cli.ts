@@ -5,7 +5,7 @@ import { STORE_ERRORS } from "../../errors.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildDeps } from "../kernel/deps.ts";
-import { neutralize, neutralizeLine } from "../kernel/output.ts";
+import { neutralizeLine } from "../kernel/output.ts";
 import { jobIdSchema, OWNER_ENV, OWNER_ERRORS, owner, ownerFields, runIdSchema, workerBaseUrl } from "./shared.ts";
 
 export const showJobOptionsSchema = z.object({
@@ -30,7 +30,8 @@ const tail = (name: string, text: string | null): string[] =>
   text
     ? [
         `    ${name} (tail):`,
-        ...neutralize(text.trimEnd())
+        ...text
+          .trimEnd()
           .split("\n")
           .map((l) => `      | ${l}`),
       ]
@@ -50,7 +51,7 @@ const runLines = (r: RunView): string[] => [
 const render = (r: JobDetails): string =>
   [
     `${r.job.id} [${r.job.state}] "${neutralizeLine(r.job.label)}" owned by ${r.job.owner}`,
-    `  dir ${r.job.dir} · timeout ${r.job.timeout_seconds}s · wake on failure: ${r.job.wake_on_failure ? "yes" : "no"}`,
+    `  dir ${neutralizeLine(r.job.dir)} · timeout ${r.job.timeout_seconds}s · wake on failure: ${r.job.wake_on_failure ? "yes" : "no"}`,
     `triggers (${r.triggers.length} active):`,
     ...r.triggers.map(
       (t) =>

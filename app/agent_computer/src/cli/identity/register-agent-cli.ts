@@ -11,7 +11,7 @@ import { buildDeps } from "../kernel/deps.ts";
 import { FIRST_TOKEN_FILE_DOC, withFirstTokenFile } from "../kernel/first-token-file.ts";
 import { oneLine } from "../kernel/one-line.ts";
 import { neutralizeLine } from "../kernel/output.ts";
-import { readTokenFile } from "../kernel/token.ts";
+import { readTokenFile, tokenPathSchema } from "../kernel/token.ts";
 import { renderAgent } from "./options.ts";
 
 export const AGENT_CLASSES = ["orchestrator", "builder", "advisory", "auditor", "transient"] as const;
@@ -55,8 +55,8 @@ export const registerOptionsSchema = z
       .optional()
       .describe(`agent CLI of this session: ${CLI_PROFILES.join("|")}; anything else is stored as null`),
     terminalTitleRef: z.optional(oneLine(256, { describe: "the title its terminal was spawned with" })),
-    tokenFile: z.string().min(1).optional().describe(FIRST_TOKEN_FILE_DOC),
-    recoveryTokenFile: z.string().min(1).optional().describe("file (or - for stdin) holding the recovery token"),
+    tokenFile: tokenPathSchema(FIRST_TOKEN_FILE_DOC),
+    recoveryTokenFile: tokenPathSchema("file (or - for stdin) holding the recovery token"),
     force: z.boolean().default(false).describe("take the name over: a compare-and-swap on --expected-session-id"),
     expectedSessionId: z
       .string()

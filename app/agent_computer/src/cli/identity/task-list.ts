@@ -5,7 +5,7 @@ import { TASK_STATES } from "../../store/port-identity.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildDeps } from "../kernel/deps.ts";
-import { neutralize, neutralizeLine } from "../kernel/output.ts";
+import { neutralizeLine } from "../kernel/output.ts";
 import { AUTHENTICATED_ERRORS, PRESENCE_FALLBACK, resolveToken, tokenFileSchema } from "../kernel/token.ts";
 import { AUTH_ENV } from "./options.ts";
 
@@ -35,9 +35,7 @@ const render = (r: ListResult): string => {
       "",
       `${t.id} [${t.priority}] ${t.state} · from ${t.poster} · to ${t.assignee ?? "-"} · needs ${t.required_caps.join(",")}`,
       `  ${neutralizeLine(t.title)}`,
-      ...neutralize(t.body)
-        .split("\n")
-        .map((line) => `  | ${line}`),
+      ...t.body.split("\n").map((line) => `  | ${line}`),
       ...(t.result ? [`  result: ${neutralizeLine(t.result)}`] : []),
       ...(t.reason ? [`  reason: ${neutralizeLine(t.reason)}`] : []),
     );

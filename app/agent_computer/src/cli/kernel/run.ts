@@ -5,7 +5,7 @@ import type { Store } from "../../store/port.ts";
 import { wantsJson } from "./argv.ts";
 import type { BinaryDef, CommandDef } from "./command.ts";
 import type { CommandContext } from "./context.ts";
-import { toJson, writeStderr, writeStdout } from "./output.ts";
+import { writeJsonStderr, writeJsonStdout, writeStderr, writeStdout } from "./output.ts";
 import { reachedPhase } from "./startup-phase.ts";
 
 /** Builds the real context; the store is opened lazily so help and usage errors never load a driver. */
@@ -56,7 +56,7 @@ const reportError = async (binary: BinaryDef, def: CommandDef | undefined, error
   const hint = await hintFor(binary, def, known);
   if (json) {
     const envelope = known.toJSON();
-    await writeStderr(`${JSON.stringify({ error: { ...envelope.error, hint } })}\n`);
+    await writeJsonStderr({ error: { ...envelope.error, hint } });
   } else {
     const lines = [`${def?.name ?? binary.name}: ${known.code}: ${known.message}`];
     lines.push(known.code === "INVALID_INPUT" ? hint.replace("; see ", "\nsee ") : `hint: ${hint}`);
@@ -89,12 +89,15 @@ export const runBinary = async (binary: BinaryDef, argv: readonly string[], use:
       const options = invocation.options as never;
       const result = await invocation.def.run(options, ctx);
       reachedPhase("command-run");
-      const text = json ? `${toJson(result)}\n` : invocation.def.render(result, options);
-      await writeStdout(text.endsWith("\n") || text === "" ? text : `${text}\n`);
-      // A result may carry a warning (e.g. presence not renewed on a full disk): in the JSON document, and for a
-      // person on stderr, so the answer on stdout stays what it always is.
-      const warning = (result as { warning?: unknown } | undefined)?.warning;
-      if (!json && typeof warning === "string") await writeStderr(`${invocation.def.name}: warning: ${warning}\n`);
+      if (json) await writeJsonStdout(result);
+      else {
+        const text = invocation.def.render(result, options);
+        await writeStdout(text.endsWith("\n") || text === "" ? text : `${text}\n`);
+        // A result may carry a warning (e.g. presence not renewed on a full disk): in the JSON document, and for a
+        // person on stderr, so the answer on stdout stays what it always is.
+        const warning = (result as { warning?: unknown } | undefined)?.warning;
+        if (typeof warning === "string") await writeStderr(`${invocation.def.name}: warning: ${warning}\n`);
+      }
     }
   } catch (error) {
     exitCode = await reportError(binary, def, error, json);

@@ -13,6 +13,7 @@ import { buildDeps } from "../kernel/deps.ts";
 import { FIRST_TOKEN_FILE_DOC, withFirstTokenFile } from "../kernel/first-token-file.ts";
 import { oneLine } from "../kernel/one-line.ts";
 import { neutralizeLine } from "../kernel/output.ts";
+import { tokenPathSchema } from "../kernel/token.ts";
 
 export const checkinOptionsSchema = z.object({
   agentId: agentIdSchema,
@@ -41,7 +42,7 @@ export const checkinOptionsSchema = z.object({
   confirm: z
     ._default(z.boolean(), false)
     .check(z.describe("actually announce; without it only a preview is printed and nothing changes")),
-  tokenFile: z.optional(z.string().check(z.minLength(1))).check(z.describe(FIRST_TOKEN_FILE_DOC)),
+  tokenFile: tokenPathSchema(FIRST_TOKEN_FILE_DOC),
 });
 
 export type CheckinOptions = z.output<typeof checkinOptionsSchema>;
@@ -74,7 +75,7 @@ const render = (r: CheckinOutput): string => {
     r.preview
       ? `PREVIEW (nothing changed; add --confirm to announce): would ${r.action.replaceAll("_", " ")} for ${r.agent_id}`
       : `${r.agent_id}: ${r.action.replaceAll("_", " ")} ${r.session_id}`,
-    `  role ${r.role ?? "-"} · repo ${neutralizeLine(r.repo ?? "-")} · caps ${r.caps.join(",") || "-"} · ttl ${r.ttl_seconds}s · expires ${r.expires_at}`,
+    `  role ${neutralizeLine(r.role ?? "-")} · repo ${neutralizeLine(r.repo ?? "-")} · caps ${r.caps.join(",") || "-"} · ttl ${r.ttl_seconds}s · expires ${r.expires_at}`,
     `  status: ${neutralizeLine(r.status ?? "-")}`,
     `  auto-wake: ${r.herdr_wake.state}${r.herdr_wake.reason ? ` (${r.herdr_wake.reason})` : ""}` +
       (r.herdr_wake.watcher ? ` · woken by the ${r.herdr_wake.watcher.role} watcher, pid ${r.herdr_wake.watcher.pid}` : ""),

@@ -7,7 +7,7 @@ import { STORE_ERRORS } from "../../errors.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildDeps } from "../kernel/deps.ts";
-import { neutralize, neutralizeLine } from "../kernel/output.ts";
+import { neutralizeLine } from "../kernel/output.ts";
 import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
 
 const DEFAULT_LIMIT = 50;
@@ -82,9 +82,7 @@ const render = (result: InboxResult | PeekResult, options: InboxOptions): string
     lines.push(
       "",
       `#${m.seq} ${m.id} from ${m.from}${m.kind === "message" ? "" : ` [${m.kind}]`} at ${m.created_at}${m.thread_id ? ` thread ${neutralizeLine(m.thread_id)}` : ""}${m.reply_to ? ` reply to ${m.reply_to}` : ""}${m.channel ? ` in #${m.channel}` : ""}`,
-      ...neutralize(m.body)
-        .split("\n")
-        .map((line) => `  | ${line}`),
+      ...m.body.split("\n").map((line) => `  | ${line}`),
     );
   }
   if (r.count > 0)

@@ -5,7 +5,7 @@ import { STORE_ERRORS } from "../../errors.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildDeps } from "../kernel/deps.ts";
-import { neutralize, neutralizeLine } from "../kernel/output.ts";
+import { neutralizeLine } from "../kernel/output.ts";
 import { PRESENCE_FALLBACK, resolveToken, tokenFileSchema } from "../kernel/token.ts";
 
 export const threadOptionsSchema = z.object({
@@ -42,9 +42,7 @@ const render = (r: ThreadResult): string => {
     lines.push(
       "",
       `${m.id} from ${m.from}${to}${m.kind === "message" ? "" : ` [${m.kind}]`} at ${m.created_at}${m.reply_to ? ` reply to ${m.reply_to}` : ""}`,
-      ...neutralize(m.body)
-        .split("\n")
-        .map((line) => `  | ${line}`),
+      ...m.body.split("\n").map((line) => `  | ${line}`),
     );
   }
   return lines.join("\n");

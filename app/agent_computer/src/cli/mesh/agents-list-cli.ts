@@ -29,7 +29,7 @@ const runAgentsList = async (options: AgentsListOptions, ctx: CommandContext): P
 };
 
 const row = (a: DirectoryEntry): string =>
-  `${a.alive ? "●" : "○"} ${a.agent_id} [${a.class}] (${a.liveness_evidence}) ${a.role ?? "-"} @${a.host} repo ${neutralizeLine(a.repo ?? "-")} caps ${a.caps.join(",") || "-"}\n` +
+  `${a.alive ? "●" : "○"} ${a.agent_id} [${a.class}] (${a.liveness_evidence}) ${neutralizeLine(a.role ?? "-")} @${neutralizeLine(a.host)} repo ${neutralizeLine(a.repo ?? "-")} caps ${a.caps.join(",") || "-"}\n` +
   `    status: ${neutralizeLine(a.status ?? "-")}${a.status_age_s !== null ? ` (${a.status_age_s}s ago)` : ""} · last activity ${a.last_activity_at} · expires ${a.expires_at}`;
 
 const render = (r: AgentsListOutput): string => {

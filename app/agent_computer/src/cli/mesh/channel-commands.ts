@@ -5,7 +5,6 @@ import { type ErrorCode, STORE_ERRORS } from "../../errors.ts";
 import { type CommandDef, defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildDeps } from "../kernel/deps.ts";
-import { neutralize } from "../kernel/output.ts";
 import { AUTHENTICATED_ERRORS, resolveToken, tokenFileSchema } from "../kernel/token.ts";
 import { bodySchemas, readBody } from "./send-body.ts";
 
@@ -172,9 +171,7 @@ export const readCommand: CommandDef = defineCommand({
       ...(r.posts ?? []).flatMap((p) => [
         "",
         `${p.id} from ${p.from} at ${p.created_at}`,
-        ...neutralize(p.body)
-          .split("\n")
-          .map((l) => `  | ${l}`),
+        ...p.body.split("\n").map((l) => `  | ${l}`),
       ]),
     ].join("\n"),
 });
