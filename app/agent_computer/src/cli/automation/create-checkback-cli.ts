@@ -99,7 +99,7 @@ export default defineCommand({
   env: [...OWNER_ENV],
   examples: [
     "create-checkback-cli --agent-id builder-1 --in 45m --note 'is CI green on PR 12?'",
-    "create-checkback-cli --agent-id builder-1 --at 2099-12-01T09:00:00+01:00 --job-id job_0193a1b2c3d4e5f60718293a4b5c6d7e --json",
+    "create-checkback-cli --agent-id builder-1 --at \"$(date -d 'tomorrow 09:00' +%Y-%m-%dT%H:%M:%S%:z)\" --job-id job_0193a1b2c3d4e5f60718293a4b5c6d7e --json",
   ],
   run: runCheckback,
   render: triggerLine,

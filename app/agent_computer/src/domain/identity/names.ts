@@ -8,10 +8,7 @@ export const SYSTEM_SENDER = "agent-computer";
 
 export const agentIdSchema = z
   .string()
-  .check(
-    z.regex(AGENT_ID_PATTERN, `must be ${AGENT_ID_RULE}`),
-    z.describe(`agent name, ${AGENT_ID_RULE}`),
-  );
+  .check(z.regex(AGENT_ID_PATTERN, `must be ${AGENT_ID_RULE}`), z.describe(`agent name, ${AGENT_ID_RULE}`));
 
 /** An agent name documented for one command's flag: the same rule, its own description. */
 export const agentId = (description: string) => agentIdSchema.check(z.describe(description));
