@@ -4,7 +4,7 @@ import { describe, expect, test } from "vitest";
 import { JsonTooDeep, jsonNestedDeeperThan, MAX_JSON_DEPTH, parseJson } from "../../app/agent_computer/src/json-depth.ts";
 
 const nested = (levels: number, open = "[", close = "]"): string => open.repeat(levels) + close.repeat(levels);
-const objects = (levels: number): string => '{"a":'.repeat(levels - 1) + "{}" + "}".repeat(levels - 1);
+const objects = (levels: number): string => `${'{"a":'.repeat(levels - 1)}{}${"}".repeat(levels - 1)}`;
 
 describe("jsonNestedDeeperThan", () => {
   test.each([
