@@ -172,4 +172,51 @@ describe.each(storeNames)("mesh through the binaries [%s]", (storeName) => {
     const parsed = read.json<{ messages: { body: string }[] }>();
     expect(parsed.messages.filter((m) => m.body.endsWith(body))).toHaveLength(40);
   });
+  test("a reply joins the thread of the message it answers, and the thread reads back through agent-thread-cli", async () => {
+    const env = target.env;
+    const first = await runBin("agent-send-cli", [...as(alice), "--to", "bob", "--body", "review \u001b[2J PR 9?", "--json"], {
+      env,
+    });
+    const firstId = first.json<{ id: string }>().id;
+    const reply = await runBin("agent-send-cli", [...as(bob), "--reply-to", firstId, "--body", "approved"], { env });
+    expect(reply.exitCode, reply.stderr).toBe(0);
+    expect(reply.stdout).toContain(`in reply to ${firstId}`);
+    expect(reply.stdout).toContain("  alice: live");
+    // The printed next step is a command line that works as pasted (here with the token file added).
+    const next = /read the thread with: (agent-thread-cli .+)$/m.exec(reply.stdout)?.[1] as string;
+    expect(next).toBe(`agent-thread-cli --agent-id bob --thread ${firstId}`);
+
+    const human = await runBin("agent-thread-cli", [...next.split(" ").slice(1), "--token-file", bob.tokenFile], { env });
+    expect(human.exitCode, human.stderr).toBe(0);
+    expect(human.stdout).toContain(`thread ${firstId}: 2 message(s), participants alice, bob`);
+    expect(human.stdout).toContain("  | approved");
+    expect(human.stdout).not.toMatch(RAW_CONTROL);
+
+    const json = await runBin("agent-thread-cli", [...as(alice), "--thread", firstId, "--json"], { env });
+    expect(json.json<{ messages: { from: string; reply_to: string | null; to?: string[] }[] }>().messages).toEqual([
+      expect.objectContaining({ from: "alice", reply_to: null, to: ["bob"] }),
+      expect.objectContaining({ from: "bob", reply_to: firstId }),
+    ]);
+
+    // bob answers without --to: the reply went to alice, who sees it in her inbox as a reply.
+    const inbox = await runBin("agent-inbox-cli", [...as(alice), "--json"], { env });
+    expect(inbox.json<{ messages: { reply_to: string | null; thread_id: string | null }[] }>().messages.at(-1)).toMatchObject({
+      reply_to: firstId,
+      thread_id: firstId,
+    });
+  });
+
+  test("an agent that never received a message can neither answer it nor read its thread", async () => {
+    const env = target.env;
+    const stranger = await checkInAgent(env, dir, "stranger");
+    const secret = await runBin("agent-send-cli", [...as(alice), "--to", "bob", "--body", "between us", "--json"], { env });
+    const id = secret.json<{ id: string }>().id;
+    const answer = await runBin("agent-send-cli", [...as(stranger), "--reply-to", id, "--body", "me too"], { env });
+    expect(answer.exitCode, answer.stderr).toBe(5);
+    expect(answer.stderr).toContain("MESSAGE_NOT_FOUND");
+    const read = await runBin("agent-thread-cli", [...as(stranger), "--thread", id, "--json"], { env });
+    expect(read.exitCode).toBe(5);
+    expect(read.stderr).toContain('"code":"NOT_FOUND"');
+    expect(read.stdout + read.stderr).not.toContain("between us");
+  });
 });

@@ -22,6 +22,27 @@ describe("readLimited", () => {
     await expect(readLimited(file, 69_999)).rejects.toBeInstanceOf(InputTooLarge);
   });
 
+  test("an endless pipe (a FIFO fed by `yes`) stops at the limit too", async () => {
+    const fifo = join(dir, "fifo");
+    Bun.spawnSync(["mkfifo", fifo]);
+    const writer = Bun.spawn(["sh", "-c", 'exec yes > "$1"', "sh", fifo], { stderr: "ignore" });
+    try {
+      await expect(readLimited(fifo, 200_000)).rejects.toBeInstanceOf(InputTooLarge);
+    } finally {
+      writer.kill();
+      await writer.exited;
+    }
+  });
+
+  test("a short pipe is read to its end; a directory is refused", async () => {
+    const fifo = join(dir, "short-fifo");
+    Bun.spawnSync(["mkfifo", fifo]);
+    const writer = Bun.spawn(["sh", "-c", 'printf act_token > "$1"', "sh", fifo]);
+    expect(await readLimited(fifo, 4096)).toBe("act_token");
+    await writer.exited;
+    await expect(readLimited(dir, 4096)).rejects.toThrow();
+  });
+
   test("invalid UTF-8 arrives as U+FFFD", async () => {
     const file = join(dir, "bytes");
     writeFileSync(file, Buffer.from([0x61, 0xff, 0x62]));

@@ -54,6 +54,8 @@ export interface NewMessage {
   idempotencyKey: string | null;
   /** With an idempotency key: a hash of what was asked (body, recipients, thread), so a reuse of the key for another message is told apart from a retry. */
   idempotencyHash?: string | null;
+  /** The message this one answers (agent-send-cli --reply-to); it carries that message's thread. */
+  replyTo?: string | null;
   createdAt: number;
 }
 
@@ -72,7 +74,27 @@ export interface InboxEntry {
   kind: string;
   body: string;
   threadId: string | null;
+  replyTo: string | null;
   createdAt: number;
+}
+
+/** What a reply or a thread read needs of a message the caller may see. */
+export interface MessageRef {
+  id: string;
+  sender: string;
+  threadId: string | null;
+}
+
+/** A message of a thread as one participant may see it; recipients only for the messages that participant sent. */
+export interface ThreadEntry {
+  id: string;
+  sender: string;
+  kind: string;
+  body: string;
+  threadId: string | null;
+  replyTo: string | null;
+  createdAt: number;
+  recipients: string[] | null;
 }
 
 export interface DeliveryRecord {
@@ -90,6 +112,7 @@ export interface SentMessage {
   kind: string;
   body: string;
   threadId: string | null;
+  replyTo: string | null;
   createdAt: number;
   /** See NewMessage.idempotencyHash; null for messages sent without a key or stored before hashes were kept. */
   idempotencyHash: string | null;
@@ -155,6 +178,13 @@ export interface MeshRepo {
   ack(recipient: string, messageIds: readonly string[], now: number): Promise<string[]>;
   ackUpToSeq(sessionId: string, seq: number, now: number): Promise<string[]>;
   sent(sender: string, limit: number): Promise<SentMessage[]>;
+  /**
+   * The message if `agentId` may see it: it sent it, or it was delivered to one of its sessions (pending or
+   * acked). Mail stored for an agent that was not checked in, or that expired unread, was never seen: undefined.
+   */
+  messageSeenBy(messageId: string, agentId: string): Promise<MessageRef | undefined>;
+  /** The messages of a thread that `agentId` may see (as messageSeenBy), oldest first, at most `limit`. */
+  thread(threadId: string, agentId: string, limit: number): Promise<ThreadEntry[]>;
   /** Open sessions (live ones unless includeStale), newest activity first, with the latest session of stale agents. */
   directory(now: number, includeStale: boolean): Promise<SessionRecord[]>;
   liveSessions(now: number): Promise<SessionRecord[]>;

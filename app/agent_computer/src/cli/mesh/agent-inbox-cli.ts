@@ -44,7 +44,7 @@ const render = (r: InboxResult, options: InboxOptions): string => {
   for (const m of r.messages) {
     lines.push(
       "",
-      `#${m.seq} ${m.id} from ${m.from}${m.kind === "message" ? "" : ` [${m.kind}]`} at ${m.created_at}${m.thread_id ? ` thread ${neutralizeLine(m.thread_id)}` : ""}`,
+      `#${m.seq} ${m.id} from ${m.from}${m.kind === "message" ? "" : ` [${m.kind}]`} at ${m.created_at}${m.thread_id ? ` thread ${neutralizeLine(m.thread_id)}` : ""}${m.reply_to ? ` reply to ${m.reply_to}` : ""}`,
       ...neutralize(m.body)
         .split("\n")
         .map((line) => `  | ${line}`),
@@ -89,7 +89,7 @@ export default defineCommand({
   writes:
     "only your presence renewal (last activity, expires_at) and, with --wake-token, that token's used mark; message states are untouched.",
   output:
-    '{"agent_id","session_id","messages":[{"id","seq","from","kind":"message|bounce|event","thread_id","created_at","body"}],' +
+    '{"agent_id","session_id","messages":[{"id","seq","from","kind":"message|bounce|event","thread_id","reply_to","created_at","body"}],' +
     '"count","has_more","wake"?:{"message_count","first_seq","last_seq"}(with --wake-token),"note"}',
   errors: [
     "INVALID_INPUT",

@@ -1,5 +1,5 @@
 import { AppError } from "../../errors.ts";
-import type { SentMessage, StoreTx } from "../../store/port.ts";
+import type { MessageRef, SentMessage, StoreTx } from "../../store/port.ts";
 import { UniqueViolation } from "../../store/port.ts";
 import { type Deps, iso } from "../deps.ts";
 import { holderLiveness } from "../identity/liveness.ts";
@@ -9,9 +9,11 @@ import { enterMesh } from "./live-session.ts";
 
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 
+/** reply: the sender of the message named by SendInput.replyTo. */
 export type RecipientSelector =
   | { kind: "to"; agentIds: string[] }
-  | { kind: "broadcast"; role?: string | undefined; repo?: string | undefined };
+  | { kind: "broadcast"; role?: string | undefined; repo?: string | undefined }
+  | { kind: "reply" };
 
 export interface SendInput {
   from: string;
@@ -19,6 +21,8 @@ export interface SendInput {
   recipients: RecipientSelector;
   body: string;
   threadId?: string | undefined;
+  /** The message this one answers: one the sender sent or received. The reply joins its thread. */
+  replyTo?: string | undefined;
   idempotencyKey?: string | undefined;
 }
 
@@ -35,6 +39,7 @@ export interface SendResult {
   from: string;
   created_at: string;
   thread_id: string | null;
+  reply_to: string | null;
   replayed: boolean;
   recipients: { agent_id: string; outcome: RecipientOutcome; seq: number | null }[];
   /** Whether the sender itself holds a live session: replies reach it only then. */
@@ -59,8 +64,15 @@ const requestHash = (input: SendInput): string => {
   const recipients =
     input.recipients.kind === "to"
       ? { to: [...new Set(input.recipients.agentIds)].sort() }
-      : { broadcast: { role: input.recipients.role ?? null, repo: input.recipients.repo ?? null } };
-  const request = JSON.stringify({ body: input.body, thread: input.threadId ?? null, ...recipients });
+      : input.recipients.kind === "reply"
+        ? { to_sender_of: input.replyTo ?? null }
+        : { broadcast: { role: input.recipients.role ?? null, repo: input.recipients.repo ?? null } };
+  const request = JSON.stringify({
+    body: input.body,
+    thread: input.threadId ?? null,
+    ...(input.replyTo ? { reply_to: input.replyTo } : {}),
+    ...recipients,
+  });
   return Bun.SHA256.hash(request, "hex") as string;
 };
 
@@ -93,6 +105,32 @@ const replayRecipients = async (deps: Deps, tx: StoreTx, original: SentMessage):
   return recipients;
 };
 
+/** The message replied to, if the sender may see it, and the thread the reply joins. Nothing is written yet. */
+const repliedTo = async (tx: StoreTx, input: SendInput): Promise<{ parent: MessageRef; threadId: string } | undefined> => {
+  if (!input.replyTo) return undefined;
+  const parent = await tx.mesh.messageSeenBy(input.replyTo, input.from);
+  if (!parent) {
+    throw new AppError(
+      "MESSAGE_NOT_FOUND",
+      `--reply-to: ${input.from} sent or received no message ${input.replyTo}; nothing was sent`,
+      {
+        hint: `agent-inbox-cli --agent-id ${input.from} and agent-sent-cli --agent-id ${input.from} show the ids you may reply to`,
+      },
+    );
+  }
+  const threadId = parent.threadId ?? parent.id;
+  if (input.threadId !== undefined && input.threadId !== threadId) {
+    throw new AppError(
+      "INVALID_INPUT",
+      `--thread ${input.threadId} differs from the thread of the message you reply to (${threadId}); leave --thread out`,
+    );
+  }
+  if (input.recipients.kind === "reply" && parent.sender === input.from) {
+    throw new AppError("INVALID_INPUT", `--reply-to: you sent ${parent.id} yourself; name the recipients with --to`);
+  }
+  return { parent, threadId };
+};
+
 /** Each named recipient once, in name order (one name, the common case, needs neither). */
 const uniqueSorted = (names: string[]): string[] => (names.length === 1 ? names : [...new Set(names)].sort());
 
@@ -122,18 +160,23 @@ const sendOnce = (deps: Deps, input: SendInput): Promise<SendResult> =>
           from: input.from,
           created_at: iso(original.createdAt),
           thread_id: original.threadId,
+          reply_to: original.replyTo,
           replayed: true,
           recipients: await replayRecipients(deps, tx, original),
           ...sender,
         };
       }
     }
+    const reply = await repliedTo(tx, input);
+    const threadId = reply?.threadId ?? input.threadId ?? null;
     // A replay above sends nothing, so only new messages count against the sender's and the host's limits.
     await takeRateSlots(tx, deps.limits, "send", { name: input.from, host: deps.local?.hostId ?? deps.host }, deps.now());
     const names =
       input.recipients.kind === "to"
         ? uniqueSorted(input.recipients.agentIds)
-        : await broadcastRecipients(deps, tx, input.from, input.recipients);
+        : input.recipients.kind === "reply"
+          ? [reply?.parent.sender as string]
+          : await broadcastRecipients(deps, tx, input.from, input.recipients);
     if (names.length === 0) {
       throw new AppError("NOT_FOUND", "no live agent matches the broadcast filters; nothing was sent", {
         hint: "agents-list-cli shows who is live",
@@ -145,7 +188,8 @@ const sendOnce = (deps: Deps, input: SendInput): Promise<SendResult> =>
       sender: input.from,
       kind: "message",
       body: input.body,
-      threadId: input.threadId ?? null,
+      threadId,
+      replyTo: reply?.parent.id ?? null,
       idempotencyKey: key,
       idempotencyHash: hash,
       createdAt: deps.now(),
@@ -168,7 +212,8 @@ const sendOnce = (deps: Deps, input: SendInput): Promise<SendResult> =>
       id,
       from: input.from,
       created_at: iso(deps.now()),
-      thread_id: input.threadId ?? null,
+      thread_id: threadId,
+      reply_to: reply?.parent.id ?? null,
       replayed: false,
       recipients,
       ...sender,

@@ -9,6 +9,7 @@ import type {
   MeshRepo,
   SentMessage,
   SessionRecord,
+  ThreadEntry,
 } from "../port.ts";
 import { type Db, jsonList, num, numOrNull } from "./db.ts";
 
@@ -75,11 +76,19 @@ const withDeliveries = async (db: Db, rows: Row[]): Promise<SentMessage[]> => {
     kind: str(r.kind),
     body: str(r.body),
     threadId: strOrNull(r.thread_id),
+    replyTo: strOrNull(r.reply_to),
     createdAt: num(r.created_at),
     idempotencyHash: strOrNull(r.idempotency_hash),
     deliveries: deliveries.filter((d) => d.messageId === r.id),
   }));
 };
+
+/**
+ * Message `m` may be seen by the agent at placeholder `agent`: it sent it, or it was delivered to one of its
+ * sessions (pending or acked). Stored for a session it never had, or expired unread: never seen.
+ */
+const seenBy = (agent: string): string =>
+  `(m.sender = ${agent} OR EXISTS (SELECT 1 FROM deliveries d WHERE d.message_id = m.id AND d.recipient = ${agent} AND d.state IN ('pending', 'acked')))`;
 
 /** An open session whose ttl has run out by the time placeholder `now`: it is due to be ended. */
 const ranOut = (now: string): string => `ended_at IS NULL AND expires_at <= ${now}`;
@@ -228,8 +237,8 @@ export const meshRepo = (db: Db): MeshRepo => {
 
     insertMessage: async (m) => {
       await db.run(
-        "INSERT INTO messages (id, sender, kind, body, thread_id, idempotency_key, idempotency_hash, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
-        [m.id, m.sender, m.kind, m.body, m.threadId, m.idempotencyKey, m.idempotencyHash ?? null, m.createdAt],
+        "INSERT INTO messages (id, sender, kind, body, thread_id, idempotency_key, idempotency_hash, reply_to, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+        [m.id, m.sender, m.kind, m.body, m.threadId, m.idempotencyKey, m.idempotencyHash ?? null, m.replyTo ?? null, m.createdAt],
       );
     },
     insertDelivery: async (d) => {
@@ -255,7 +264,7 @@ export const meshRepo = (db: Db): MeshRepo => {
     pending: async (sessionId, limit) =>
       (
         await db.all<Row>(
-          `SELECT m.id, d.seq, m.sender, m.kind, m.body, m.thread_id, m.created_at
+          `SELECT m.id, d.seq, m.sender, m.kind, m.body, m.thread_id, m.reply_to, m.created_at
          FROM deliveries d JOIN messages m ON m.id = d.message_id
          WHERE d.session_id = $1 AND d.state = 'pending' ORDER BY d.seq LIMIT $2`,
           [sessionId, limit],
@@ -267,6 +276,7 @@ export const meshRepo = (db: Db): MeshRepo => {
         kind: str(r.kind),
         body: str(r.body),
         threadId: strOrNull(r.thread_id),
+        replyTo: strOrNull(r.reply_to),
         createdAt: num(r.created_at),
       })) satisfies InboxEntry[],
     countPending: async (sessionId) =>
@@ -307,6 +317,39 @@ export const meshRepo = (db: Db): MeshRepo => {
         db,
         await db.all<Row>("SELECT * FROM messages WHERE sender = $1 ORDER BY created_at DESC, id DESC LIMIT $2", [sender, limit]),
       ),
+    messageSeenBy: async (messageId, agentId) => {
+      const row = await db.get<Row>(`SELECT m.id, m.sender, m.thread_id FROM messages m WHERE m.id = $1 AND ${seenBy("$2")}`, [
+        messageId,
+        agentId,
+      ]);
+      return row ? { id: str(row.id), sender: str(row.sender), threadId: strOrNull(row.thread_id) } : undefined;
+    },
+    thread: async (threadId, agentId, limit) => {
+      const rows = await db.all<Row>(
+        `SELECT m.id, m.sender, m.kind, m.body, m.thread_id, m.reply_to, m.created_at FROM messages m
+         WHERE (m.thread_id = $1 OR m.id = $1) AND ${seenBy("$2")} ORDER BY m.created_at, m.id LIMIT $3`,
+        [threadId, agentId, limit],
+      );
+      const own = rows.filter((r) => str(r.sender) === agentId).map((r) => str(r.id));
+      const deliveries =
+        own.length === 0
+          ? []
+          : await db.all<Row>(
+              `SELECT message_id, recipient FROM deliveries WHERE message_id IN (${placeholders(own.length)}) ORDER BY recipient`,
+              own,
+            );
+      return rows.map((r) => ({
+        id: str(r.id),
+        sender: str(r.sender),
+        kind: str(r.kind),
+        body: str(r.body),
+        threadId: strOrNull(r.thread_id),
+        replyTo: strOrNull(r.reply_to),
+        createdAt: num(r.created_at),
+        recipients:
+          str(r.sender) === agentId ? deliveries.filter((d) => d.message_id === r.id).map((d) => str(d.recipient)) : null,
+      })) satisfies ThreadEntry[];
+    },
     directory: async (now, includeStale) => {
       const live = await db.all<Row>(
         `SELECT ${SESSION_COLUMNS} FROM sessions WHERE ${liveAt("$1")} ORDER BY last_activity_at DESC`,
