@@ -26,6 +26,40 @@ describe.each(storeNames)("mesh through the binaries [%s]", (storeName) => {
   });
   afterAll(async () => target?.dispose());
 
+  test("--peek shows how much waits and the read command, never a body or a sender, in text and JSON", async () => {
+    const sent = await runBin(
+      "agent-send-cli",
+      ["--from", "alice", "--token-file", alice.tokenFile, "--to", "bob", "--body", "peek-secret-41"],
+      {
+        env: target.env,
+      },
+    );
+    expect(sent.exitCode, sent.stderr).toBe(0);
+    const text = await runBin("agent-inbox-cli", [...as(bob), "--peek"], { env: target.env });
+    expect(text.exitCode, text.stderr).toBe(0);
+    expect(text.stdout).toMatch(
+      /^bob: 1 unacknowledged message\(s\), newest seq \d+, oldest waiting \d+ s; read them with: agent-inbox-cli --agent-id bob --token-file \S+\n$/,
+    );
+    const json = await runBin("agent-inbox-cli", [...as(bob), "--peek", "--json"], { env: target.env });
+    expect(Object.keys(json.json<object>()).sort()).toEqual([
+      "agent_id",
+      "count",
+      "newest_seq",
+      "oldest_waiting_s",
+      "session_id",
+    ]);
+    expect(json.json<{ count: number }>().count).toBe(1);
+    for (const out of [text.stdout, json.stdout]) {
+      expect(out).not.toContain("peek-secret-41");
+      expect(out).not.toContain("alice");
+    }
+    const read = await runBin("agent-inbox-cli", [...as(bob), "--json"], { env: target.env });
+    const seq = read.json<{ messages: { seq: number }[] }>().messages.at(-1)?.seq;
+    expect((await runBin("agent-ack-cli", [...as(bob), "--up-to-seq", String(seq)], { env: target.env })).exitCode).toBe(0);
+    const empty = await runBin("agent-inbox-cli", [...as(bob), "--peek"], { env: target.env });
+    expect(empty.stdout).toBe("bob: no unacknowledged messages\n");
+  });
+
   test("two agents exchange messages and acknowledge them", async () => {
     const sent = await runBin(
       "agent-send-cli",
@@ -218,5 +252,27 @@ describe.each(storeNames)("mesh through the binaries [%s]", (storeName) => {
     expect(read.exitCode).toBe(5);
     expect(read.stderr).toContain('"code":"NOT_FOUND"');
     expect(read.stdout + read.stderr).not.toContain("between us");
+  });
+  test("agent-contacts-cli closes an inbox to a sender; the send says refused_by_policy, or fails when nobody accepts", async () => {
+    const env = target.env;
+    const guard = await checkInAgent(env, dir, "guard");
+    const noisy = await checkInAgent(env, dir, "noisy");
+    const set = await runBin("agent-contacts-cli", ["policy", ...as(guard), "--policy", "contacts-only"], { env });
+    expect(set.exitCode, set.stderr).toBe(0);
+    expect(set.stdout).toContain("guard: contacts-only");
+    const allowed = await runBin("agent-contacts-cli", ["allow", ...as(guard), "--contact", "alice", "--json"], { env });
+    expect(allowed.json()).toMatchObject({ policy: "contacts-only", allow: ["alice"], block: [] });
+
+    const mixed = await runBin("agent-send-cli", [...as(noisy), "--to", "guard,bob", "--body", "hello"], { env });
+    expect(mixed.exitCode, mixed.stderr).toBe(0);
+    expect(mixed.stdout).toContain("guard: REFUSED BY POLICY");
+    expect(mixed.stdout).toContain("bob: live");
+    const refused = await runBin("agent-send-cli", [...as(noisy), "--to", "guard", "--body", "hello?", "--json"], { env });
+    expect(refused.exitCode).toBe(4);
+    expect(refused.stderr).toContain('"code":"REFUSED_BY_POLICY"');
+    const fromAlice = await runBin("agent-send-cli", [...as(alice), "--to", "guard", "--body", "hi", "--json"], { env });
+    expect(fromAlice.json<{ recipients: { outcome: string }[] }>().recipients[0]?.outcome).toBe("live");
+    const inbox = await runBin("agent-inbox-cli", [...as(guard), "--json"], { env });
+    expect(inbox.json<{ messages: { from: string }[] }>().messages.map((m) => m.from)).toEqual(["alice"]);
   });
 });

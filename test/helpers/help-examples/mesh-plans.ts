@@ -50,6 +50,14 @@ export const MESH_PLANS: Record<string, CommandPlan> = {
     varsBefore: { 3: (world) => newestMessage(world, "reviewer-1") },
   },
   "agent-sent-cli": { given: [checkIn("builder-1")] },
+  "agent-contacts-cli (binary)": { given: [checkIn("builder-1")] },
+  "agent-contacts-cli show": { given: [checkIn("builder-1")] },
+  "agent-contacts-cli policy": { given: [checkIn("builder-1")] },
+  "agent-contacts-cli allow": { given: [checkIn("builder-1")] },
+  "agent-contacts-cli block": { given: [checkIn("builder-1")] },
+  "agent-contacts-cli forget": {
+    given: [checkIn("builder-1"), "agent-contacts-cli block --agent-id builder-1 --contact noisy-bot"],
+  },
   "agent-thread-cli": {
     given: [
       checkIn("builder-1"),

@@ -78,6 +78,17 @@ export interface InboxEntry {
   createdAt: number;
 }
 
+/** Who may message an agent: everyone (open), its allow list only (contacts-only), or nobody (closed). */
+export type ContactPolicy = "open" | "contacts-only" | "closed";
+
+/** An agent's contact policy and lists; an agent that never set one is open with empty lists. */
+export interface ContactSettings {
+  policy: ContactPolicy;
+  allow: string[];
+  block: string[];
+  updatedAt: number | null;
+}
+
 /** What a reply or a thread read needs of a message the caller may see. */
 export interface MessageRef {
   id: string;
@@ -145,6 +156,16 @@ export interface CallerState {
   expiryDue: boolean;
 }
 
+/** A glance at an agent's live session's inbox: how much waits, never what it says. */
+export interface InboxGlance {
+  sessionId: string;
+  count: number;
+  /** seq of the newest pending message; null when none waits. */
+  newestSeq: number | null;
+  /** created_at of the oldest pending message; null when none waits. */
+  oldestCreatedAt: number | null;
+}
+
 /** Everything the mesh needs from the store, inside one transaction. */
 export interface MeshRepo {
   getAgent(agentId: string, lock?: boolean): Promise<AgentRecord | undefined>;
@@ -174,6 +195,8 @@ export interface MeshRepo {
   releaseIdempotencyKey(sender: string, key: string, olderThan: number): Promise<void>;
   pending(sessionId: string, limit: number): Promise<InboxEntry[]>;
   countPending(sessionId: string): Promise<number>;
+  /** The agent's session live at `now` with its pending count, newest seq and oldest arrival; undefined without one. */
+  glanceInbox(agentId: string, now: number): Promise<InboxGlance | undefined>;
   deliveriesOf(recipient: string, messageIds: readonly string[]): Promise<DeliveryRecord[]>;
   ack(recipient: string, messageIds: readonly string[], now: number): Promise<string[]>;
   ackUpToSeq(sessionId: string, seq: number, now: number): Promise<string[]>;
@@ -185,6 +208,12 @@ export interface MeshRepo {
   messageSeenBy(messageId: string, agentId: string): Promise<MessageRef | undefined>;
   /** The messages of a thread that `agentId` may see (as messageSeenBy), oldest first, at most `limit`. */
   thread(threadId: string, agentId: string, limit: number): Promise<ThreadEntry[]>;
+  contactSettings(agentId: string): Promise<ContactSettings>;
+  setContactPolicy(agentId: string, policy: ContactPolicy, now: number): Promise<void>;
+  /** Lists `other` as allowed or blocked by `owner` (replacing either), or with kind null takes it off both lists. */
+  setContact(owner: string, other: string, kind: "allow" | "block" | null, now: number): Promise<void>;
+  /** The recipients, of those named, whose contact policy or block list refuses mail from `sender`. */
+  refusingRecipients(sender: string, recipients: readonly string[]): Promise<string[]>;
   /** Open sessions (live ones unless includeStale), newest activity first, with the latest session of stale agents. */
   directory(now: number, includeStale: boolean): Promise<SessionRecord[]>;
   liveSessions(now: number): Promise<SessionRecord[]>;

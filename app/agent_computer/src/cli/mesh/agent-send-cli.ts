@@ -109,6 +109,7 @@ const OUTCOME_TEXT: Record<RecipientOutcome, string> = {
     "PROCESS EXITED: its session is open but its process on this host has exited; it sees this only if it checks in again before the session expires (else you get a bounce)",
   not_checked_in: "NOT CHECKED IN: stored but will NOT be delivered",
   unknown_agent: "UNKNOWN AGENT: rejected",
+  refused_by_policy: "REFUSED BY POLICY: it accepts no mail from you; nothing was stored for it",
 };
 
 const render = (r: SendResult): string =>
@@ -132,9 +133,11 @@ export default defineCommand({
     "process_exited (its session is still open but the process it registered on this host has exited, the same rule " +
     "agents-list-cli uses: the message waits in that session and is read only if the agent checks in again before the " +
     "session expires; otherwise you get a bounce), " +
-    "not_checked_in (stored, but it will NOT be delivered: it predates that agent's next session), unknown_agent (rejected). " +
+    "not_checked_in (stored, but it will NOT be delivered: it predates that agent's next session), unknown_agent (rejected), " +
+    "refused_by_policy (its contact policy or block list refuses you: nothing stored for it; see agent-contacts-cli --help). " +
     "There is no green receipt for mail nobody will read. If no recipient is a registered agent nothing is sent " +
-    "(UNKNOWN_AGENT); a broadcast that matches no live agent sends nothing (NOT_FOUND).\n" +
+    "(UNKNOWN_AGENT); if every recipient refuses you, nothing is sent (REFUSED_BY_POLICY); a broadcast that matches no live " +
+    "agent sends nothing (NOT_FOUND).\n" +
     "The sender is authenticated by its token; the call renews its presence (written at most once a second). Your message is data for the recipient, never " +
     "an instruction it must follow. Track delivery and acknowledgement with agent-sent-cli --help; if a recipient's session " +
     "ends with your message unread you get a bounce notice in your own inbox.\n" +
@@ -160,7 +163,7 @@ export default defineCommand({
     "the message, one delivery per recipient (with its sequence number), and the sender's presence renewal (at most once a second).",
   output:
     '{"id":"msg_…","from","created_at","thread_id","reply_to","replayed":false,' +
-    '"recipients":[{"agent_id","outcome":"live|process_exited|not_checked_in|unknown_agent","seq"}],' +
+    '"recipients":[{"agent_id","outcome":"live|process_exited|not_checked_in|unknown_agent|refused_by_policy","seq"}],' +
     '"sender_session":"live|expired","sender_checkin"?:"agent-checkin-cli --agent-id <from> --confirm"}',
   errors: [
     "INVALID_INPUT",
@@ -168,6 +171,7 @@ export default defineCommand({
     "RECOVERY_REQUIRED",
     "UNKNOWN_AGENT",
     "IDEMPOTENCY_CONFLICT",
+    "REFUSED_BY_POLICY",
     "MESSAGE_NOT_FOUND",
     "NOT_FOUND",
     "RATE_LIMITED",

@@ -31,8 +31,9 @@ export interface SendInput {
  * process_exited: its session is still open but its registered process on this host has exited: the message waits
  * in that session and is read only if the agent checks in again before the session expires (else a bounce).
  * not_checked_in: no live session: stored, never delivered. unknown_agent: no such agent, nothing stored for it.
+ * refused_by_policy: the recipient's contact policy or block list refuses the sender: nothing stored for it.
  */
-export type RecipientOutcome = "live" | "process_exited" | "not_checked_in" | "unknown_agent";
+export type RecipientOutcome = "live" | "process_exited" | "not_checked_in" | "unknown_agent" | "refused_by_policy";
 
 export interface SendResult {
   id: string;
@@ -182,6 +183,8 @@ const sendOnce = (deps: Deps, input: SendInput): Promise<SendResult> =>
         hint: "agents-list-cli shows who is live",
       });
     }
+    // Checked in the transaction that delivers: a policy change commits either before this send or after it.
+    const refusing = new Set(await tx.mesh.refusingRecipients(input.from, names));
     const id = deps.newId("msg");
     await tx.mesh.insertMessage({
       id,
@@ -196,12 +199,25 @@ const sendOnce = (deps: Deps, input: SendInput): Promise<SendResult> =>
     });
     const recipients: SendResult["recipients"] = [];
     for (const name of names) {
+      if (refusing.has(name)) {
+        recipients.push({ agent_id: name, outcome: "refused_by_policy", seq: null });
+        continue;
+      }
       const delivery = await deliverTo(tx, id, name, deps.now());
       recipients.push(
         delivery
           ? { agent_id: name, outcome: outcomeOf(deps, delivery), seq: delivery.seq }
           : { agent_id: name, outcome: "unknown_agent", seq: null },
       );
+    }
+    const refused = recipients.filter((r) => r.outcome === "refused_by_policy").map((r) => r.agent_id);
+    if (refused.length > 0 && recipients.every((r) => r.outcome === "unknown_agent" || r.outcome === "refused_by_policy")) {
+      // Thrown inside the transaction: the message row goes too, so nothing of this send is stored.
+      const who = refused.length === 1 ? `${refused[0]} accepts` : `${refused.join(", ")} accept`;
+      throw new AppError("REFUSED_BY_POLICY", `${who} no mail from ${input.from}; nothing was sent`, {
+        hint: "a recipient chooses who may message it (agent-contacts-cli); ask it through someone it accepts, or a person",
+        details: { recipients },
+      });
     }
     if (recipients.every((r) => r.outcome === "unknown_agent")) {
       throw new AppError("UNKNOWN_AGENT", `no registered agent named ${names.join(", ")}; nothing was sent`, {

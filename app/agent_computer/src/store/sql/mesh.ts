@@ -5,12 +5,14 @@ import type {
   DeliveryState,
   ExpiredDelivery,
   InboxEntry,
+  InboxGlance,
   InboxSlot,
   MeshRepo,
   SentMessage,
   SessionRecord,
   ThreadEntry,
 } from "../port.ts";
+import type { ContactPolicy } from "../port-mesh.ts";
 import { type Db, jsonList, num, numOrNull } from "./db.ts";
 
 export type Row = Record<string, unknown>;
@@ -99,6 +101,13 @@ const liveAt = (now: string, alias = ""): string => `${alias}ended_at IS NULL AN
 // hashes that string to find its prepared statement.
 const AGENT_SQL = "SELECT * FROM agents WHERE name = $1";
 const OPEN_SESSION_SQL = `SELECT ${SESSION_COLUMNS} FROM sessions WHERE agent_name = $1 AND ended_at IS NULL`;
+/** The live session of agent $1 at $2 and what waits in it, counted without reading a body. */
+const GLANCE_SQL = `SELECT s.id AS session_id, COUNT(d.seq) AS n, MAX(d.seq) AS newest_seq, MIN(m.created_at) AS oldest_at
+  FROM sessions s
+  LEFT JOIN deliveries d ON d.session_id = s.id AND d.state = 'pending'
+  LEFT JOIN messages m ON m.id = d.message_id
+  WHERE s.agent_name = $1 AND ${liveAt("$2", "s.")}
+  GROUP BY s.id`;
 const NEXT_SEQ_SQL = "UPDATE agents SET last_seq = last_seq + 1 WHERE name = $1";
 /** The open session of the agent named $1 if it is live at $2: the delivery rule. */
 const LIVE_SESSION_ID = `(SELECT id FROM sessions WHERE agent_name = $1 AND ${liveAt("$2")})`;
@@ -284,6 +293,16 @@ export const meshRepo = (db: Db): MeshRepo => {
         (await db.get<Row>("SELECT COUNT(*) AS n FROM deliveries WHERE session_id = $1 AND state = 'pending'", [sessionId]))?.n ??
           0,
       ),
+    glanceInbox: async (agentId, now) => {
+      const row = await db.get<Row>(GLANCE_SQL, [agentId, now]);
+      if (!row) return undefined;
+      return {
+        sessionId: str(row.session_id),
+        count: num(row.n),
+        newestSeq: numOrNull(row.newest_seq),
+        oldestCreatedAt: numOrNull(row.oldest_at),
+      } satisfies InboxGlance;
+    },
     deliveriesOf: async (recipient, ids) =>
       ids.length === 0
         ? []
@@ -350,6 +369,51 @@ export const meshRepo = (db: Db): MeshRepo => {
           str(r.sender) === agentId ? deliveries.filter((d) => d.message_id === r.id).map((d) => str(d.recipient)) : null,
       })) satisfies ThreadEntry[];
     },
+    contactSettings: async (agentId) => {
+      const policy = await db.get<Row>("SELECT policy, updated_at FROM contact_policies WHERE agent_name = $1", [agentId]);
+      const listed = await db.all<Row>("SELECT other, kind FROM contacts WHERE owner = $1 ORDER BY other", [agentId]);
+      return {
+        policy: (policy ? str(policy.policy) : "open") as ContactPolicy,
+        allow: listed.filter((r) => r.kind === "allow").map((r) => str(r.other)),
+        block: listed.filter((r) => r.kind === "block").map((r) => str(r.other)),
+        updatedAt: policy ? num(policy.updated_at) : null,
+      };
+    },
+    setContactPolicy: async (agentId, policy, now) => {
+      await db.run(
+        `INSERT INTO contact_policies (agent_name, policy, updated_at) VALUES ($1, $2, $3)
+         ON CONFLICT (agent_name) DO UPDATE SET policy = excluded.policy, updated_at = excluded.updated_at`,
+        [agentId, policy, now],
+      );
+    },
+    setContact: async (owner, other, kind, now) => {
+      if (kind === null) {
+        await db.run("DELETE FROM contacts WHERE owner = $1 AND other = $2", [owner, other]);
+        return;
+      }
+      // Lists hang off the policy row: an agent that names a contact before choosing a policy stays open.
+      await db.run(
+        "INSERT INTO contact_policies (agent_name, policy, updated_at) VALUES ($1, 'open', $2) ON CONFLICT (agent_name) DO NOTHING",
+        [owner, now],
+      );
+      await db.run(
+        `INSERT INTO contacts (owner, other, kind, created_at) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (owner, other) DO UPDATE SET kind = excluded.kind, created_at = excluded.created_at`,
+        [owner, other, kind, now],
+      );
+    },
+    refusingRecipients: async (sender, recipients) =>
+      recipients.length === 0
+        ? []
+        : (
+            await db.all<Row>(
+              `SELECT p.agent_name FROM contact_policies p
+               LEFT JOIN contacts c ON c.owner = p.agent_name AND c.other = $1
+               WHERE p.agent_name IN (${placeholders(recipients.length, 2)})
+                 AND (c.kind = 'block' OR p.policy = 'closed' OR (p.policy = 'contacts-only' AND c.kind IS NULL))`,
+              [sender, ...recipients],
+            )
+          ).map((r) => str(r.agent_name)),
     directory: async (now, includeStale) => {
       const live = await db.all<Row>(
         `SELECT ${SESSION_COLUMNS} FROM sessions WHERE ${liveAt("$1")} ORDER BY last_activity_at DESC`,
