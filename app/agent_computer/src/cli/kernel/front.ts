@@ -6,9 +6,10 @@
 
 import { Command, type ErrorOptions, type HelpContext, Option } from "commander";
 import { AppError } from "../../errors.ts";
+import { neutralizeLine } from "../../terminal-text.ts";
 import type { BinaryDef, CommandDef } from "./command.ts";
 import { didYouMean } from "./did-you-mean.ts";
-import { commandFlags, type Flag } from "./flags.ts";
+import { commandFlags, type Flag, numberKeys } from "./flags.ts";
 import { validateOptions } from "./parse.ts";
 
 /** What argv asks for. `subcommand` is a key of binary.subcommands; undefined means the binary's own help. */
@@ -61,7 +62,8 @@ class KernelCommand extends Command {
   override error(message: string, options?: ErrorOptions): never {
     if (options?.code === "commander.unknownCommand") throw this.unknownSubcommand(this.args[0]);
     if (options?.code === "commander.excessArguments") {
-      throw new AppError("INVALID_INPUT", `unexpected argument: ${this.args.slice(this.registeredArguments.length).join(" ")}`);
+      const extra = this.args.slice(this.registeredArguments.length).join(" ");
+      throw new AppError("INVALID_INPUT", `unexpected argument: ${neutralizeLine(extra)}`);
     }
     const missing = options?.code === "commander.optionMissingArgument" ? /'(--?[\w-]+)/.exec(message)?.[1] : undefined;
     throw new AppError("INVALID_INPUT", missing ? `${missing}: needs a value` : message.replace(/^error: /, ""));
@@ -72,17 +74,17 @@ class KernelCommand extends Command {
     const eq = flag.indexOf("=");
     const name = eq > 0 ? flag.slice(0, eq) : flag;
     if (eq > 0 && this.options.some((o) => o.long === name || o.short === name)) {
-      throw new AppError("INVALID_INPUT", `option '${name}' takes no value (got ${flag})`);
+      throw new AppError("INVALID_INPUT", `option '${name}' takes no value (got ${neutralizeLine(flag)})`);
     }
     const spellings = this.options.map((o) => o.long ?? "").filter((s) => s.startsWith("--") && s !== "--version");
     const hint = flag.startsWith("--") ? didYouMean(name, [...spellings, "--help"]) : "";
-    throw new AppError("INVALID_INPUT", `unknown option '${flag}'${hint}`);
+    throw new AppError("INVALID_INPUT", `unknown option '${neutralizeLine(flag)}'${hint}`);
   }
 
   unknownSubcommand(given: string | undefined): AppError {
     const prefix = this.words.length > 0 ? `${this.words.join(" ")} ` : "";
     const valid = this.choices.filter((key) => key.startsWith(prefix));
-    const what = given === undefined ? "a subcommand is required" : `unknown subcommand '${given}'`;
+    const what = given === undefined ? "a subcommand is required" : `unknown subcommand '${neutralizeLine(given)}'`;
     return new AppError("INVALID_INPUT", `${what}; valid: ${valid.join(", ")}${given ? didYouMean(given, valid) : ""}`);
   }
 }
@@ -114,7 +116,8 @@ const rawOptions = (
     if (other) {
       throw new AppError(
         "INVALID_INPUT",
-        `${first.spelled} and ${other.spelled} are the same flag and differ (got ${String(first.value)} and ${String(other.value)}); give one`,
+        `${first.spelled} and ${other.spelled} are the same flag and differ ` +
+          `(got ${neutralizeLine(String(first.value))} and ${neutralizeLine(String(other.value))}); give one`,
       );
     }
     raw[flag.key] = first.value;
@@ -136,6 +139,7 @@ const attributeOf = (command: Command, spelled: string): string =>
 /** Gives a command the flags, positionals and action of one CommandDef. */
 const configureLeaf = (command: KernelCommand, def: CommandDef, done: (run: Invocation) => void): void => {
   const flags = commandFlags(def);
+  const numbers = numberKeys(def);
   const lists = new Map<string, string[]>();
   /** The spelling each key was given with, so an error names the flag as the user typed it. */
   const spelled = new Map<string, string>();
@@ -147,7 +151,8 @@ const configureLeaf = (command: KernelCommand, def: CommandDef, done: (run: Invo
         option.argParser((value: string) => {
           spelled.set(flag.key, spelledAs);
           const list = lists.get(flag.key) ?? [];
-          list.push(...(flag.commaList ? commaItems(value) : [value]));
+          // Numbers are kept as typed ("5, 6" has " 6"; "5,,6" an empty one), for parse.ts to refuse.
+          list.push(...(!flag.commaList ? [value] : numbers.has(flag.key) ? value.split(",") : commaItems(value)));
           lists.set(flag.key, list);
           return list;
         });

@@ -2,6 +2,7 @@ import * as z from "zod/mini";
 import { commandLine } from "../../command-line.ts";
 import { agentIdSchema } from "../../domain/identity/names.ts";
 import { type RecipientOutcome, type SendResult, sendMessage } from "../../domain/mesh/send.ts";
+import { STORE_ERRORS } from "../../errors.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildDeps } from "../kernel/deps.ts";
@@ -150,8 +151,7 @@ export default defineCommand({
     "MESSAGE_NOT_FOUND",
     "NOT_FOUND",
     "RATE_LIMITED",
-    "STORE_UNAVAILABLE",
-    "CONFIG_INVALID",
+    ...STORE_ERRORS,
     "INTERNAL",
   ],
   env: [

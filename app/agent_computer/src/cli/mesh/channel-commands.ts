@@ -1,11 +1,10 @@
 import * as z from "zod/mini";
 import { agentIdSchema } from "../../domain/identity/names.ts";
 import { type ChannelAction, type ChannelResult, channelAction } from "../../domain/mesh/channels.ts";
-import type { ErrorCode } from "../../errors.ts";
+import { type ErrorCode, STORE_ERRORS } from "../../errors.ts";
 import { type CommandDef, defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildDeps } from "../kernel/deps.ts";
-import { neutralize } from "../kernel/output.ts";
 import { AUTHENTICATED_ERRORS, resolveToken, tokenFileSchema } from "../kernel/token.ts";
 import { bodySchemas, readBody } from "./send-body.ts";
 
@@ -19,13 +18,15 @@ const channelName = z
     z.describe("the channel's name"),
   );
 
-/** The errors of a subcommand: those of every authenticated command, plus its own, before the store's. */
+/** The errors of a subcommand: those of every authenticated command, plus its own. */
 const errorsWith = (...codes: ErrorCode[]): ErrorCode[] => [
-  ...AUTHENTICATED_ERRORS.filter(
-    (c) => c === "INVALID_INPUT" || c.startsWith("AUTH") || c.startsWith("RECOVERY") || c === "UNKNOWN_AGENT",
-  ),
+  "INVALID_INPUT",
+  "AUTH_FAILED",
+  "RECOVERY_REQUIRED",
+  "UNKNOWN_AGENT",
   ...codes,
-  ...AUTHENTICATED_ERRORS.filter((c) => c === "STORE_UNAVAILABLE" || c === "CONFIG_INVALID" || c === "INTERNAL"),
+  ...STORE_ERRORS,
+  "INTERNAL",
 ];
 
 type Authenticated = { agentId: string; tokenFile?: string | undefined };
@@ -170,9 +171,7 @@ export const readCommand: CommandDef = defineCommand({
       ...(r.posts ?? []).flatMap((p) => [
         "",
         `${p.id} from ${p.from} at ${p.created_at}`,
-        ...neutralize(p.body)
-          .split("\n")
-          .map((l) => `  | ${l}`),
+        ...p.body.split("\n").map((l) => `  | ${l}`),
       ]),
     ].join("\n"),
 });

@@ -3,7 +3,7 @@ import type { ChannelRecord, StoreTx } from "../../store/port.ts";
 import { type Deps, iso } from "../deps.ts";
 import { DATA_NOT_INSTRUCTIONS } from "./data-note.ts";
 import { deliverTo } from "./deliver.ts";
-import { enterMesh } from "./live-session.ts";
+import { enterMesh, withPresence } from "./live-session.ts";
 
 export interface ChannelView {
   name: string;
@@ -29,6 +29,8 @@ export interface ChannelResult {
   /** read: the channel's most recent posts, oldest first. */
   posts?: { id: string; from: string; created_at: string; body: string }[];
   note?: string;
+  /** list, read: why presence was not renewed, when the store could not take that write (withPresence). */
+  warning?: string;
 }
 
 const view = (c: ChannelRecord): ChannelView => ({
@@ -127,8 +129,20 @@ const act = async (deps: Deps, tx: StoreTx, agentId: string, action: ChannelActi
  * survives re-check-in; a post reaches each other member's live session (or is stored not_checked_in, never
  * delivered, like any message to an agent that is not checked in).
  */
-export const channelAction = (deps: Deps, input: { agentId: string; token: string | undefined; action: ChannelAction }) =>
-  deps.store.write(async (tx) => {
+export const channelAction = async (
+  deps: Deps,
+  input: { agentId: string; token: string | undefined; action: ChannelAction },
+): Promise<ChannelResult> => {
+  if (input.action.kind === "list" || input.action.kind === "read") {
+    // Reads whose only write is presence still answer on a full or read-only store.
+    const { value, warning } = await withPresence(deps, async (tx, renew) => {
+      await enterMesh(deps, tx, input.agentId, input.token, false, renew);
+      return act(deps, tx, input.agentId, input.action);
+    });
+    return warning ? { ...value, warning } : value;
+  }
+  return deps.store.write(async (tx) => {
     await enterMesh(deps, tx, input.agentId, input.token, false);
     return act(deps, tx, input.agentId, input.action);
   });
+};

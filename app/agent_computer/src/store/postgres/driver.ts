@@ -1,40 +1,19 @@
-import { AppError } from "../../errors.ts";
-import { UniqueViolation } from "../port.ts";
 import type { Db, Driver } from "../sql/db.ts";
+import { classifyPostgresError, invalidUrlSetting, sqlState } from "./errors.ts";
 
 const RETRYABLE = new Set(["40P01", "40001"]); // deadlock detected, serialization failure
 const MAX_ATTEMPTS = 5;
 
-const sqlState = (error: unknown): string => {
-  const e = error as { errno?: string; code?: string };
-  return e.errno ?? e.code ?? "";
-};
-
-const classify = (error: unknown): unknown => {
-  if (error instanceof AppError || error instanceof UniqueViolation) return error;
-  const state = sqlState(error);
-  if (state === "23505") {
-    const constraint = (error as { constraint?: string }).constraint ?? (error as Error).message;
-    return new UniqueViolation(constraint, { cause: error });
-  }
-  const code = (error as { code?: string }).code ?? "";
-  if (code.startsWith("ERR_POSTGRES_CONNECTION") || /ECONNREFUSED|ENOTFOUND|connection/i.test(code + (error as Error).message)) {
-    return new AppError("STORE_UNAVAILABLE", "cannot reach the PostgreSQL store named by AGENT_COMPUTER_DATABASE_URL", {
-      hint: "check that the server is up and the URL is right; retry",
-      cause: error,
-    });
-  }
-  return error;
-};
-
 type Runner = { unsafe: (sql: string, params?: unknown[]) => Promise<unknown> };
 
-const wrap = (runner: Runner): Db => {
+type Classify = (error: unknown) => Promise<unknown>;
+
+const wrap = (runner: Runner, classify: Classify): Db => {
   const query = async <T>(sql: string, params: readonly unknown[] = []): Promise<T[] & { count: number }> => {
     try {
       return (await runner.unsafe(sql, [...params])) as T[] & { count: number };
     } catch (error) {
-      throw classify(error);
+      throw await classify(error);
     }
   };
   return {
@@ -48,23 +27,32 @@ const wrap = (runner: Runner): Db => {
       try {
         await runner.unsafe(script);
       } catch (error) {
-        throw classify(error);
+        throw await classify(error);
       }
     },
   };
 };
 
+const connect = (url: string) => {
+  try {
+    // Bun.SQL, not `import { SQL } from "bun"`: the bundler hoists that import and would load the
+    // PostgreSQL client into every binary's start-up, even on the SQLite default.
+    return new Bun.SQL({ url, max: 4, idleTimeout: 30, connectionTimeout: 5 });
+  } catch (error) {
+    throw invalidUrlSetting(error, url);
+  }
+};
+
 export const openPostgres = (url: string): Driver => {
-  // Bun.SQL, not `import { SQL } from "bun"`: the bundler hoists that import and would load the
-  // PostgreSQL client into every binary's start-up, even on the SQLite default.
-  const sql = new Bun.SQL({ url, max: 4, idleTimeout: 30, connectionTimeout: 5 });
-  const db = wrap(sql as unknown as Runner);
+  const classify: Classify = (error) => classifyPostgresError(error, url);
+  const sql = connect(url);
+  const db = wrap(sql as unknown as Runner, classify);
   const begin = async <T>(mode: string, fn: (db: Db) => Promise<T>): Promise<T> => {
     for (let attemptNo = 1; ; attemptNo++) {
       try {
-        return (await sql.begin(mode, (tx) => fn(wrap(tx as unknown as Runner)))) as T;
+        return (await sql.begin(mode, (tx) => fn(wrap(tx as unknown as Runner, classify)))) as T;
       } catch (error) {
-        const classified = classify(error);
+        const classified = await classify(error);
         if (attemptNo < MAX_ATTEMPTS && RETRYABLE.has(sqlState(error))) {
           await Bun.sleep(5 * attemptNo + Math.random() * 20);
           continue;
@@ -78,9 +66,11 @@ export const openPostgres = (url: string): Driver => {
     transaction: (fn) => begin("ISOLATION LEVEL READ COMMITTED", fn),
     snapshot: (fn) => begin("ISOLATION LEVEL REPEATABLE READ READ ONLY", fn),
     withAdvisoryLock: async (key, fn) => {
-      const locker = await sql.reserve().catch((error: unknown) => Promise.reject(classify(error)));
+      const locker = await sql.reserve().catch(async (error: unknown) => Promise.reject(await classify(error)));
       try {
-        await locker.unsafe("SELECT pg_advisory_lock($1)", [key]).catch((error: unknown) => Promise.reject(classify(error)));
+        await locker
+          .unsafe("SELECT pg_advisory_lock($1)", [key])
+          .catch(async (error: unknown) => Promise.reject(await classify(error)));
         try {
           return await fn();
         } finally {
