@@ -81,6 +81,18 @@ export interface InboxEntry {
   createdAt: number;
 }
 
+/** A message a search found, with the store's own relevance score (higher is better on both stores). */
+export interface SearchHit {
+  id: string;
+  sender: string;
+  kind: string;
+  body: string;
+  threadId: string | null;
+  channel: string | null;
+  createdAt: number;
+  score: number;
+}
+
 /** Who may message an agent: everyone (open), its allow list only (contacts-only), or nobody (closed). */
 export type ContactPolicy = "open" | "contacts-only" | "closed";
 
@@ -211,6 +223,11 @@ export interface MeshRepo {
   messageSeenBy(messageId: string, agentId: string): Promise<MessageRef | undefined>;
   /** The messages of a thread that `agentId` may see (as messageSeenBy), oldest first, at most `limit`. */
   thread(threadId: string, agentId: string, limit: number): Promise<ThreadEntry[]>;
+  /**
+   * Messages `agentId` may see (as messageSeenBy) whose body holds every one of `words` (lowercase runs of letters
+   * and digits) as a whole word, best match first, at most `limit`.
+   */
+  search(agentId: string, words: readonly string[], limit: number): Promise<SearchHit[]>;
   contactSettings(agentId: string): Promise<ContactSettings>;
   setContactPolicy(agentId: string, policy: ContactPolicy, now: number): Promise<void>;
   /** Lists `other` as allowed or blocked by `owner` (replacing either), or with kind null takes it off both lists. */

@@ -8,6 +8,7 @@ import type {
   InboxGlance,
   InboxSlot,
   MeshRepo,
+  SearchHit,
   SentMessage,
   SessionRecord,
   ThreadEntry,
@@ -380,6 +381,36 @@ export const meshRepo = (db: Db): MeshRepo => {
         recipients:
           str(r.sender) === agentId ? deliveries.filter((d) => d.message_id === r.id).map((d) => str(d.recipient)) : null,
       })) satisfies ThreadEntry[];
+    },
+    search: async (agentId, words, limit) => {
+      // SQLite: FTS5 phrases of one word each, all required; bm25 is lower for a better match.
+      // PostgreSQL: the expression of migration 011's index, so the index serves the match.
+      const rows =
+        db.dialect === "sqlite"
+          ? await db.all<Row>(
+              `SELECT m.id, m.sender, m.kind, m.body, m.thread_id, m.channel, m.created_at, -bm25(message_search) AS score
+               FROM message_search JOIN messages m ON m.id = message_search.message_id
+               WHERE message_search MATCH $1 AND ${seenBy("$2")} ORDER BY score DESC, m.created_at DESC, m.id DESC LIMIT $3`,
+              [words.map((w) => `"${w}"`).join(" "), agentId, limit],
+            )
+          : await db.all<Row>(
+              `SELECT m.id, m.sender, m.kind, m.body, m.thread_id, m.channel, m.created_at,
+                 ts_rank(to_tsvector('simple', regexp_replace(m.body, '[^[:alnum:]]+', ' ', 'g')), q) AS score
+               FROM messages m, to_tsquery('simple', $1) q
+               WHERE to_tsvector('simple', regexp_replace(m.body, '[^[:alnum:]]+', ' ', 'g')) @@ q AND ${seenBy("$2")}
+               ORDER BY score DESC, m.created_at DESC, m.id DESC LIMIT $3`,
+              [words.join(" & "), agentId, limit],
+            );
+      return rows.map((r) => ({
+        id: str(r.id),
+        sender: str(r.sender),
+        kind: str(r.kind),
+        body: str(r.body),
+        threadId: strOrNull(r.thread_id),
+        channel: strOrNull(r.channel),
+        createdAt: num(r.created_at),
+        score: Number(r.score),
+      })) satisfies SearchHit[];
     },
     contactSettings: async (agentId) => {
       const policy = await db.get<Row>("SELECT policy, updated_at FROM contact_policies WHERE agent_name = $1", [agentId]);
