@@ -49,20 +49,14 @@ export const meetCaller = async (deps: Deps, tx: StoreTx, agentId: string, token
 /** The agents whose rows writePresence will write: the caller's, when its presence is due. */
 export const presenceRows = (caller: MetCaller): string[] => (caller.touch ? [caller.agentId] : []);
 
-/** The session half of the presence writes: the caller's session row, which no other caller writes. */
-export const extendPresence = async (deps: Deps, tx: StoreTx, caller: MetCaller): Promise<void> => {
-  if (caller.extend) await tx.mesh.extendSession(caller.agentId, deps.now());
-};
-
-/** The agents-row half (presenceRows), once that row is locked in order with the others the call writes. */
-export const touchPresence = async (deps: Deps, tx: StoreTx, caller: MetCaller): Promise<void> => {
-  if (caller.touch) await tx.mesh.touchAgent(caller.agentId, deps.now());
-};
-
-/** Makes the presence writes meetCaller decided on. */
+/**
+ * Makes the presence writes meetCaller decided on: the agents row, then the session row. Across tables the one
+ * order is agents' rows before sessions' rows, as check-in (its agent, then its session) and inbox (touch, then
+ * renew) take them: a send that extended its session before locking agents' rows could deadlock with them.
+ */
 export const writePresence = async (deps: Deps, tx: StoreTx, caller: MetCaller): Promise<void> => {
-  await touchPresence(deps, tx, caller);
-  await extendPresence(deps, tx, caller);
+  if (caller.touch) await tx.mesh.touchAgent(caller.agentId, deps.now());
+  if (caller.extend) await tx.mesh.extendSession(caller.agentId, deps.now());
 };
 
 /**

@@ -5,7 +5,7 @@ import { type Deps, iso } from "../deps.ts";
 import { holderLiveness } from "../identity/liveness.ts";
 import { takeRateSlots } from "../identity/rate-limit.ts";
 import { type Delivery, deliverTo } from "./deliver.ts";
-import { extendPresence, meetCaller, presenceRows, touchPresence } from "./live-session.ts";
+import { meetCaller, presenceRows, writePresence } from "./live-session.ts";
 import { lockAgentsInOrder } from "./lock-order.ts";
 
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -117,7 +117,6 @@ const sendOnce = (deps: Deps, input: SendInput): Promise<SendResult> =>
   deps.store.write(async (tx) => {
     const caller = await meetCaller(deps, tx, input.from, input.token);
     const sender = senderFields(input.from, caller.sessionLive);
-    await extendPresence(deps, tx, caller);
     const key = input.idempotencyKey ?? null;
     const hash = key ? requestHash(input) : null;
     if (key && hash) {
@@ -125,7 +124,7 @@ const sendOnce = (deps: Deps, input: SendInput): Promise<SendResult> =>
       const original = await tx.mesh.findByIdempotencyKey(input.from, key);
       if (original) {
         checkSameRequest(input, key, hash, original);
-        await touchPresence(deps, tx, caller);
+        await writePresence(deps, tx, caller);
         return {
           id: original.id,
           from: input.from,
@@ -162,7 +161,7 @@ const sendOnce = (deps: Deps, input: SendInput): Promise<SendResult> =>
       createdAt: deps.now(),
     });
     await lockAgentsInOrder(tx, [...presenceRows(caller), ...names]);
-    await touchPresence(deps, tx, caller);
+    await writePresence(deps, tx, caller);
     const recipients: SendResult["recipients"] = [];
     for (const name of names) {
       const delivery = await deliverTo(tx, id, name, deps.now());
