@@ -1,7 +1,7 @@
 import type { Db, Driver, Migration } from "./db.ts";
 
 /** The PostgreSQL advisory lock every migration runner of one database takes (any fixed 64-bit number). */
-const MIGRATION_LOCK = 7411742;
+export const MIGRATION_LOCK = 7411742;
 
 const SCHEMA_MIGRATIONS =
   "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)";
