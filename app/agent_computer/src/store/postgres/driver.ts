@@ -51,7 +51,7 @@ type Runner = { unsafe: (sql: string, params?: unknown[]) => Promise<unknown> };
  * a growing pause; anything else, or the last failure, is thrown classified. `at.phase` is set by the operation
  * once its COMMIT is under way: a failure from then on is never re-run, its outcome being unknown.
  */
-const retrying = async <T>(operation: (at: { phase: TransactionPhase }) => Promise<T>): Promise<T> => {
+const retrying = async <T>(operation: (at: { phase: TransactionPhase }) => Promise<T>, closed: () => boolean): Promise<T> => {
   for (let attemptNo = 1; ; attemptNo++) {
     const at: { phase: TransactionPhase } = { phase: "before_commit" };
     try {
@@ -60,7 +60,8 @@ const retrying = async <T>(operation: (at: { phase: TransactionPhase }) => Promi
       if (error instanceof AppError && !transientCause(error)) throw error;
       const transient = transientFailure(transientCause(error) ?? error, at.phase);
       if (!transient) throw classify(error, at.phase);
-      if (!transient.retryable) throw transient.error;
+      // A pool closed by its owner fails every statement as "connection closed": nothing transient about it.
+      if (!transient.retryable || closed()) throw transient.error;
       if (attemptNo >= MAX_ATTEMPTS) throw attemptsUsedUp(transient, attemptNo);
       await Bun.sleep(backoffMs(attemptNo));
     }
@@ -104,7 +105,9 @@ export const openPostgres = (url: string): Driver => {
   const sql = new Bun.SQL({ url, max: 4, idleTimeout: 30, connectionTimeout: 5, connection: { ...SESSION_SETTINGS } });
   // Statements outside a transaction (the migration runner's count and CREATE … IF NOT EXISTS) are re-run like
   // a transaction after a transient failure, so every such statement must be safe to repeat.
-  const db = wrap(sql as unknown as Runner, (statement) => retrying(statement));
+  let closed = false;
+  const isClosed = () => closed;
+  const db = wrap(sql as unknown as Runner, (statement) => retrying(statement, isClosed));
   const begin = <T>(mode: string, fn: (db: Db) => Promise<T>): Promise<T> =>
     retrying(
       async (at) =>
@@ -114,6 +117,7 @@ export const openPostgres = (url: string): Driver => {
           at.phase = "commit";
           return result;
         })) as T,
+      isClosed,
     );
   return {
     ...db,
@@ -147,6 +151,9 @@ export const openPostgres = (url: string): Driver => {
       const subscription = await sql.listen(channel, onHint, onHint);
       return () => subscription.unlisten();
     },
-    close: () => sql.close({ timeout: 1 }),
+    close: () => {
+      closed = true;
+      return sql.close({ timeout: 1 });
+    },
   };
 };
