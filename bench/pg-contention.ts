@@ -2,6 +2,8 @@
 // so every send competes for a recipient's sequence number and for the host's rate-limit counter.
 //   1. whole processes: 50 compiled agent-send-cli processes at a time, each sender running SENDS_EACH sends one
 //      after another (the way agents on one host call the CLI); the time of each process, spawn to exit;
+//   1b. the same processes, each sender to a recipient of its own (no shared row but the host's rate counter): the
+//      floor this machine sets for 50 processes at once, to tell lock waits from CPU starvation;
 //   2. in process: 50 senders, each with a store (a connection pool) of its own as a process would have, the
 //      domain's sendMessage with the CLI's rate limits switched on (raised so they never refuse), timed per send.
 // Then both runs are checked: every send delivered exactly once, each recipient's sequence numbers 1..n with no
@@ -43,6 +45,7 @@ const RAISED_LIMITS = {
 
 const senderName = (i: number) => `sender-${i}`;
 const recipientOf = (sender: number, k: number) => `recipient-${(sender + k) % RECIPIENTS}`;
+const soloRecipient = (sender: number) => `solo-${sender}`;
 
 const latencySummary = (samples: readonly number[], wallMs: number) => ({
   sends: samples.length,
@@ -66,6 +69,7 @@ const freshMesh = async (admin: SQL, label: string) => {
   const names = [
     ...Array.from({ length: RECIPIENTS }, (_, i) => `recipient-${i}`),
     ...Array.from({ length: SENDERS }, (_, i) => senderName(i)),
+    ...Array.from({ length: SENDERS }, (_, i) => soloRecipient(i)),
   ];
   for (const agentId of names) {
     const r = await checkIn(depsFor(store), { agentId, token: undefined, ttlSeconds: 86_400 });
@@ -76,11 +80,10 @@ const freshMesh = async (admin: SQL, label: string) => {
 };
 
 /** Every send delivered once; each recipient's sequence numbers are exactly 1..n. */
-const verify = async (store: Store, expected: number) => {
+const verify = async (store: Store, expected: number, recipients: string[]) => {
   const rows = await store.read(async (tx) => {
     const seqs: Record<string, number[]> = {};
-    for (let r = 0; r < RECIPIENTS; r++) {
-      const agent = `recipient-${r}`;
+    for (const agent of recipients) {
       const sent = await tx.mesh.liveSessions(Date.now());
       const session = sent.find((s) => s.agentId === agent);
       const pending = session ? await tx.mesh.pending(session.id, 100_000) : [];
@@ -93,7 +96,11 @@ const verify = async (store: Store, expected: number) => {
   return { delivered: all.length, expected, exactly_once: all.length === expected, seqs_gap_free_in_order: gapFree };
 };
 
-const runProcesses = async (env: Record<string, string>, home: string) => {
+const runProcesses = async (
+  env: Record<string, string>,
+  home: string,
+  to: (sender: number, k: number) => string = recipientOf,
+) => {
   const samples: number[] = [];
   const failures: string[] = [];
   const start = performance.now();
@@ -109,7 +116,7 @@ const runProcesses = async (env: Record<string, string>, home: string) => {
             "--token-file",
             join(home, `${senderName(i)}.token`),
             "--to",
-            recipientOf(i, k),
+            to(i, k),
             "--body",
             `process send ${k} of ${senderName(i)}`,
             "--json",
@@ -158,20 +165,23 @@ const runInProcess = async (env: Record<string, string>, tokens: Record<string, 
 const admin = new SQL(pgUrl);
 const results: Record<string, unknown> = { load_average_at_start: loadavg().map((l) => round(l, 2)) };
 const only = process.env.BENCH_ONLY;
-for (const [label, run] of [
-  ["whole_processes", (m: Awaited<ReturnType<typeof freshMesh>>) => runProcesses(m.env, m.home)],
-  ["in_process", (m: Awaited<ReturnType<typeof freshMesh>>) => runInProcess(m.env, m.tokens)],
+const shared = Array.from({ length: RECIPIENTS }, (_, i) => `recipient-${i}`);
+const solos = Array.from({ length: SENDERS }, (_, i) => soloRecipient(i));
+type Mesh = Awaited<ReturnType<typeof freshMesh>>;
+for (const [label, recipients, sendsEach, run] of [
+  ["whole_processes", shared, SENDS_EACH, (m: Mesh) => runProcesses(m.env, m.home)],
+  ["whole_processes_own_recipient_floor", solos, SENDS_EACH, (m: Mesh) => runProcesses(m.env, m.home, soloRecipient)],
+  ["in_process", shared, IN_PROCESS_SENDS_EACH, (m: Mesh) => runInProcess(m.env, m.tokens)],
 ] as const) {
   if (only && only !== label) continue;
   const mesh = await freshMesh(admin, label);
   try {
     const { wallMs, samples, failures } = await run(mesh);
-    const expected = SENDERS * (label === "in_process" ? IN_PROCESS_SENDS_EACH : SENDS_EACH);
     results[label] = {
       ...latencySummary(samples, wallMs),
       failures: failures.length,
       first_failures: failures.slice(0, 3),
-      ...(await verify(mesh.store, expected - failures.length)),
+      ...(await verify(mesh.store, SENDERS * sendsEach - failures.length, [...recipients])),
     };
   } finally {
     await mesh.store.close();
