@@ -1,7 +1,26 @@
+import { readFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { defineConfig } from "vitest/config";
+
+/** The console's static files, which Bun imports `with { type: "text" }` (console/assets.ts). */
+const CONSOLE_ASSET = /\/console\/(console\.css|live-refresh\.js)$/;
+const TEXT_ID = "\0text:";
 
 export default defineConfig({
   plugins: [
+    {
+      // The same for the console's stylesheet and script: a virtual id, so vite's CSS and JS handling never sees them.
+      name: "console-assets-as-text",
+      enforce: "pre",
+      resolveId(source, importer) {
+        const path = importer && source.startsWith(".") ? resolve(dirname(importer), source) : "";
+        return CONSOLE_ASSET.test(path) ? `${TEXT_ID}${path}.txt` : undefined;
+      },
+      load(id) {
+        if (!id.startsWith(TEXT_ID)) return undefined;
+        return `export default ${JSON.stringify(readFileSync(id.slice(TEXT_ID.length, -".txt".length), "utf8"))};`;
+      },
+    },
     {
       // Bun imports migrations with `with { type: "text" }`; vite needs to be told a .sql file is a string.
       name: "sql-as-text",

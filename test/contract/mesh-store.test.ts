@@ -4,6 +4,7 @@ import { checkIn, previewCheckIn } from "../../app/agent_computer/src/domain/age
 import { ackMessages } from "../../app/agent_computer/src/domain/mesh/ack.ts";
 import { listAgents } from "../../app/agent_computer/src/domain/mesh/directory.ts";
 import { readInbox } from "../../app/agent_computer/src/domain/mesh/inbox.ts";
+import { peekInbox } from "../../app/agent_computer/src/domain/mesh/peek.ts";
 import { sendMessage } from "../../app/agent_computer/src/domain/mesh/send.ts";
 import { listSent } from "../../app/agent_computer/src/domain/mesh/sent.ts";
 import type { Store } from "../../app/agent_computer/src/store/port.ts";
@@ -160,6 +161,41 @@ describe.each(storeNames)("mesh contract [%s]", (storeName) => {
     clock.advance(10);
     await inbox("erin");
     expect(await presence()).toEqual({ lastSeenAt: clock.now, expiresAt: clock.now + 60_000 });
+  });
+
+  test("a peek counts what waits (count, newest seq, oldest age) in one read transaction that writes nothing", async () => {
+    await join("gina", { ttlSeconds: 60 });
+    await join("alice");
+    const peek = () => peekInbox(clock.deps(), { agentId: "gina", token: tokens.get("gina") });
+    const empty = await peek();
+    expect(empty).toMatchObject({ agent_id: "gina", count: 0, newest_seq: null, oldest_waiting_s: null });
+    await send("alice", ["gina"], "first");
+    clock.advance(5_000);
+    const second = await send("alice", ["gina"], "second");
+    clock.advance(2_500);
+    const state = () =>
+      target.sql(
+        "SELECT a.last_seen_at, s.expires_at, s.last_activity_at FROM agents a JOIN sessions s ON s.agent_name = a.name WHERE a.name = $1",
+        ["gina"],
+      );
+    const before = await state();
+    expect(await peek()).toEqual({
+      agent_id: "gina",
+      session_id: empty.session_id,
+      count: 2,
+      newest_seq: second.recipients[0]?.seq,
+      oldest_waiting_s: 7,
+    });
+    // No presence renewal, no message state: the same rows as before, and the inbox still holds both.
+    expect(await state()).toEqual(before);
+    expect(JSON.stringify(await peek())).not.toMatch(/first|second|alice/);
+    await ackMessages(clock.deps(), { agentId: "gina", token: tokens.get("gina"), upToSeq: second.recipients[0]?.seq as number });
+    expect(await peek()).toMatchObject({ count: 0, newest_seq: null });
+    // The same credentials and live check-in rules as the inbox read; a peek does not keep a session alive.
+    await expect(peekInbox(clock.deps(), { agentId: "gina", token: "act_wrong" })).rejects.toMatchObject({ code: "AUTH_FAILED" });
+    await expect(peekInbox(clock.deps(), { agentId: "nobody", token: "act_x" })).rejects.toMatchObject({ code: "UNKNOWN_AGENT" });
+    clock.advance(61_000);
+    await expect(peek()).rejects.toMatchObject({ code: "NOT_CHECKED_IN" });
   });
 
   test("a caller whose own session ran out can still send; its session ends and is not renewed", async () => {

@@ -1,6 +1,7 @@
 // The console in a real browser: a worker daemon on a free loopback port serves a temp store's jobs, triggers
 // and agents to Debian's headless Chromium, once with JavaScript and once without. Script output that holds
-// markup shows as text and never runs; secrets never reach a page; pages stay live both ways.
+// markup shows as text and never runs; secrets never reach a page; pages stay live both ways. Each browser signs in
+// once with the link agent-computer-worker --console-url prints; a browser that has not gets the 401 page.
 import { mkdirSync, mkdtempSync } from "node:fs";
 import { request } from "node:http";
 import { tmpdir } from "node:os";
@@ -8,7 +9,7 @@ import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { checkInAgent, type TestAgent } from "../helpers/agents.ts";
-import { automationEnv, cli, type Daemon, jobDir, startDaemon } from "../helpers/automation.ts";
+import { automationEnv, cli, consoleLinkFor, type Daemon, jobDir, startDaemon } from "../helpers/automation.ts";
 import { repoRoot } from "../helpers/bin.ts";
 import { type Browser, launchChromium } from "../helpers/chromium.ts";
 import { createStoreTarget, type StoreTarget } from "../helpers/stores.ts";
@@ -33,6 +34,7 @@ let withoutJs: Browser;
 let jobId: string;
 let runId: string;
 let webhook: { id: string; secret: string };
+let link: string;
 
 interface Opened {
   page: Page;
@@ -56,6 +58,14 @@ const open = async (browser: Browser, path: string): Promise<Opened> => {
   const response = await page.goto(`${worker.url}${path}`);
   if (response?.status() !== 200) throw new Error(`${path} answered ${response?.status()}`);
   return { page, dialogs, problems, headers: response.headers() };
+};
+
+/** Opens the printed link: the browser lands on the jobs page, the token gone from its address. */
+const signIn = async (browser: Browser): Promise<Page> => {
+  const page = await browser.context.newPage();
+  const response = await page.goto(link);
+  if (response?.status() !== 200) throw new Error(`the console link answered ${response?.status()}`);
+  return page;
 };
 
 const field = async (page: Page, row: string, name: string): Promise<string> =>
@@ -90,8 +100,10 @@ beforeAll(async () => {
   const started = await manualRun();
   expect(started.run.state).toBe("failed");
   runId = started.run_id;
+  link = await consoleLinkFor(env, worker.url);
   withJs = await launchChromium({ viewport: { width: 1280, height: 900 } });
   withoutJs = await launchChromium({ viewport: { width: 1280, height: 900 }, javaScriptEnabled: false });
+  for (const browser of [withJs, withoutJs]) await signIn(browser);
 }, 120_000);
 
 afterAll(async () => {
@@ -206,11 +218,12 @@ describe("the console in headless Chromium [sqlite]", () => {
     expect(await live.evaluate(() => (globalThis as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
   }, 60_000);
 
-  test("a page asked for under a foreign Host name is refused (DNS rebinding)", async () => {
+  test("a page asked for under a foreign Host name is refused (DNS rebinding), even with the console cookie", async () => {
+    const cookie = (await withJs.context.cookies(worker.url)).map((c) => `${c.name}=${c.value}`).join("; ");
     const status = (host: string) =>
       new Promise<number>((resolve, reject) => {
         const url = new URL(`${worker.url}/agents`);
-        request({ host: url.hostname, port: url.port, path: url.pathname, headers: { host } }, (response) => {
+        request({ host: url.hostname, port: url.port, path: url.pathname, headers: { host, cookie } }, (response) => {
           response.resume();
           resolve(response.statusCode ?? 0);
         })
@@ -220,4 +233,90 @@ describe("the console in headless Chromium [sqlite]", () => {
     expect(await status(`evil.example:${new URL(worker.url).port}`)).toBe(421);
     expect(await status(`localhost:${new URL(worker.url).port}`)).toBe(200);
   });
+});
+
+describe("signing in to the console in headless Chromium [sqlite]", () => {
+  const jobSection = (page: Page) => page.locator(`section.job[data-job-id="${jobId}"]`);
+
+  test("the printed link opens the jobs page, drops the token from the address, and a reload still shows it", async () => {
+    const browser = await launchChromium();
+    try {
+      const page = await signIn(browser);
+      expect(page.url()).toBe(`${worker.url}/`);
+      expect(await jobSection(page).count()).toBe(1);
+      const reloaded = await page.reload();
+      expect(reloaded?.status()).toBe(200);
+      expect(page.url()).toBe(`${worker.url}/`);
+      expect(await jobSection(page).count()).toBe(1);
+      const again = await page.goto(`${worker.url}/triggers`);
+      expect(again?.status()).toBe(200);
+      const [cookie, ...more] = await browser.context.cookies(worker.url);
+      expect(more).toEqual([]);
+      expect(cookie).toMatchObject({ httpOnly: true, sameSite: "Strict", path: "/", secure: false });
+      expect(await page.evaluate(() => (globalThis as unknown as { document: { cookie: string } }).document.cookie)).toBe("");
+      expect(link).toContain(cookie?.value);
+    } finally {
+      await browser.close();
+    }
+  });
+
+  test("the link clicked on another site's page signs in too (the 401 page refreshes once from the console)", async () => {
+    const browser = await launchChromium();
+    try {
+      const page = await browser.context.newPage();
+      // localhost and 127.0.0.1 are different sites: the click is a cross-site navigation, as from a web chat.
+      await page.goto(`${worker.url.replace("127.0.0.1", "localhost")}/console/console.css`);
+      await page.evaluate((href) => {
+        type Anchor = { href: string; id: string; textContent: string };
+        const doc = (globalThis as unknown as { document: { createElement(t: "a"): Anchor; body: { append(a: Anchor): void } } })
+          .document;
+        const a = doc.createElement("a");
+        a.href = href;
+        a.id = "console-link";
+        a.textContent = "console";
+        doc.body.append(a);
+      }, link);
+      await page.click("#console-link");
+      await expect.poll(() => jobSection(page).count(), { timeout: 15_000, interval: 250 }).toBe(1);
+      expect(page.url()).toBe(`${worker.url}/`);
+    } finally {
+      await browser.close();
+    }
+  }, 30_000);
+
+  test("a fresh browser without the link gets the 401 page: how to get the link, and no data", async () => {
+    const browser = await launchChromium();
+    try {
+      const page = await browser.context.newPage();
+      for (const path of ["/", "/triggers", "/agents"]) {
+        const response = await page.goto(`${worker.url}${path}`);
+        expect(response?.status(), path).toBe(401);
+        expect(await page.locator("h1").textContent()).toBe("Sign-in link needed");
+        expect(await page.locator("main code").first().textContent()).toBe(
+          `agent-computer-worker --console-url --port ${new URL(worker.url).port}`,
+        );
+        const content = await page.content();
+        for (const secret of [LABEL, HOOK_LABEL, jobId, webhook.id, "alice", "hello from stdout"]) {
+          expect(content, `${path} shows ${secret}`).not.toContain(secret);
+        }
+      }
+      await page.screenshot({ path: join(repoRoot, "test-artifacts", "console-denied.png"), fullPage: true });
+      expect(await browser.context.cookies(worker.url)).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  });
+
+  test("the live refresh says so when the browser is signed out, instead of showing stale pages as live", async () => {
+    const browser = await launchChromium();
+    try {
+      const page = await signIn(browser);
+      await browser.context.clearCookies();
+      await expect
+        .poll(() => page.locator("#live-status").textContent(), { timeout: 15_000, interval: 250 })
+        .toContain("signed out");
+    } finally {
+      await browser.close();
+    }
+  }, 30_000);
 });

@@ -26,6 +26,40 @@ describe.each(storeNames)("mesh through the binaries [%s]", (storeName) => {
   });
   afterAll(async () => target?.dispose());
 
+  test("--peek shows how much waits and the read command, never a body or a sender, in text and JSON", async () => {
+    const sent = await runBin(
+      "agent-send-cli",
+      ["--from", "alice", "--token-file", alice.tokenFile, "--to", "bob", "--body", "peek-secret-41"],
+      {
+        env: target.env,
+      },
+    );
+    expect(sent.exitCode, sent.stderr).toBe(0);
+    const text = await runBin("agent-inbox-cli", [...as(bob), "--peek"], { env: target.env });
+    expect(text.exitCode, text.stderr).toBe(0);
+    expect(text.stdout).toMatch(
+      /^bob: 1 unacknowledged message\(s\), newest seq \d+, oldest waiting \d+ s; read them with: agent-inbox-cli --agent-id bob --token-file \S+\n$/,
+    );
+    const json = await runBin("agent-inbox-cli", [...as(bob), "--peek", "--json"], { env: target.env });
+    expect(Object.keys(json.json<object>()).sort()).toEqual([
+      "agent_id",
+      "count",
+      "newest_seq",
+      "oldest_waiting_s",
+      "session_id",
+    ]);
+    expect(json.json<{ count: number }>().count).toBe(1);
+    for (const out of [text.stdout, json.stdout]) {
+      expect(out).not.toContain("peek-secret-41");
+      expect(out).not.toContain("alice");
+    }
+    const read = await runBin("agent-inbox-cli", [...as(bob), "--json"], { env: target.env });
+    const seq = read.json<{ messages: { seq: number }[] }>().messages.at(-1)?.seq;
+    expect((await runBin("agent-ack-cli", [...as(bob), "--up-to-seq", String(seq)], { env: target.env })).exitCode).toBe(0);
+    const empty = await runBin("agent-inbox-cli", [...as(bob), "--peek"], { env: target.env });
+    expect(empty.stdout).toBe("bob: no unacknowledged messages\n");
+  });
+
   test("two agents exchange messages and acknowledge them", async () => {
     const sent = await runBin(
       "agent-send-cli",
@@ -171,5 +205,74 @@ describe.each(storeNames)("mesh through the binaries [%s]", (storeName) => {
     expect(read.stdout.length).toBeGreaterThan(100 * 1024);
     const parsed = read.json<{ messages: { body: string }[] }>();
     expect(parsed.messages.filter((m) => m.body.endsWith(body))).toHaveLength(40);
+  });
+  test("a reply joins the thread of the message it answers, and the thread reads back through agent-thread-cli", async () => {
+    const env = target.env;
+    const first = await runBin("agent-send-cli", [...as(alice), "--to", "bob", "--body", "review \u001b[2J PR 9?", "--json"], {
+      env,
+    });
+    const firstId = first.json<{ id: string }>().id;
+    const reply = await runBin("agent-send-cli", [...as(bob), "--reply-to", firstId, "--body", "approved"], { env });
+    expect(reply.exitCode, reply.stderr).toBe(0);
+    expect(reply.stdout).toContain(`in reply to ${firstId}`);
+    expect(reply.stdout).toContain("  alice: live");
+    // The printed next step is a command line that works as pasted (here with the token file added).
+    const next = /read the thread with: (agent-thread-cli .+)$/m.exec(reply.stdout)?.[1] as string;
+    expect(next).toBe(`agent-thread-cli --agent-id bob --thread ${firstId}`);
+
+    const human = await runBin("agent-thread-cli", [...next.split(" ").slice(1), "--token-file", bob.tokenFile], { env });
+    expect(human.exitCode, human.stderr).toBe(0);
+    expect(human.stdout).toContain(`thread ${firstId}: 2 message(s), participants alice, bob`);
+    expect(human.stdout).toContain("  | approved");
+    expect(human.stdout).not.toMatch(RAW_CONTROL);
+
+    const json = await runBin("agent-thread-cli", [...as(alice), "--thread", firstId, "--json"], { env });
+    expect(json.json<{ messages: { from: string; reply_to: string | null; to?: string[] }[] }>().messages).toEqual([
+      expect.objectContaining({ from: "alice", reply_to: null, to: ["bob"] }),
+      expect.objectContaining({ from: "bob", reply_to: firstId }),
+    ]);
+
+    // bob answers without --to: the reply went to alice, who sees it in her inbox as a reply.
+    const inbox = await runBin("agent-inbox-cli", [...as(alice), "--json"], { env });
+    expect(inbox.json<{ messages: { reply_to: string | null; thread_id: string | null }[] }>().messages.at(-1)).toMatchObject({
+      reply_to: firstId,
+      thread_id: firstId,
+    });
+  });
+
+  test("an agent that never received a message can neither answer it nor read its thread", async () => {
+    const env = target.env;
+    const stranger = await checkInAgent(env, dir, "stranger");
+    const secret = await runBin("agent-send-cli", [...as(alice), "--to", "bob", "--body", "between us", "--json"], { env });
+    const id = secret.json<{ id: string }>().id;
+    const answer = await runBin("agent-send-cli", [...as(stranger), "--reply-to", id, "--body", "me too"], { env });
+    expect(answer.exitCode, answer.stderr).toBe(5);
+    expect(answer.stderr).toContain("MESSAGE_NOT_FOUND");
+    const read = await runBin("agent-thread-cli", [...as(stranger), "--thread", id, "--json"], { env });
+    expect(read.exitCode).toBe(5);
+    expect(read.stderr).toContain('"code":"NOT_FOUND"');
+    expect(read.stdout + read.stderr).not.toContain("between us");
+  });
+  test("agent-contacts-cli closes an inbox to a sender; the send says refused_by_policy, or fails when nobody accepts", async () => {
+    const env = target.env;
+    const guard = await checkInAgent(env, dir, "guard");
+    const noisy = await checkInAgent(env, dir, "noisy");
+    const set = await runBin("agent-contacts-cli", ["policy", ...as(guard), "--policy", "contacts-only"], { env });
+    expect(set.exitCode, set.stderr).toBe(0);
+    expect(set.stdout).toContain("guard: contacts-only");
+    const allowed = await runBin("agent-contacts-cli", ["allow", ...as(guard), "--contact", "alice", "--json"], { env });
+    expect(allowed.json()).toMatchObject({ policy: "contacts-only", allow: ["alice"], block: [] });
+
+    const mixed = await runBin("agent-send-cli", [...as(noisy), "--to", "guard,bob", "--body", "hello"], { env });
+    expect(mixed.exitCode, mixed.stderr).toBe(0);
+    expect(mixed.stdout).toContain("guard: REFUSED BY POLICY");
+    expect(mixed.stdout).toContain("bob: live");
+    const refused = await runBin("agent-send-cli", [...as(noisy), "--to", "guard", "--body", "hello?", "--json"], { env });
+    expect(refused.exitCode).toBe(4);
+    expect(refused.stderr).toContain('"code":"REFUSED_BY_POLICY"');
+    const fromAlice = await runBin("agent-send-cli", [...as(alice), "--to", "guard", "--body", "hi", "--json"], { env });
+    expect(fromAlice.json<{ recipients: { outcome: string }[] }>().recipients[0]?.outcome).toBe("live");
+    const inbox = await runBin("agent-inbox-cli", [...as(guard), "--json"], { env });
+    expect(inbox.json<{ messages: { from: string }[] }>().messages.map((m) => m.from)).toEqual(["alice"]);
   });
 });

@@ -116,6 +116,14 @@ export const startDaemon = async (env: Record<string, string>, args: string[] = 
   return { url, process: child, stderr: () => stderr };
 };
 
+/** The console link its owner gets for the daemon at `url`, the documented way: agent-computer-worker --console-url. */
+export const consoleLinkFor = async (env: Record<string, string>, url: string): Promise<string> => {
+  const port = new URL(url).port;
+  const r = await execa(binPath("agent-computer-worker"), ["--console-url", "--port", port, "--json"], { env, reject: false });
+  if (r.exitCode !== 0) throw new Error(`agent-computer-worker --console-url exited ${r.exitCode}: ${r.stderr}`);
+  return (JSON.parse(String(r.stdout)) as { console_url: string }).console_url;
+};
+
 /** Polls until `check` returns a value (not undefined) or the time is up. */
 export const waitFor = <T>(check: () => Promise<T | undefined>, timeoutMs = 20_000, what = "condition"): Promise<T> =>
   pollUntil(check, { timeoutMs, stepMs: 50, what });

@@ -48,7 +48,10 @@ export const streamOf = (reply: ScriptedReply, model: string): string => {
   ].join("");
 };
 
-export const startScriptedMessagesApi = (script: (request: MessagesRequest) => ScriptedReply): ScriptedMessagesApi => {
+/** The script may be async: a test can act between two requests (e.g. send mail) before the model answers. */
+export const startScriptedMessagesApi = (
+  script: (request: MessagesRequest) => ScriptedReply | Promise<ScriptedReply>,
+): ScriptedMessagesApi => {
   const requests: MessagesRequest[] = [];
   const server = Bun.serve({
     hostname: "127.0.0.1",
@@ -60,7 +63,7 @@ export const startScriptedMessagesApi = (script: (request: MessagesRequest) => S
       }
       const body = (await request.json()) as MessagesRequest;
       requests.push(body);
-      return new Response(streamOf(script(body), String(body.model ?? "scripted")), {
+      return new Response(streamOf(await script(body), String(body.model ?? "scripted")), {
         headers: { "content-type": "text/event-stream", "cache-control": "no-cache" },
       });
     },

@@ -26,7 +26,9 @@ const rejects = async (binary: string, argv: string[]): Promise<string> => {
 
 describe("argv to options", () => {
   test.each([
-    ["agent-inbox-cli", ["--agent-id", "a"], { agentId: "a", limit: 50 }],
+    // No --limit leaves it unset, so --peek can refuse one; the read applies the documented default (50).
+    ["agent-inbox-cli", ["--agent-id", "a"], { agentId: "a", peek: false }],
+    ["agent-inbox-cli", ["--agent-id", "a", "--peek"], { agentId: "a", peek: true }],
     ["agent-inbox-cli", ["--agent-id=a", "--limit", "7"], { agentId: "a", limit: 7 }],
     ["agent-inbox-cli", ["--limit=100", "--agent-id", "a"], { agentId: "a", limit: 100 }],
     ["agent-inbox-cli", ["--agent-id", "a", "--json"], { agentId: "a" }],
@@ -97,6 +99,15 @@ describe("aliases land on the one key of their concept", () => {
     );
     expect(await rejects("create-checkback-cli", ["--agent-id", "a", "--in", "5m", "--job-id", "job_nope"])).toBe(
       "--job-id: must be an automation job id (job_…) (got job_nope)",
+    );
+  });
+
+  test("--peek counts only, so a flag about which messages to read is refused beside it, naming that flag", async () => {
+    expect(await rejects("agent-inbox-cli", ["--agent-id", "a", "--peek", "--limit", "3"])).toBe(
+      "--limit: cannot be combined with --peek",
+    );
+    expect(await rejects("agent-inbox-cli", ["--agent-id", "a", "--peek", "--wake-token", "0123456789abcdef"])).toMatch(
+      /^--wake-token: cannot be combined with --peek/,
     );
   });
 

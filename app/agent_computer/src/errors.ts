@@ -33,6 +33,10 @@ export const ERROR_CODES = {
   REDUCTION_NOT_ALLOWED: { exit: EXIT.conflict, meaning: "capabilities can only be added, never removed" },
   NO_OP_EXPANSION: { exit: EXIT.conflict, meaning: "every capability given is already held" },
   CONFLICT: { exit: EXIT.conflict, meaning: "the object is not in a state that allows this change" },
+  REFUSED_BY_POLICY: {
+    exit: EXIT.conflict,
+    meaning: "every recipient's contact policy refuses the sender; nothing was sent",
+  },
   IDEMPOTENCY_CONFLICT: {
     exit: EXIT.conflict,
     meaning: "the idempotency key was already used for a different message (body, recipients or thread); nothing was sent",

@@ -12,12 +12,12 @@ interface SessionFacts {
   sessionId: string | null;
 }
 
-const root = join(import.meta.dir, "..", "..", "..");
-const binDir = join(root, "bin");
+export const root = join(import.meta.dir, "..", "..", "..");
+export const binDir = join(root, "bin");
 const client = process.argv[2] === "codex" ? "codex" : "claude";
 const MAX_ID = 64;
 
-const parseHookInput = (text: string): SessionFacts => {
+export const parseHookInput = (text: string): SessionFacts => {
   let input: unknown;
   try {
     input = text.trim() ? JSON.parse(text) : {};
@@ -64,7 +64,7 @@ const onPath = (name: string, path: string | undefined): boolean => {
 };
 
 /** How the agent's shell reaches the mesh binaries: by name when this bin/ is on PATH, else by absolute path. */
-const commandFor = (name: string, path: string | undefined): string =>
+export const commandFor = (name: string, path: string | undefined): string =>
   onPath(name, path) ? name : shellQuote(join(binDir, name));
 
 const emit = (context: string): void => {

@@ -10,8 +10,8 @@ const firstTask = async (world: World, agent: string): Promise<Record<string, st
   return { [EXAMPLE_IDS.task]: tasks[0]?.id ?? "no-task" };
 };
 
-const newestMessage = async (world: World): Promise<Record<string, string>> => {
-  const { messages } = await world.json<{ messages: { id: string }[] }>("agent-inbox-cli --agent-id builder-1 --json");
+const newestMessage = async (world: World, agent = "builder-1"): Promise<Record<string, string>> => {
+  const { messages } = await world.json<{ messages: { id: string }[] }>(`agent-inbox-cli --agent-id ${agent} --json`);
   return { [EXAMPLE_IDS.message]: messages.at(-1)?.id ?? "no-message" };
 };
 
@@ -46,8 +46,26 @@ export const MESH_PLANS: Record<string, CommandPlan> = {
       checkIn("release"),
       "git init -q . && echo a > f && git add f && git commit -qm a && echo b >> f",
     ],
+    // The reply answers the message the first example sent to reviewer-1.
+    varsBefore: { 3: (world) => newestMessage(world, "reviewer-1") },
   },
   "agent-sent-cli": { given: [checkIn("builder-1")] },
+  "agent-contacts-cli (binary)": { given: [checkIn("builder-1")] },
+  "agent-contacts-cli show": { given: [checkIn("builder-1")] },
+  "agent-contacts-cli policy": { given: [checkIn("builder-1")] },
+  "agent-contacts-cli allow": { given: [checkIn("builder-1")] },
+  "agent-contacts-cli block": { given: [checkIn("builder-1")] },
+  "agent-contacts-cli forget": {
+    given: [checkIn("builder-1"), "agent-contacts-cli block --agent-id builder-1 --contact noisy-bot"],
+  },
+  "agent-thread-cli": {
+    given: [
+      checkIn("builder-1"),
+      checkIn("reviewer-1"),
+      "agent-send-cli --agent-id builder-1 --to reviewer-1 --body 'PR 12 is ready' --thread pr-12",
+    ],
+    vars: (world) => newestMessage(world, "reviewer-1"),
+  },
   "agents-list-cli": { given: [checkIn("builder-1")] },
   "agent-wake-cli": {
     notRun: { 2: "the light watcher in the foreground runs until SIGTERM; test/e2e/wake-watcher.test.ts runs and stops it" },

@@ -1,12 +1,15 @@
 // The console's routes: three read-only pages and their two static files, served on the worker's HTTP
 // server (loopback by default; worker/console.ts mounts them). Every response forbids inline script and style, framing and sniffing;
-// a request naming a foreign Host is refused (host-guard.ts).
+// a request naming a foreign Host is refused (host-guard.ts), and a page is only shown to a browser that holds the
+// console token (access.ts); the stylesheet and the refresh script hold no data and are served to anyone.
 import { jobsOverview, triggersOverview } from "../domain/automation/overview.ts";
 import type { Deps } from "../domain/deps.ts";
 import { listAgents } from "../domain/mesh/directory.ts";
 import { errorText } from "../errors.ts";
+import { checkAccess, linkCommand } from "./access.ts";
 import { agentsPage } from "./agents-page.ts";
 import { ASSETS } from "./assets.ts";
+import { deniedPage } from "./denied-page.ts";
 import { hostAllowed } from "./host-guard.ts";
 import { html } from "./html.ts";
 import { jobsPage } from "./jobs-page.ts";
@@ -18,6 +21,8 @@ export interface ConsoleDeps {
   /** The address the server is bound to: decides which Host headers are accepted (host-guard.ts). */
   bindHost: string;
   localUrl(): string;
+  /** The state directory's console token (local/console-token.ts): the one secret that opens the pages. */
+  token: string;
   env: Record<string, string | undefined>;
   /** The serving process's deps (live clock; this host's id and process probe for liveness). */
   deps: Deps;
@@ -47,10 +52,30 @@ const refusedHost = (ctx: ConsoleDeps): Response =>
     headers: { ...COMMON_HEADERS, "content-type": "text/plain; charset=utf-8" },
   });
 
+const PAGE_HEADERS = { ...COMMON_HEADERS, "content-type": "text/html; charset=utf-8", "cache-control": "no-store" };
+
+/** Sec-Fetch-* are set by the browser itself; a page cannot forge them. */
+const navigationFromAnotherSite = (request: Request): boolean =>
+  request.headers.get("sec-fetch-site") === "cross-site" && request.headers.get("sec-fetch-mode") === "navigate";
+
+const denied = (ctx: ConsoleDeps, request: Request): Response =>
+  new Response(deniedPage(linkCommand(ctx.localUrl()), navigationFromAnotherSite(request)), {
+    status: 401,
+    headers: PAGE_HEADERS,
+  });
+
 const page =
   (ctx: ConsoleDeps, path: ConsolePath, load: () => Promise<Page>): RouteHandler =>
   async (request) => {
     if (!hostAllowed(ctx.bindHost, request.headers.get("host"))) return refusedHost(ctx);
+    const access = checkAccess(request, ctx.token, ctx.localUrl());
+    if (access.kind === "denied") return denied(ctx, request);
+    if (access.kind === "sign-in") {
+      return new Response(null, {
+        status: 303,
+        headers: { ...COMMON_HEADERS, "cache-control": "no-store", location: access.location, "set-cookie": access.setCookie },
+      });
+    }
     let status = 200;
     let content: Page;
     try {
@@ -64,10 +89,7 @@ const page =
         body: html`<p class="empty">The store could not be read; the worker log says why.</p>`,
       };
     }
-    return new Response(layout(content, path, new Date()).text, {
-      status,
-      headers: { ...COMMON_HEADERS, "content-type": "text/html; charset=utf-8", "cache-control": "no-store" },
-    });
+    return new Response(layout(content, path, new Date()).text, { status, headers: PAGE_HEADERS });
   };
 
 const assetRoutes = (ctx: ConsoleDeps): ConsoleRoutes =>

@@ -54,6 +54,8 @@ export interface NewMessage {
   idempotencyKey: string | null;
   /** With an idempotency key: a hash of what was asked (body, recipients, thread), so a reuse of the key for another message is told apart from a retry. */
   idempotencyHash?: string | null;
+  /** The message this one answers (agent-send-cli --reply-to); it carries that message's thread. */
+  replyTo?: string | null;
   createdAt: number;
 }
 
@@ -72,7 +74,38 @@ export interface InboxEntry {
   kind: string;
   body: string;
   threadId: string | null;
+  replyTo: string | null;
   createdAt: number;
+}
+
+/** Who may message an agent: everyone (open), its allow list only (contacts-only), or nobody (closed). */
+export type ContactPolicy = "open" | "contacts-only" | "closed";
+
+/** An agent's contact policy and lists; an agent that never set one is open with empty lists. */
+export interface ContactSettings {
+  policy: ContactPolicy;
+  allow: string[];
+  block: string[];
+  updatedAt: number | null;
+}
+
+/** What a reply or a thread read needs of a message the caller may see. */
+export interface MessageRef {
+  id: string;
+  sender: string;
+  threadId: string | null;
+}
+
+/** A message of a thread as one participant may see it; recipients only for the messages that participant sent. */
+export interface ThreadEntry {
+  id: string;
+  sender: string;
+  kind: string;
+  body: string;
+  threadId: string | null;
+  replyTo: string | null;
+  createdAt: number;
+  recipients: string[] | null;
 }
 
 export interface DeliveryRecord {
@@ -90,6 +123,7 @@ export interface SentMessage {
   kind: string;
   body: string;
   threadId: string | null;
+  replyTo: string | null;
   createdAt: number;
   /** See NewMessage.idempotencyHash; null for messages sent without a key or stored before hashes were kept. */
   idempotencyHash: string | null;
@@ -120,6 +154,16 @@ export interface CallerState {
   sessionExpiresAt: number | undefined;
   /** true when some open session (anyone's) has run out its ttl and is waiting to be ended. */
   expiryDue: boolean;
+}
+
+/** A glance at an agent's live session's inbox: how much waits, never what it says. */
+export interface InboxGlance {
+  sessionId: string;
+  count: number;
+  /** seq of the newest pending message; null when none waits. */
+  newestSeq: number | null;
+  /** created_at of the oldest pending message; null when none waits. */
+  oldestCreatedAt: number | null;
 }
 
 /** Everything the mesh needs from the store, inside one transaction. */
@@ -164,10 +208,25 @@ export interface MeshRepo {
   releaseIdempotencyKey(sender: string, key: string, olderThan: number): Promise<void>;
   pending(sessionId: string, limit: number): Promise<InboxEntry[]>;
   countPending(sessionId: string): Promise<number>;
+  /** The agent's session live at `now` with its pending count, newest seq and oldest arrival; undefined without one. */
+  glanceInbox(agentId: string, now: number): Promise<InboxGlance | undefined>;
   deliveriesOf(recipient: string, messageIds: readonly string[]): Promise<DeliveryRecord[]>;
   ack(recipient: string, messageIds: readonly string[], now: number): Promise<string[]>;
   ackUpToSeq(sessionId: string, seq: number, now: number): Promise<string[]>;
   sent(sender: string, limit: number): Promise<SentMessage[]>;
+  /**
+   * The message if `agentId` may see it: it sent it, or it was delivered to one of its sessions (pending or
+   * acked). Mail stored for an agent that was not checked in, or that expired unread, was never seen: undefined.
+   */
+  messageSeenBy(messageId: string, agentId: string): Promise<MessageRef | undefined>;
+  /** The messages of a thread that `agentId` may see (as messageSeenBy), oldest first, at most `limit`. */
+  thread(threadId: string, agentId: string, limit: number): Promise<ThreadEntry[]>;
+  contactSettings(agentId: string): Promise<ContactSettings>;
+  setContactPolicy(agentId: string, policy: ContactPolicy, now: number): Promise<void>;
+  /** Lists `other` as allowed or blocked by `owner` (replacing either), or with kind null takes it off both lists. */
+  setContact(owner: string, other: string, kind: "allow" | "block" | null, now: number): Promise<void>;
+  /** The recipients, of those named, whose contact policy or block list refuses mail from `sender`. */
+  refusingRecipients(sender: string, recipients: readonly string[]): Promise<string[]>;
   /** Open sessions (live ones unless includeStale), newest activity first, with the latest session of stale agents. */
   directory(now: number, includeStale: boolean): Promise<SessionRecord[]>;
   liveSessions(now: number): Promise<SessionRecord[]>;

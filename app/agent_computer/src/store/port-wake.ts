@@ -53,6 +53,7 @@ export interface WakeInboxEntry {
   kind: string;
   body: string;
   threadId: string | null;
+  replyTo: string | null;
   createdAt: number;
 }
 

@@ -1,4 +1,5 @@
 // The web console as a worker service: its read-only pages on the worker's HTTP server, no background work.
+import { consoleLink, linkCommand } from "../console/access.ts";
 import { consoleRoutes } from "../console/routes.ts";
 import type { WorkerContext } from "./context.ts";
 import type { WorkerService } from "./service.ts";
@@ -8,6 +9,7 @@ export const consoleService = (ctx: WorkerContext): WorkerService => ({
   routes: consoleRoutes({
     bindHost: ctx.options.host,
     localUrl: () => ctx.localUrl(),
+    token: ctx.consoleToken,
     env: ctx.env,
     deps: ctx.deps,
     logError: (msg, fields) => ctx.log.child("console").log("error", msg, fields),
@@ -16,3 +18,12 @@ export const consoleService = (ctx: WorkerContext): WorkerService => ({
   drain: async () => {},
   force: async () => {},
 });
+
+/**
+ * What the start line says about the console. The link with its token goes only to the owner's terminal; a log that is
+ * a file or a journal (which others may read, and which outlives the token's secrecy) gets the command that prints it.
+ */
+export const consoleStartFields = (url: string, token: string, stderrIsTerminal: boolean): Record<string, string> =>
+  stderrIsTerminal
+    ? { console_url: `${url}/`, console_link: consoleLink(url, token) }
+    : { console_url: `${url}/`, console_link_command: linkCommand(url) };

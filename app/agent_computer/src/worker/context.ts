@@ -32,4 +32,6 @@ export interface WorkerContext {
   wake: { scheduler: Wakeup; executor: Wakeup };
   /** Where scripts reach this worker (loopback when bound to every interface); set once the server listens. */
   localUrl(): string;
+  /** The state directory's console token: the console's pages open only for a browser that holds it. */
+  consoleToken: string;
 }

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import type { Deps } from "../domain/deps.ts";
 import type { Paths } from "../paths.ts";
 import type { Store } from "../store/port.ts";
+import { consoleStartFields } from "./console.ts";
 import type { WorkerContext, WorkerOptions } from "./context.ts";
 import { listen, localUrlOf } from "./http.ts";
 import { installPaths } from "./install-paths.ts";
@@ -81,6 +82,10 @@ interface WorkerInput {
   /** The process's deps over the store once it is open (the composition root builds them, on a live clock). */
   depsOver(store: Store): Deps;
   newId(prefix: string): string;
+  /** The state directory's console token (local/console-token.ts). */
+  consoleToken: string;
+  /** stderr is the owner's terminal: only then does the start line carry the console link with its token. */
+  stderrIsTerminal: boolean;
 }
 
 export const runWorker = async (input: WorkerInput): Promise<WorkerSummary> => {
@@ -129,6 +134,7 @@ const serve = async (
     deps: input.depsOver(store),
     wake: { scheduler: new Wakeup(), executor: new Wakeup() },
     localUrl: () => url,
+    consoleToken: input.consoleToken,
   };
   removeStaleAttemptDirs(input.paths);
   const services = workerServices.map((create) => create(ctx));
@@ -136,7 +142,7 @@ const serve = async (
   url = localUrlOf(server, options.host);
   log.log("info", "worker started", {
     worker_id: ctx.workerId,
-    console_url: `${url}/`,
+    ...consoleStartFields(url, input.consoleToken, input.stderrIsTerminal),
     store: store.dialect,
     mode: options.once ? "once" : "daemon",
     concurrency: options.concurrency,

@@ -54,7 +54,10 @@ export const listen = (ctx: WorkerContext, services: readonly WorkerService[]): 
 };
 
 /** The URL scripts on this host use to reach the worker. */
-export const localUrlOf = (server: Server<undefined>, host: string): string => {
+export const localUrlOf = (server: Server<undefined>, host: string): string => localUrlFor(host, server.port ?? 0);
+
+/** The same for a worker bound to host:port (a wildcard address is reached on loopback). */
+export const localUrlFor = (host: string, port: number): string => {
   const name = host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host;
-  return `http://${name}:${server.port}`;
+  return `http://${name}:${port}`;
 };

@@ -2,40 +2,76 @@ import * as z from "zod/mini";
 import { commandLine } from "../../command-line.ts";
 import { agentIdSchema } from "../../domain/identity/names.ts";
 import { type InboxResult, readInbox } from "../../domain/mesh/inbox.ts";
+import { type PeekResult, peekInbox } from "../../domain/mesh/peek.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildDeps } from "../kernel/deps.ts";
 import { neutralize, neutralizeLine } from "../kernel/output.ts";
 import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
 
-export const inboxOptionsSchema = z.object({
-  agentId: agentIdSchema,
-  limit: z
-    ._default(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(100)), 50)
-    .check(z.describe("how many messages to return at most")),
-  wakeToken: z
-    .optional(z.string().check(z.regex(/^[0-9a-f]{16}$/, "must be 16 lowercase hex characters")))
-    .check(
-      z.describe(
-        "the single-use token from an auto-wake prompt: returns that wake's messages and newer pending ones, then the token is spent",
+const DEFAULT_LIMIT = 50;
+
+export const inboxOptionsSchema = z
+  .object({
+    agentId: agentIdSchema,
+    limit: z
+      .optional(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(100)))
+      .check(z.describe(`how many messages to return at most (default ${DEFAULT_LIMIT})`)),
+    peek: z
+      ._default(z.boolean(), false)
+      .check(
+        z.describe(
+          "only count what waits: count, newest seq, age of the oldest; no bodies, no senders, changes nothing (not even presence)",
+        ),
       ),
-    ),
-  tokenFile: tokenFileSchema,
-});
+    wakeToken: z
+      .optional(z.string().check(z.regex(/^[0-9a-f]{16}$/, "must be 16 lowercase hex characters")))
+      .check(
+        z.describe(
+          "the single-use token from an auto-wake prompt: returns that wake's messages and newer pending ones, then the token is spent",
+        ),
+      ),
+    tokenFile: tokenFileSchema,
+  })
+  .check(
+    z.superRefine((o, ctx) => {
+      if (!o.peek) return;
+      for (const key of ["limit", "wakeToken"] as const) {
+        if (o[key] !== undefined) ctx.addIssue({ code: "custom", path: [key], message: "cannot be combined with --peek" });
+      }
+    }),
+  );
 
 export type InboxOptions = z.output<typeof inboxOptionsSchema>;
 
-const runInbox = async (options: InboxOptions, ctx: CommandContext): Promise<InboxResult> => {
+const runInbox = async (options: InboxOptions, ctx: CommandContext): Promise<InboxResult | PeekResult> => {
   const token = await resolveToken(ctx, options.agentId, options.tokenFile);
+  if (options.peek) return peekInbox(await buildDeps(ctx), { agentId: options.agentId, token });
   return readInbox(await buildDeps(ctx), {
     agentId: options.agentId,
-    limit: options.limit,
+    limit: options.limit ?? DEFAULT_LIMIT,
     token,
     wakeToken: options.wakeToken,
   });
 };
 
-const render = (r: InboxResult, options: InboxOptions): string => {
+const readCommand = (options: InboxOptions): string =>
+  commandLine(
+    "agent-inbox-cli",
+    "--agent-id",
+    options.agentId,
+    ...(options.tokenFile === undefined ? [] : ["--token-file", options.tokenFile]),
+  );
+
+const renderPeek = (r: PeekResult, options: InboxOptions): string =>
+  r.count === 0
+    ? `${r.agent_id}: no unacknowledged messages`
+    : `${r.agent_id}: ${r.count} unacknowledged message(s), newest seq ${r.newest_seq}, oldest waiting ${r.oldest_waiting_s} s; ` +
+      `read them with: ${readCommand(options)}`;
+
+const render = (result: InboxResult | PeekResult, options: InboxOptions): string => {
+  if (!("messages" in result)) return renderPeek(result, options);
+  const r = result;
   const lines = [`NOTE: ${r.note}`, `${r.agent_id}: ${r.count} unacknowledged message(s)${r.has_more ? " (more waiting)" : ""}`];
   if (r.wake)
     lines.push(
@@ -44,7 +80,7 @@ const render = (r: InboxResult, options: InboxOptions): string => {
   for (const m of r.messages) {
     lines.push(
       "",
-      `#${m.seq} ${m.id} from ${m.from}${m.kind === "message" ? "" : ` [${m.kind}]`} at ${m.created_at}${m.thread_id ? ` thread ${neutralizeLine(m.thread_id)}` : ""}`,
+      `#${m.seq} ${m.id} from ${m.from}${m.kind === "message" ? "" : ` [${m.kind}]`} at ${m.created_at}${m.thread_id ? ` thread ${neutralizeLine(m.thread_id)}` : ""}${m.reply_to ? ` reply to ${m.reply_to}` : ""}`,
       ...neutralize(m.body)
         .split("\n")
         .map((line) => `  | ${line}`),
@@ -83,14 +119,19 @@ export default defineCommand({
     "session and the messages that triggered the wake: the call returns those that are still unacknowledged plus any newer " +
     "pending ones (oldest first, up to --limit) and marks the wake used, so the same messages never wake you again. Reading " +
     "with it changes nothing else; acknowledge as usual. An unknown, already used or expired token (default lifetime 10 " +
-    "minutes), or one of another session, fails with WAKE_TOKEN_INVALID (exit 4) and changes nothing: read without it.",
+    "minutes), or one of another session, fails with WAKE_TOKEN_INVALID (exit 4) and changes nothing: read without it.\n" +
+    "--peek: how many messages wait, the newest seq and how long the oldest has waited, never a body or a sender, so a " +
+    "hook can run it after every tool call and tell the model that mail waits without showing it what the mail says. " +
+    "Same token and the same live check-in rule as a read (NOT_CHECKED_IN without one), but a read transaction only: it " +
+    "renews no presence and changes nothing. The agent-mesh Skill's hooks (mail-waiting) use it.",
   schema: inboxOptionsSchema,
   flags: { wakeToken: { placeholder: "<hex>" } },
   writes:
-    "only your presence renewal (last activity, expires_at) and, with --wake-token, that token's used mark; message states are untouched.",
+    "only your presence renewal (last activity, expires_at) and, with --wake-token, that token's used mark; message states are untouched. With --peek: nothing.",
   output:
-    '{"agent_id","session_id","messages":[{"id","seq","from","kind":"message|bounce|event","thread_id","created_at","body"}],' +
-    '"count","has_more","wake"?:{"message_count","first_seq","last_seq"}(with --wake-token),"note"}',
+    '{"agent_id","session_id","messages":[{"id","seq","from","kind":"message|bounce|event","thread_id","reply_to","created_at","body"}],' +
+    '"count","has_more","wake"?:{"message_count","first_seq","last_seq"}(with --wake-token),"note"}; ' +
+    'with --peek: {"agent_id","session_id","count","newest_seq":N|null,"oldest_waiting_s":N|null}',
   errors: [
     "INVALID_INPUT",
     "AUTH_FAILED",
@@ -107,6 +148,7 @@ export default defineCommand({
     "agent-inbox-cli --agent-id builder-1",
     "agent-inbox-cli --agent-id builder-1 --limit 10 --json | jq '.messages[].body'",
     "agent-inbox-cli --agent-id builder-1 --wake-token 3f9c0a1b2c3d4e5f   # exactly as the auto-wake prompt said",
+    "agent-inbox-cli --agent-id builder-1 --peek --json   # how many wait, without reading them",
   ],
   run: runInbox,
   render,

@@ -44,7 +44,7 @@ export default defineCommand({
   schema: sentOptionsSchema,
   writes: "only your presence renewal (and the expiry bookkeeping of sessions that ran out).",
   output:
-    '{"agent_id","messages":[{"id","kind","created_at","thread_id","body_preview",' +
+    '{"agent_id","messages":[{"id","kind","created_at","thread_id","reply_to","body_preview",' +
     '"recipients":[{"agent_id","state":"pending|acked|expired_undelivered|not_checked_in","seq","acked_at","closed_at"}]}]}',
   errors: AUTHENTICATED_ERRORS,
   env: ["AGENT_COMPUTER_HOME", "AGENT_COMPUTER_DATABASE_URL", "RELAY_AGENT_TOKEN"],

@@ -7,6 +7,8 @@ export const meshBinaries: Record<string, BinaryLoader> = {
   "agent-ack-cli": singleCommand(() => import("./agent-ack-cli.ts")),
   "agent-send-cli": singleCommand(() => import("./agent-send-cli.ts")),
   "agent-sent-cli": singleCommand(() => import("./agent-sent-cli.ts")),
+  "agent-thread-cli": singleCommand(() => import("./agent-thread-cli.ts")),
+  "agent-contacts-cli": () => import("./agent-contacts-cli.ts").then((m) => m.default),
   "agents-list-cli": singleCommand(() => import("./agents-list-cli.ts")),
   "agent-wake-cli": singleCommand(() => import("./agent-wake-cli.ts")),
 };

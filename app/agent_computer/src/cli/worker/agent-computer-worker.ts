@@ -1,53 +1,82 @@
 import { z } from "zod";
+import { consoleLink } from "../../console/access.ts";
 import { newId } from "../../domain/ids.ts";
+import { ensureConsoleToken } from "../../local/console-token.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { depsOver as depsOverFromRoot } from "../kernel/deps.ts";
 
-export const workerOptionsSchema = z.object({
-  port: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(65_535)
-    .optional()
-    .describe("HTTP port for webhooks, SDK calls and the console; default 8787, or a free port with --once; 0 = any free port"),
-  host: z
-    .string()
-    .regex(/^[A-Za-z0-9.:-]{1,253}$/, "must be a host name or IP address")
-    .default("127.0.0.1")
-    .describe("address to bind; loopback by default (binding a public address exposes the webhook endpoints)"),
-  concurrency: z.coerce.number().int().min(1).max(64).default(4).describe("how many attempts run at once on this worker"),
-  once: z.boolean().default(false).describe("consume what is due, run every queued run to its end, then exit"),
-  leaseSeconds: z.coerce
-    .number()
-    .int()
-    .min(2)
-    .max(3600)
-    .default(30)
-    .describe("attempt lease; renewed every third of it; a run whose lease lapses is rescued by another worker as a new attempt"),
-  pollMs: z.coerce
-    .number()
-    .int()
-    .min(20)
-    .max(10_000)
-    .default(250)
-    .describe("longest sleep between store polls (a trigger consumed here starts at once)"),
-  drainSeconds: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(86_400)
-    .default(30)
-    .describe("after the first SIGTERM/SIGINT, how long running attempts may finish before they are killed"),
-  skillsDir: z
-    .string()
-    .min(1)
-    .optional()
-    .describe(
-      "directory of Skills whose <name>/mcp.json declare MCP servers for attempts; default AGENT_COMPUTER_SKILLS_DIR, else the package's skills/",
-    ),
-});
+export const workerOptionsSchema = z
+  .object({
+    port: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(65_535)
+      .optional()
+      .describe("HTTP port for webhooks, SDK calls and the console; default 8787, or a free port with --once; 0 = any free port"),
+    host: z
+      .string()
+      .regex(/^[A-Za-z0-9.:-]{1,253}$/, "must be a host name or IP address")
+      .default("127.0.0.1")
+      .describe("address to bind; loopback by default (binding a public address exposes the webhook endpoints)"),
+    concurrency: z.coerce.number().int().min(1).max(64).default(4).describe("how many attempts run at once on this worker"),
+    once: z.boolean().default(false).describe("consume what is due, run every queued run to its end, then exit"),
+    leaseSeconds: z.coerce
+      .number()
+      .int()
+      .min(2)
+      .max(3600)
+      .default(30)
+      .describe(
+        "attempt lease; renewed every third of it; a run whose lease lapses is rescued by another worker as a new attempt",
+      ),
+    pollMs: z.coerce
+      .number()
+      .int()
+      .min(20)
+      .max(10_000)
+      .default(250)
+      .describe("longest sleep between store polls (a trigger consumed here starts at once)"),
+    drainSeconds: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(86_400)
+      .default(30)
+      .describe("after the first SIGTERM/SIGINT, how long running attempts may finish before they are killed"),
+    skillsDir: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "directory of Skills whose <name>/mcp.json declare MCP servers for attempts; default AGENT_COMPUTER_SKILLS_DIR, else the package's skills/",
+      ),
+    consoleUrl: z
+      .boolean()
+      .default(false)
+      .describe(
+        "print the link that opens the console (it carries the console token) for the worker on --port/--host, and exit; starts nothing",
+      ),
+  })
+  .superRefine((o, ctx) => {
+    if (!o.consoleUrl) return;
+    if (o.port === 0)
+      ctx.addIssue({
+        code: "custom",
+        path: ["port"],
+        message:
+          "0 names no worker: with --console-url, pass the port the worker listens on (its start line logs it in console_url)",
+        input: o.port,
+      });
+    if (o.once)
+      ctx.addIssue({
+        code: "custom",
+        path: ["once"],
+        message: "does not combine with --console-url, which starts nothing",
+        input: o.once,
+      });
+  });
 
 export type WorkerCliOptions = z.output<typeof workerOptionsSchema>;
 
@@ -63,7 +92,15 @@ const endBySignalAtExit = (signal: "SIGTERM" | "SIGINT"): void => {
   });
 };
 
+/** The console link for the worker on these flags: what the owner opens in a browser. */
+const printConsoleUrl = async (options: WorkerCliOptions, ctx: CommandContext) => {
+  const { localUrlFor } = await import("../../worker/http.ts");
+  const url = localUrlFor(options.host, options.port ?? 8787);
+  return { console_url: consoleLink(url, ensureConsoleToken(ctx.paths.stateDir)) };
+};
+
 const runWorkerCommand = async (options: WorkerCliOptions, ctx: CommandContext) => {
+  if (options.consoleUrl) return printConsoleUrl(options, ctx);
   const [{ runWorker }, { installPaths }, depsOver] = await Promise.all([
     import("../../worker/daemon.ts"),
     import("../../worker/install-paths.ts"),
@@ -76,6 +113,8 @@ const runWorkerCommand = async (options: WorkerCliOptions, ctx: CommandContext) 
     paths: ctx.paths,
     depsOver,
     newId,
+    consoleToken: ensureConsoleToken(ctx.paths.stateDir),
+    stderrIsTerminal: process.stderr.isTTY === true,
     options: {
       host: options.host,
       port: options.port ?? (options.once ? 0 : 8787),
@@ -94,7 +133,9 @@ const runWorkerCommand = async (options: WorkerCliOptions, ctx: CommandContext) 
 type Summary = Awaited<ReturnType<typeof runWorkerCommand>>;
 
 const render = (s: Summary): string =>
-  `worker ${s.worker_id} stopped (${s.mode}, by ${s.stopped_by}${s.forced ? ", forced: running attempts were killed and released" : ""})`;
+  "console_url" in s
+    ? s.console_url
+    : `worker ${s.worker_id} stopped (${s.mode}, by ${s.stopped_by}${s.forced ? ", forced: running attempts were killed and released" : ""})`;
 
 export default defineCommand({
   name: "agent-computer-worker",
@@ -106,6 +147,14 @@ export default defineCommand({
     "scripts' emitEvent calls reach and the console (read-only web pages, refreshed live: automation jobs with their recent " +
     "runs and output tails, triggers, agents; answers loopback host names only); all share one HTTP server, loopback by default. On start it logs the console URL " +
     "(http://127.0.0.1:<port>/) to stderr. Logs are JSON lines on stderr; stdout carries only the final summary.\n" +
+    "Console access: the pages open only for a browser that holds the console token, a random secret kept 0600 in " +
+    "$AGENT_COMPUTER_HOME/console-token (made on first use, kept across restarts), so other Unix users on this host get " +
+    "401 and no data. `agent-computer-worker --console-url [--port N]` prints the link (http://127.0.0.1:8787/?token=…; " +
+    "the token is never in argv); opened once, it sets an HttpOnly, SameSite=Strict cookie for 30 days and redirects to " +
+    "the same page without the token. The start line carries the link (console_link) only when stderr is a terminal; " +
+    "otherwise it names the command (console_link_command), so the token never reaches a log file or journal. Removing " +
+    "console-token and restarting the worker signs every browser out. Webhook deliveries and scripts' emitEvent calls " +
+    "need no console token (they carry their own signatures).\n" +
     "Runs: each attempt is `bun --no-orphans main.ts` (the CURRENT main.ts of the job directory, resolved by real path) in " +
     "its own process group with cwd = the job directory, an environment built from scratch (PATH with bun and mcporter, " +
     "HOME, the owner's WorkerEnv, MCPORTER_CONFIG for this attempt) and the job's timeout, which kills the whole group. " +
@@ -126,14 +175,17 @@ export default defineCommand({
   schema: workerOptionsSchema,
   writes:
     "trigger firings, runs and attempts (state, exit code, error, stdout/stderr tails), events in owners' sessions, its own " +
-    "worker record; per-attempt files under $AGENT_COMPUTER_HOME/run/attempts (removed when the attempt ends).",
-  output: '{"worker_id","url","mode":"once|daemon","stopped_by":"once|SIGTERM|SIGINT","forced"}',
+    "worker record; per-attempt files under $AGENT_COMPUTER_HOME/run/attempts (removed when the attempt ends); " +
+    "$AGENT_COMPUTER_HOME/console-token (0600) when it is missing, also with --console-url (which writes nothing else).",
+  output:
+    '{"worker_id","url","mode":"once|daemon","stopped_by":"once|SIGTERM|SIGINT","forced"}; with --console-url: {"console_url"} (the link; text: the link alone)',
   errors: ["INVALID_INPUT", "ADDRESS_IN_USE", "STORE_UNAVAILABLE", "CONFIG_INVALID", "INTERNAL"],
   env: ["AGENT_COMPUTER_HOME", "AGENT_COMPUTER_DATABASE_URL", "AGENT_COMPUTER_SKILLS_DIR"],
   examples: [
     "agent-computer-worker                      # daemon on 127.0.0.1:8787, embedded store",
     "agent-computer-worker --once --json        # fire what is due, run it, exit",
     "AGENT_COMPUTER_DATABASE_URL=postgres://ac@db/ac agent-computer-worker --concurrency 8 --port 8788",
+    "agent-computer-worker --console-url         # the console link for the worker on 8787 (keep it private)",
   ],
   run: runWorkerCommand,
   render,

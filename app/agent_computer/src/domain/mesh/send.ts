@@ -1,5 +1,5 @@
 import { AppError } from "../../errors.ts";
-import type { SentMessage, StoreTx } from "../../store/port.ts";
+import type { MessageRef, SentMessage, StoreTx } from "../../store/port.ts";
 import { UniqueViolation } from "../../store/port.ts";
 import { type Deps, iso } from "../deps.ts";
 import { holderLiveness } from "../identity/liveness.ts";
@@ -10,9 +10,11 @@ import { lockAgentsInOrder } from "./lock-order.ts";
 
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 
+/** reply: the sender of the message named by SendInput.replyTo. */
 export type RecipientSelector =
   | { kind: "to"; agentIds: string[] }
-  | { kind: "broadcast"; role?: string | undefined; repo?: string | undefined };
+  | { kind: "broadcast"; role?: string | undefined; repo?: string | undefined }
+  | { kind: "reply" };
 
 export interface SendInput {
   from: string;
@@ -20,6 +22,8 @@ export interface SendInput {
   recipients: RecipientSelector;
   body: string;
   threadId?: string | undefined;
+  /** The message this one answers: one the sender sent or received. The reply joins its thread. */
+  replyTo?: string | undefined;
   idempotencyKey?: string | undefined;
 }
 
@@ -28,14 +32,16 @@ export interface SendInput {
  * process_exited: its session is still open but its registered process on this host has exited: the message waits
  * in that session and is read only if the agent checks in again before the session expires (else a bounce).
  * not_checked_in: no live session: stored, never delivered. unknown_agent: no such agent, nothing stored for it.
+ * refused_by_policy: the recipient's contact policy or block list refuses the sender: nothing stored for it.
  */
-export type RecipientOutcome = "live" | "process_exited" | "not_checked_in" | "unknown_agent";
+export type RecipientOutcome = "live" | "process_exited" | "not_checked_in" | "unknown_agent" | "refused_by_policy";
 
 export interface SendResult {
   id: string;
   from: string;
   created_at: string;
   thread_id: string | null;
+  reply_to: string | null;
   replayed: boolean;
   recipients: { agent_id: string; outcome: RecipientOutcome; seq: number | null }[];
   /** Whether the sender itself holds a live session: replies reach it only then. */
@@ -60,8 +66,15 @@ const requestHash = (input: SendInput): string => {
   const recipients =
     input.recipients.kind === "to"
       ? { to: [...new Set(input.recipients.agentIds)].sort() }
-      : { broadcast: { role: input.recipients.role ?? null, repo: input.recipients.repo ?? null } };
-  const request = JSON.stringify({ body: input.body, thread: input.threadId ?? null, ...recipients });
+      : input.recipients.kind === "reply"
+        ? { to_sender_of: input.replyTo ?? null }
+        : { broadcast: { role: input.recipients.role ?? null, repo: input.recipients.repo ?? null } };
+  const request = JSON.stringify({
+    body: input.body,
+    thread: input.threadId ?? null,
+    ...(input.replyTo ? { reply_to: input.replyTo } : {}),
+    ...recipients,
+  });
   return Bun.SHA256.hash(request, "hex") as string;
 };
 
@@ -92,6 +105,32 @@ const replayRecipients = async (deps: Deps, tx: StoreTx, original: SentMessage):
     recipients.push({ agent_id: d.recipient, outcome, seq: d.seq });
   }
   return recipients;
+};
+
+/** The message replied to, if the sender may see it, and the thread the reply joins. Nothing is written yet. */
+const repliedTo = async (tx: StoreTx, input: SendInput): Promise<{ parent: MessageRef; threadId: string } | undefined> => {
+  if (!input.replyTo) return undefined;
+  const parent = await tx.mesh.messageSeenBy(input.replyTo, input.from);
+  if (!parent) {
+    throw new AppError(
+      "MESSAGE_NOT_FOUND",
+      `--reply-to: ${input.from} sent or received no message ${input.replyTo}; nothing was sent`,
+      {
+        hint: `agent-inbox-cli --agent-id ${input.from} and agent-sent-cli --agent-id ${input.from} show the ids you may reply to`,
+      },
+    );
+  }
+  const threadId = parent.threadId ?? parent.id;
+  if (input.threadId !== undefined && input.threadId !== threadId) {
+    throw new AppError(
+      "INVALID_INPUT",
+      `--thread ${input.threadId} differs from the thread of the message you reply to (${threadId}); leave --thread out`,
+    );
+  }
+  if (input.recipients.kind === "reply" && parent.sender === input.from) {
+    throw new AppError("INVALID_INPUT", `--reply-to: you sent ${parent.id} yourself; name the recipients with --to`);
+  }
+  return { parent, threadId };
 };
 
 /** Each named recipient once, in name order (one name, the common case, needs neither). */
@@ -130,12 +169,15 @@ const sendOnce = (deps: Deps, input: SendInput): Promise<SendResult> =>
           from: input.from,
           created_at: iso(original.createdAt),
           thread_id: original.threadId,
+          reply_to: original.replyTo,
           replayed: true,
           recipients: await replayRecipients(deps, tx, original),
           ...sender,
         };
       }
     }
+    const reply = await repliedTo(tx, input);
+    const threadId = reply?.threadId ?? input.threadId ?? null;
     // A replay above sends nothing, so only new messages count against the sender's and the host's limits; a
     // send refused by either rolls back whole. The host's counter, written by every send from the host, last.
     const rateKeys = { name: input.from, host: deps.local?.hostId ?? deps.host };
@@ -143,33 +185,51 @@ const sendOnce = (deps: Deps, input: SendInput): Promise<SendResult> =>
     const names =
       input.recipients.kind === "to"
         ? uniqueSorted(input.recipients.agentIds)
-        : await broadcastRecipients(deps, tx, input.from, input.recipients);
+        : input.recipients.kind === "reply"
+          ? [reply?.parent.sender as string]
+          : await broadcastRecipients(deps, tx, input.from, input.recipients);
     if (names.length === 0) {
       throw new AppError("NOT_FOUND", "no live agent matches the broadcast filters; nothing was sent", {
         hint: "agents-list-cli shows who is live",
       });
     }
+    // Checked in the transaction that delivers: a policy change commits either before this send or after it.
+    const refusing = new Set(await tx.mesh.refusingRecipients(input.from, names));
     const id = deps.newId("msg");
     await tx.mesh.insertMessage({
       id,
       sender: input.from,
       kind: "message",
       body: input.body,
-      threadId: input.threadId ?? null,
+      threadId,
+      replyTo: reply?.parent.id ?? null,
       idempotencyKey: key,
       idempotencyHash: hash,
       createdAt: deps.now(),
     });
-    await lockAgentsInOrder(tx, [...presenceRows(caller), ...names]);
+    await lockAgentsInOrder(tx, [...presenceRows(caller), ...names.filter((name) => !refusing.has(name))]);
     await writePresence(deps, tx, caller);
     const recipients: SendResult["recipients"] = [];
     for (const name of names) {
+      if (refusing.has(name)) {
+        recipients.push({ agent_id: name, outcome: "refused_by_policy", seq: null });
+        continue;
+      }
       const delivery = await deliverTo(tx, id, name, deps.now());
       recipients.push(
         delivery
           ? { agent_id: name, outcome: outcomeOf(deps, delivery), seq: delivery.seq }
           : { agent_id: name, outcome: "unknown_agent", seq: null },
       );
+    }
+    const refused = recipients.filter((r) => r.outcome === "refused_by_policy").map((r) => r.agent_id);
+    if (refused.length > 0 && recipients.every((r) => r.outcome === "unknown_agent" || r.outcome === "refused_by_policy")) {
+      // Thrown inside the transaction: the message row goes too, so nothing of this send is stored.
+      const who = refused.length === 1 ? `${refused[0]} accepts` : `${refused.join(", ")} accept`;
+      throw new AppError("REFUSED_BY_POLICY", `${who} no mail from ${input.from}; nothing was sent`, {
+        hint: "a recipient chooses who may message it (agent-contacts-cli); ask it through someone it accepts, or a person",
+        details: { recipients },
+      });
     }
     if (recipients.every((r) => r.outcome === "unknown_agent")) {
       throw new AppError("UNKNOWN_AGENT", `no registered agent named ${names.join(", ")}; nothing was sent`, {
@@ -181,7 +241,8 @@ const sendOnce = (deps: Deps, input: SendInput): Promise<SendResult> =>
       id,
       from: input.from,
       created_at: iso(deps.now()),
-      thread_id: input.threadId ?? null,
+      thread_id: threadId,
+      reply_to: reply?.parent.id ?? null,
       replayed: false,
       recipients,
       ...sender,

@@ -15,6 +15,7 @@ export interface SentResult {
     kind: string;
     created_at: string;
     thread_id: string | null;
+    reply_to: string | null;
     body_preview: string;
     recipients: { agent_id: string; state: DeliveryState; seq: number; acked_at: string | null; closed_at: string | null }[];
   }[];
@@ -34,6 +35,7 @@ export const listSent = (deps: Deps, input: SentInput): Promise<SentResult> =>
         kind: m.kind,
         created_at: iso(m.createdAt),
         thread_id: m.threadId,
+        reply_to: m.replyTo,
         body_preview: m.body.length > PREVIEW_CHARS ? `${m.body.slice(0, PREVIEW_CHARS)}…` : m.body,
         recipients: m.deliveries.map((d) => ({
           agent_id: d.recipient,

@@ -5,11 +5,14 @@ import type {
   DeliveryState,
   ExpiredDelivery,
   InboxEntry,
+  InboxGlance,
   InboxSlot,
   MeshRepo,
   SentMessage,
   SessionRecord,
+  ThreadEntry,
 } from "../port.ts";
+import type { ContactPolicy } from "../port-mesh.ts";
 import { type Db, jsonList, num, numOrNull } from "./db.ts";
 
 export type Row = Record<string, unknown>;
@@ -75,11 +78,19 @@ const withDeliveries = async (db: Db, rows: Row[]): Promise<SentMessage[]> => {
     kind: str(r.kind),
     body: str(r.body),
     threadId: strOrNull(r.thread_id),
+    replyTo: strOrNull(r.reply_to),
     createdAt: num(r.created_at),
     idempotencyHash: strOrNull(r.idempotency_hash),
     deliveries: deliveries.filter((d) => d.messageId === r.id),
   }));
 };
+
+/**
+ * Message `m` may be seen by the agent at placeholder `agent`: it sent it, or it was delivered to one of its
+ * sessions (pending or acked). Stored for a session it never had, or expired unread: never seen.
+ */
+const seenBy = (agent: string): string =>
+  `(m.sender = ${agent} OR EXISTS (SELECT 1 FROM deliveries d WHERE d.message_id = m.id AND d.recipient = ${agent} AND d.state IN ('pending', 'acked')))`;
 
 /** An open session whose ttl has run out by the time placeholder `now`: it is due to be ended. */
 const ranOut = (now: string): string => `ended_at IS NULL AND expires_at <= ${now}`;
@@ -90,6 +101,13 @@ const liveAt = (now: string, alias = ""): string => `${alias}ended_at IS NULL AN
 // hashes that string to find its prepared statement.
 const AGENT_SQL = "SELECT * FROM agents WHERE name = $1";
 const OPEN_SESSION_SQL = `SELECT ${SESSION_COLUMNS} FROM sessions WHERE agent_name = $1 AND ended_at IS NULL`;
+/** The live session of agent $1 at $2 and what waits in it, counted without reading a body. */
+const GLANCE_SQL = `SELECT s.id AS session_id, COUNT(d.seq) AS n, MAX(d.seq) AS newest_seq, MIN(m.created_at) AS oldest_at
+  FROM sessions s
+  LEFT JOIN deliveries d ON d.session_id = s.id AND d.state = 'pending'
+  LEFT JOIN messages m ON m.id = d.message_id
+  WHERE s.agent_name = $1 AND ${liveAt("$2", "s.")}
+  GROUP BY s.id`;
 const NEXT_SEQ_SQL = "UPDATE agents SET last_seq = last_seq + 1 WHERE name = $1";
 /** The open session of the agent named $1 if it is live at $2: the delivery rule. */
 const LIVE_SESSION_ID = `(SELECT id FROM sessions WHERE agent_name = $1 AND ${liveAt("$2")})`;
@@ -257,8 +275,8 @@ export const meshRepo = (db: Db): MeshRepo => {
     },
     insertMessage: async (m) => {
       await db.run(
-        "INSERT INTO messages (id, sender, kind, body, thread_id, idempotency_key, idempotency_hash, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
-        [m.id, m.sender, m.kind, m.body, m.threadId, m.idempotencyKey, m.idempotencyHash ?? null, m.createdAt],
+        "INSERT INTO messages (id, sender, kind, body, thread_id, idempotency_key, idempotency_hash, reply_to, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+        [m.id, m.sender, m.kind, m.body, m.threadId, m.idempotencyKey, m.idempotencyHash ?? null, m.replyTo ?? null, m.createdAt],
       );
     },
     insertDelivery,
@@ -276,7 +294,7 @@ export const meshRepo = (db: Db): MeshRepo => {
     pending: async (sessionId, limit) =>
       (
         await db.all<Row>(
-          `SELECT m.id, d.seq, m.sender, m.kind, m.body, m.thread_id, m.created_at
+          `SELECT m.id, d.seq, m.sender, m.kind, m.body, m.thread_id, m.reply_to, m.created_at
          FROM deliveries d JOIN messages m ON m.id = d.message_id
          WHERE d.session_id = $1 AND d.state = 'pending' ORDER BY d.seq LIMIT $2`,
           [sessionId, limit],
@@ -288,6 +306,7 @@ export const meshRepo = (db: Db): MeshRepo => {
         kind: str(r.kind),
         body: str(r.body),
         threadId: strOrNull(r.thread_id),
+        replyTo: strOrNull(r.reply_to),
         createdAt: num(r.created_at),
       })) satisfies InboxEntry[],
     countPending: async (sessionId) =>
@@ -295,6 +314,16 @@ export const meshRepo = (db: Db): MeshRepo => {
         (await db.get<Row>("SELECT COUNT(*) AS n FROM deliveries WHERE session_id = $1 AND state = 'pending'", [sessionId]))?.n ??
           0,
       ),
+    glanceInbox: async (agentId, now) => {
+      const row = await db.get<Row>(GLANCE_SQL, [agentId, now]);
+      if (!row) return undefined;
+      return {
+        sessionId: str(row.session_id),
+        count: num(row.n),
+        newestSeq: numOrNull(row.newest_seq),
+        oldestCreatedAt: numOrNull(row.oldest_at),
+      } satisfies InboxGlance;
+    },
     deliveriesOf: async (recipient, ids) =>
       ids.length === 0
         ? []
@@ -328,6 +357,84 @@ export const meshRepo = (db: Db): MeshRepo => {
         db,
         await db.all<Row>("SELECT * FROM messages WHERE sender = $1 ORDER BY created_at DESC, id DESC LIMIT $2", [sender, limit]),
       ),
+    messageSeenBy: async (messageId, agentId) => {
+      const row = await db.get<Row>(`SELECT m.id, m.sender, m.thread_id FROM messages m WHERE m.id = $1 AND ${seenBy("$2")}`, [
+        messageId,
+        agentId,
+      ]);
+      return row ? { id: str(row.id), sender: str(row.sender), threadId: strOrNull(row.thread_id) } : undefined;
+    },
+    thread: async (threadId, agentId, limit) => {
+      const rows = await db.all<Row>(
+        `SELECT m.id, m.sender, m.kind, m.body, m.thread_id, m.reply_to, m.created_at FROM messages m
+         WHERE (m.thread_id = $1 OR m.id = $1) AND ${seenBy("$2")} ORDER BY m.created_at, m.id LIMIT $3`,
+        [threadId, agentId, limit],
+      );
+      const own = rows.filter((r) => str(r.sender) === agentId).map((r) => str(r.id));
+      const deliveries =
+        own.length === 0
+          ? []
+          : await db.all<Row>(
+              `SELECT message_id, recipient FROM deliveries WHERE message_id IN (${placeholders(own.length)}) ORDER BY recipient`,
+              own,
+            );
+      return rows.map((r) => ({
+        id: str(r.id),
+        sender: str(r.sender),
+        kind: str(r.kind),
+        body: str(r.body),
+        threadId: strOrNull(r.thread_id),
+        replyTo: strOrNull(r.reply_to),
+        createdAt: num(r.created_at),
+        recipients:
+          str(r.sender) === agentId ? deliveries.filter((d) => d.message_id === r.id).map((d) => str(d.recipient)) : null,
+      })) satisfies ThreadEntry[];
+    },
+    contactSettings: async (agentId) => {
+      const policy = await db.get<Row>("SELECT policy, updated_at FROM contact_policies WHERE agent_name = $1", [agentId]);
+      const listed = await db.all<Row>("SELECT other, kind FROM contacts WHERE owner = $1 ORDER BY other", [agentId]);
+      return {
+        policy: (policy ? str(policy.policy) : "open") as ContactPolicy,
+        allow: listed.filter((r) => r.kind === "allow").map((r) => str(r.other)),
+        block: listed.filter((r) => r.kind === "block").map((r) => str(r.other)),
+        updatedAt: policy ? num(policy.updated_at) : null,
+      };
+    },
+    setContactPolicy: async (agentId, policy, now) => {
+      await db.run(
+        `INSERT INTO contact_policies (agent_name, policy, updated_at) VALUES ($1, $2, $3)
+         ON CONFLICT (agent_name) DO UPDATE SET policy = excluded.policy, updated_at = excluded.updated_at`,
+        [agentId, policy, now],
+      );
+    },
+    setContact: async (owner, other, kind, now) => {
+      if (kind === null) {
+        await db.run("DELETE FROM contacts WHERE owner = $1 AND other = $2", [owner, other]);
+        return;
+      }
+      // Lists hang off the policy row: an agent that names a contact before choosing a policy stays open.
+      await db.run(
+        "INSERT INTO contact_policies (agent_name, policy, updated_at) VALUES ($1, 'open', $2) ON CONFLICT (agent_name) DO NOTHING",
+        [owner, now],
+      );
+      await db.run(
+        `INSERT INTO contacts (owner, other, kind, created_at) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (owner, other) DO UPDATE SET kind = excluded.kind, created_at = excluded.created_at`,
+        [owner, other, kind, now],
+      );
+    },
+    refusingRecipients: async (sender, recipients) =>
+      recipients.length === 0
+        ? []
+        : (
+            await db.all<Row>(
+              `SELECT p.agent_name FROM contact_policies p
+               LEFT JOIN contacts c ON c.owner = p.agent_name AND c.other = $1
+               WHERE p.agent_name IN (${placeholders(recipients.length, 2)})
+                 AND (c.kind = 'block' OR p.policy = 'closed' OR (p.policy = 'contacts-only' AND c.kind IS NULL))`,
+              [sender, ...recipients],
+            )
+          ).map((r) => str(r.agent_name)),
     directory: async (now, includeStale) => {
       const live = await db.all<Row>(
         `SELECT ${SESSION_COLUMNS} FROM sessions WHERE ${liveAt("$1")} ORDER BY last_activity_at DESC`,

@@ -6,6 +6,8 @@ import wake from "./migrations/004_wake.sql" with { type: "text" };
 import herdrLeases from "./migrations/005_herdr_leases.sql" with { type: "text" };
 import sessionExpiry from "./migrations/006_session_expiry.sql" with { type: "text" };
 import idempotencyHash from "./migrations/007_idempotency_hash.sql" with { type: "text" };
+import threads from "./migrations/008_threads.sql" with { type: "text" };
+import contacts from "./migrations/009_contacts.sql" with { type: "text" };
 
 export const sqliteMigrations: readonly Migration[] = [
   { version: 1, name: "mesh", sql: mesh },
@@ -15,4 +17,6 @@ export const sqliteMigrations: readonly Migration[] = [
   { version: 5, name: "herdr_leases", sql: herdrLeases },
   { version: 6, name: "session_expiry", sql: sessionExpiry },
   { version: 7, name: "idempotency_hash", sql: idempotencyHash },
+  { version: 8, name: "threads", sql: threads },
+  { version: 9, name: "contacts", sql: contacts },
 ];

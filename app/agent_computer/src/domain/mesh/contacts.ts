@@ -1,0 +1,60 @@
+import { AppError } from "../../errors.ts";
+import type { ContactPolicy, ContactSettings, StoreTx } from "../../store/port.ts";
+import { type Deps, iso } from "../deps.ts";
+import { enterMesh } from "./live-session.ts";
+
+export interface ContactsResult {
+  agent_id: string;
+  policy: ContactPolicy;
+  allow: string[];
+  block: string[];
+  updated_at: string | null;
+  /** What a sender that is on neither list meets. */
+  note: string;
+}
+
+/** A change to the caller's own contact settings; without one, the settings are only shown. */
+export type ContactChange =
+  | { kind: "policy"; policy: ContactPolicy }
+  | { kind: "allow" | "block" | "forget"; contacts: string[] };
+
+export interface ContactsInput {
+  agentId: string;
+  token: string | undefined;
+  change?: ContactChange;
+}
+
+const NOTES: Record<ContactPolicy, string> = {
+  open: "every agent may message you except those you block",
+  "contacts-only": "only the agents you allow may message you, and never one you block",
+  closed: "no agent may message you; notices from agent-computer itself (bounces, job events) still arrive",
+};
+
+const apply = async (tx: StoreTx, agentId: string, change: ContactChange, now: number): Promise<void> => {
+  if (change.kind === "policy") return tx.mesh.setContactPolicy(agentId, change.policy, now);
+  if (change.contacts.includes(agentId)) {
+    throw new AppError("INVALID_INPUT", `--contact: ${agentId} is you; your own mail is not subject to your policy`);
+  }
+  for (const other of change.contacts)
+    await tx.mesh.setContact(agentId, other, change.kind === "forget" ? null : change.kind, now);
+};
+
+const view = (agentId: string, s: ContactSettings): ContactsResult => ({
+  agent_id: agentId,
+  policy: s.policy,
+  allow: s.allow,
+  block: s.block,
+  updated_at: s.updatedAt === null ? null : iso(s.updatedAt),
+  note: NOTES[s.policy],
+});
+
+/**
+ * Shows, and with a change first updates, the caller's own contact policy and lists: authenticated as that agent,
+ * in one transaction, so a send that starts after this commits already meets the new settings.
+ */
+export const manageContacts = (deps: Deps, input: ContactsInput): Promise<ContactsResult> =>
+  deps.store.write(async (tx) => {
+    await enterMesh(deps, tx, input.agentId, input.token, false);
+    if (input.change) await apply(tx, input.agentId, input.change, deps.now());
+    return view(input.agentId, await tx.mesh.contactSettings(input.agentId));
+  });

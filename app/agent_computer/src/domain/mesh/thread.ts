@@ -1,0 +1,75 @@
+import { AppError } from "../../errors.ts";
+import { type Deps, iso } from "../deps.ts";
+import { DATA_NOT_INSTRUCTIONS } from "./data-note.ts";
+import { enterMesh } from "./live-session.ts";
+
+export interface ThreadInput {
+  agentId: string;
+  token: string | undefined;
+  /** A thread id, or the id of any message of the thread that the caller may see. */
+  thread: string;
+  limit: number;
+}
+
+export interface ThreadMessage {
+  id: string;
+  from: string;
+  /** Only on the messages the caller sent: who they went to. Others' recipient lists are theirs. */
+  to?: string[];
+  kind: string;
+  reply_to: string | null;
+  created_at: string;
+  body: string;
+}
+
+export interface ThreadResult {
+  agent_id: string;
+  thread_id: string;
+  /** Everyone the caller saw in the thread: the senders of its messages and the recipients of the caller's own. */
+  participants: string[];
+  messages: ThreadMessage[];
+  count: number;
+  has_more: boolean;
+  note: string;
+}
+
+/**
+ * Every message of a thread that the caller may see (it sent it, or it was delivered to one of its sessions),
+ * oldest first. A message id is taken as the thread it belongs to. Like agent-sent-cli, it renews presence and
+ * changes no message state.
+ */
+export const readThread = (deps: Deps, input: ThreadInput): Promise<ThreadResult> =>
+  deps.store.write(async (tx) => {
+    await enterMesh(deps, tx, input.agentId, input.token, false);
+    const named = await tx.mesh.messageSeenBy(input.thread, input.agentId);
+    const threadId = named ? (named.threadId ?? named.id) : input.thread;
+    const entries = await tx.mesh.thread(threadId, input.agentId, input.limit + 1);
+    if (entries.length === 0) {
+      throw new AppError("NOT_FOUND", `no message of thread ${threadId} that ${input.agentId} sent or received`, {
+        hint: "thread ids appear as thread_id in agent-inbox-cli and agent-sent-cli; mail that was never delivered to you is not yours to read",
+      });
+    }
+    const page = entries.slice(0, input.limit);
+    const participants = new Set<string>([input.agentId]);
+    for (const e of page) {
+      participants.add(e.sender);
+      for (const r of e.recipients ?? []) participants.add(r);
+    }
+    return {
+      agent_id: input.agentId,
+      thread_id: threadId,
+      participants: [...participants].sort(),
+      messages: page.map((e) => ({
+        id: e.id,
+        from: e.sender,
+        ...(e.recipients ? { to: e.recipients } : {}),
+        kind: e.kind,
+        reply_to: e.replyTo,
+        created_at: iso(e.createdAt),
+        body: e.body,
+      })),
+      count: page.length,
+      has_more: entries.length > input.limit,
+      note: DATA_NOT_INSTRUCTIONS,
+    };
+  });
