@@ -275,4 +275,28 @@ describe.each(storeNames)("mesh through the binaries [%s]", (storeName) => {
     const inbox = await runBin("agent-inbox-cli", [...as(guard), "--json"], { env });
     expect(inbox.json<{ messages: { from: string }[] }>().messages.map((m) => m.from)).toEqual(["alice"]);
   });
+  test("agent-channel-cli: members get posts in their inbox with the channel named; outsiders cannot post", async () => {
+    const env = target.env;
+    const host = await checkInAgent(env, dir, "chan-host");
+    const member = await checkInAgent(env, dir, "chan-member");
+    const outsider = await checkInAgent(env, dir, "chan-outsider");
+    expect((await runBin("agent-channel-cli", ["create", ...as(host), "--channel", "ops"], { env })).exitCode).toBe(0);
+    expect((await runBin("agent-channel-cli", ["join", ...as(member), "--channel", "ops"], { env })).exitCode).toBe(0);
+    const post = await runBin("agent-channel-cli", ["post", ...as(host), "--channel", "ops", "--body-file", "-"], {
+      env,
+      input: "deploy \u001b]0;x\u0007 done",
+    });
+    expect(post.exitCode, post.stderr).toBe(0);
+    expect(post.stdout).toContain("to #ops: delivered to chan-member");
+    const inbox = await runBin("agent-inbox-cli", [...as(member)], { env });
+    expect(inbox.stdout).toMatch(/from chan-host at \S+ in #ops/);
+    expect(inbox.stdout).not.toMatch(RAW_CONTROL);
+    const refused = await runBin("agent-channel-cli", ["post", ...as(outsider), "--channel", "ops", "--body", "hi", "--json"], {
+      env,
+    });
+    expect(refused.exitCode).toBe(4);
+    expect(refused.stderr).toContain('"code":"NOT_A_MEMBER"');
+    const history = await runBin("agent-channel-cli", ["read", ...as(member), "--channel", "ops", "--json"], { env });
+    expect(history.json<{ posts: { from: string }[] }>().posts.map((p) => p.from)).toEqual(["chan-host"]);
+  });
 });

@@ -55,4 +55,12 @@ describe.skipIf(!built)("a symlink to dist/agent-computer named after a binary r
     expect(run.exitCode).toBe(2);
     expect(run.stderr).toContain('unknown binary name "constructor"');
   });
+
+  test("a name holding terminal escapes is echoed inert", async () => {
+    const name = "evil\u001b]0;PWNED\u0007\u009b2J\u202ex";
+    symlinkSync(compiled, join(dir, name));
+    const run = await execa(join(dir, name), [], { env, reject: false });
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toContain('unknown binary name "evil\\x1b]0;PWNED\\x07\\x9b2J\\u202ex"');
+  });
 });

@@ -46,3 +46,10 @@ describe("console html escaping", () => {
     }
   });
 });
+
+describe("console text that a browser would act on", () => {
+  test("bidi, zero-width and control characters in a value are shown as visible escapes, newlines kept", () => {
+    const label = "invoice\u202eexe.pdf\u200b\u0007\nnext";
+    expect(html`<p>${label}</p>`.text).toBe("<p>invoice\\u202eexe.pdf\\u200b\\x07\nnext</p>");
+  });
+});

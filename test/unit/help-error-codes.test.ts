@@ -4,6 +4,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { describe, expect, test } from "vitest";
 import type { CommandDef } from "../../app/agent_computer/src/cli/kernel/command.ts";
+import { STORE_ERRORS } from "../../app/agent_computer/src/errors.ts";
 import { allCommands } from "../helpers/registry.ts";
 
 const SRC = resolve(import.meta.dirname, "../../app/agent_computer/src");
@@ -11,18 +12,33 @@ const SRC = resolve(import.meta.dirname, "../../app/agent_computer/src");
 const FAMILIES = ["identity", "mesh"];
 /**
  * Codes no module graph shows but every command that opens the store can produce: argv parsing and schema
- * validation (kernel/parse.ts, run by kernel/run.ts), a bug (kernel/run.ts), the store drivers (loaded by ctx.store()),
- * and an unusable state directory or database URL (store/open.ts, also loaded by ctx.store()).
+ * validation (kernel/parse.ts, run by kernel/run.ts), a bug (kernel/run.ts), and the store's environment (errors.ts
+ * STORE_ERRORS: the drivers' error tables and store/open.ts, loaded by ctx.store()).
  */
-const ALWAYS = ["INVALID_INPUT", "INTERNAL", "STORE_UNAVAILABLE", "CONFIG_INVALID"];
+const ALWAYS = ["INVALID_INPUT", "INTERNAL", ...STORE_ERRORS];
 /**
  * Codes the scan finds in a module a command imports but on a path that command never takes. Each entry says why;
  * the test also fails when an entry stops being found, so this list cannot rot.
  */
+const CHANNEL_POSTS_ONLY = "only post and read require membership (domain/mesh/channels.ts, one module for every action)";
+const CHANNEL_CREATE_ONLY = "only create refuses a name that exists (domain/mesh/channels.ts, one module for every action)";
 const UNREACHABLE: Record<string, Record<string, string>> = {
   "agent-checkin-cli": {
     UNKNOWN_AGENT: "authenticate() runs only for a name that exists; an unknown name is registered instead",
   },
+  "agent-channel-cli create": {
+    NOT_FOUND: "the channel is read back in the transaction that created it",
+    NOT_A_MEMBER: CHANNEL_POSTS_ONLY,
+  },
+  "agent-channel-cli join": { CONFLICT: CHANNEL_CREATE_ONLY, NOT_A_MEMBER: CHANNEL_POSTS_ONLY },
+  "agent-channel-cli leave": { CONFLICT: CHANNEL_CREATE_ONLY, NOT_A_MEMBER: CHANNEL_POSTS_ONLY },
+  "agent-channel-cli list": {
+    CONFLICT: CHANNEL_CREATE_ONLY,
+    NOT_A_MEMBER: CHANNEL_POSTS_ONLY,
+    NOT_FOUND: "list names no channel, so none can be missing",
+  },
+  "agent-channel-cli post": { CONFLICT: CHANNEL_CREATE_ONLY },
+  "agent-channel-cli read": { CONFLICT: CHANNEL_CREATE_ONLY },
 };
 
 /**
@@ -33,7 +49,7 @@ const CONDITIONAL = [
   {
     module: "domain/mesh/live-session.ts",
     code: "NOT_CHECKED_IN",
-    askedBy: /enterMesh\([^;]*?,\s*true\s*\)/,
+    askedBy: /enterMesh\([^;]*?,\s*true\s*(?:,\s*\w+\s*)?\)/,
     why: "enterMesh throws it only with require=true (inbox, ack)",
   },
 ];

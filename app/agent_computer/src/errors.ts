@@ -22,7 +22,8 @@ export const ERROR_CODES = {
   INVALID_INPUT: { exit: EXIT.usage, meaning: "a flag or argument is missing or invalid; nothing was written" },
   CONFIG_INVALID: {
     exit: EXIT.usage,
-    meaning: "an environment setting is unusable (e.g. AGENT_COMPUTER_HOME is a file); the message names it; nothing was written",
+    meaning:
+      "an environment setting is unusable (AGENT_COMPUTER_HOME is a file, the database URL is malformed, names an unknown database or asks for TLS the server lacks); the message names it; nothing was written",
   },
   AUTH_FAILED: { exit: EXIT.auth, meaning: "the agent token is missing or wrong" },
   RECOVERY_REQUIRED: { exit: EXIT.auth, meaning: "the token was revoked; register with the recovery token" },
@@ -33,6 +34,7 @@ export const ERROR_CODES = {
   REDUCTION_NOT_ALLOWED: { exit: EXIT.conflict, meaning: "capabilities can only be added, never removed" },
   NO_OP_EXPANSION: { exit: EXIT.conflict, meaning: "every capability given is already held" },
   CONFLICT: { exit: EXIT.conflict, meaning: "the object is not in a state that allows this change" },
+  NOT_A_MEMBER: { exit: EXIT.conflict, meaning: "only a member of the channel may do this; join it first" },
   REFUSED_BY_POLICY: {
     exit: EXIT.conflict,
     meaning: "every recipient's contact policy refuses the sender; nothing was sent",
@@ -79,13 +81,42 @@ export const ERROR_CODES = {
   NOT_FOUND: { exit: EXIT.notFound, meaning: "the object does not exist" },
   RATE_LIMITED: { exit: EXIT.rateLimited, meaning: "too many calls; retry after the time given" },
   TIMEOUT: { exit: EXIT.timeout, meaning: "the wait ended before the condition was met" },
-  STORE_UNAVAILABLE: { exit: EXIT.unavailable, meaning: "the store is locked or unreachable; retry" },
+  STORE_UNAVAILABLE: {
+    exit: EXIT.unavailable,
+    meaning: "the store is locked or unreachable (server down, connection refused, host not resolving); retry",
+  },
+  DISK_FULL: {
+    exit: EXIT.unavailable,
+    meaning: "the disk holding the store is full; nothing was written; free space, then retry",
+  },
+  STORE_READ_ONLY: {
+    exit: EXIT.usage,
+    meaning: "the store can be read but not written (read-only file or file system, a standby server); nothing was written",
+  },
+  STORE_CORRUPT: {
+    exit: EXIT.usage,
+    meaning: "the store file is not a valid database or is damaged; the message names the file and how to set it aside",
+  },
+  STORE_AUTH: {
+    exit: EXIT.usage,
+    meaning: "the PostgreSQL server refused the user or password in AGENT_COMPUTER_DATABASE_URL (never an agent token)",
+  },
   UNAVAILABLE: { exit: EXIT.unavailable, meaning: "a required service (worker, Herdr) is not running; retry" },
   ADDRESS_IN_USE: { exit: EXIT.unavailable, meaning: "the worker's host:port is taken (another worker?); choose another --port" },
   INTERNAL: { exit: EXIT.internal, meaning: "an unexpected failure (a bug); details on stderr" },
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** What any command that opens the store can answer because of its environment (not a bug, not the caller's input). */
+export const STORE_ERRORS = [
+  "STORE_UNAVAILABLE",
+  "DISK_FULL",
+  "STORE_READ_ONLY",
+  "STORE_CORRUPT",
+  "STORE_AUTH",
+  "CONFIG_INVALID",
+] as const satisfies readonly ErrorCode[];
 
 /** The one error type every layer throws (domain, store, worker, cli); only an entry point turns it into an exit. */
 export class AppError extends Error {
@@ -123,5 +154,22 @@ export class AppError extends Error {
 
 export const isAppError = (error: unknown): error is AppError => error instanceof AppError;
 
+/** The store cannot take a write but can still be read: a call that would only renew presence may still answer. */
+export const cannotWrite = (error: unknown): boolean =>
+  error instanceof AppError && (error.code === "DISK_FULL" || error.code === "STORE_READ_ONLY");
+
 /** The message of anything thrown, for a log line. */
 export const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+/**
+ * A full disk met outside the store (the token vault, a lock or registration file) is the machine's state, not a
+ * bug: DISK_FULL with the system's message (which names the operation), else undefined.
+ */
+export const diskFullElsewhere = (error: unknown): AppError | undefined => {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code !== "ENOSPC" && code !== "EDQUOT") return undefined;
+  return new AppError("DISK_FULL", `no space left on the device (${errorText(error)})`, {
+    hint: "free space on that file system (df -h), then retry",
+    cause: error,
+  });
+};

@@ -58,6 +58,21 @@ export const MESH_PLANS: Record<string, CommandPlan> = {
   "agent-contacts-cli forget": {
     given: [checkIn("builder-1"), "agent-contacts-cli block --agent-id builder-1 --contact noisy-bot"],
   },
+  "agent-channel-cli (binary)": { given: [checkIn("builder-1")] },
+  "agent-channel-cli create": { given: [checkIn("builder-1")] },
+  "agent-channel-cli join": {
+    given: [checkIn("builder-1"), checkIn("lead"), "agent-channel-cli create --agent-id lead --channel release"],
+  },
+  "agent-channel-cli leave": { given: [checkIn("builder-1"), "agent-channel-cli create --agent-id builder-1 --channel release"] },
+  "agent-channel-cli list": { given: [checkIn("builder-1"), "agent-channel-cli create --agent-id builder-1 --channel release"] },
+  "agent-channel-cli post": {
+    given: [
+      checkIn("builder-1"),
+      "git init -q . && git commit -q --allow-empty -m 'v1.2'",
+      "agent-channel-cli create --agent-id builder-1 --channel release",
+    ],
+  },
+  "agent-channel-cli read": { given: [checkIn("builder-1"), "agent-channel-cli create --agent-id builder-1 --channel release"] },
   "agent-thread-cli": {
     given: [
       checkIn("builder-1"),

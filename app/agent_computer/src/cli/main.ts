@@ -5,7 +5,7 @@ import { config } from "zod/v4/core";
 import en from "zod/v4/locales/en.js";
 import { binaries, longRunning } from "./binaries.ts";
 import { takeLauncherSettings } from "./kernel/launcher-env.ts";
-import { writeStdout } from "./kernel/output.ts";
+import { neutralizeLine, writeStderr, writeStdout } from "./kernel/output.ts";
 import { runBinary } from "./kernel/run.ts";
 import { reachedPhase } from "./kernel/startup-phase.ts";
 
@@ -28,7 +28,9 @@ const main = async (): Promise<void> => {
   }
   const load = Object.hasOwn(binaries, invokedAs) ? binaries[invokedAs] : undefined;
   if (!load) {
-    process.stderr.write(`agent-computer: unknown binary name "${invokedAs}"; known: ${Object.keys(binaries).join(", ")}\n`);
+    await writeStderr(
+      `agent-computer: unknown binary name "${neutralizeLine(invokedAs)}"; known: ${Object.keys(binaries).join(", ")}\n`,
+    );
     process.exit(2);
   }
   const binary = await load();

@@ -1,3 +1,4 @@
+import { errorText } from "../errors.ts";
 import type { Paths } from "../paths.ts";
 
 // The token vault: one 0600 file per agent in a 0700 directory of this host's state dir. It is local on
@@ -14,6 +15,25 @@ export const readVaultToken = async (paths: Paths, agentId: string): Promise<str
 export const writeVaultToken = async (paths: Paths, agentId: string, token: string): Promise<string> => {
   const { writePrivateFile } = await import("./private-files.ts");
   return writePrivateFile(paths.vaultDir, nameOf(agentId), `${token}\n`);
+};
+
+/**
+ * Saves a token just minted to the vault. The registration has committed by then and the token exists nowhere
+ * else, so a failed save (disk full, permissions) is reported beside the token instead of thrown, which would
+ * lose it.
+ */
+export const keepInVault = async (
+  paths: Paths,
+  agentId: string,
+  token: string,
+): Promise<{ vault_file?: string; warning?: string }> => {
+  try {
+    return { vault_file: await writeVaultToken(paths, agentId, token) };
+  } catch (error) {
+    return {
+      warning: `the token was not saved to the vault in ${paths.vaultDir} (${errorText(error)}); it is shown only this once: keep it`,
+    };
+  }
 };
 
 export const removeVaultToken = async (paths: Paths, agentId: string): Promise<void> => {

@@ -56,6 +56,8 @@ export interface NewMessage {
   idempotencyHash?: string | null;
   /** The message this one answers (agent-send-cli --reply-to); it carries that message's thread. */
   replyTo?: string | null;
+  /** The channel this message was posted to (agent-channel-cli post). */
+  channel?: string | null;
   createdAt: number;
 }
 
@@ -75,6 +77,7 @@ export interface InboxEntry {
   body: string;
   threadId: string | null;
   replyTo: string | null;
+  channel: string | null;
   createdAt: number;
 }
 

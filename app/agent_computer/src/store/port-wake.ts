@@ -54,6 +54,7 @@ export interface WakeInboxEntry {
   body: string;
   threadId: string | null;
   replyTo: string | null;
+  channel: string | null;
   createdAt: number;
 }
 

@@ -2,6 +2,7 @@
 // pass the same contract suites (test/contract/*-store.test.ts, each run against both stores).
 
 import type { AutomationRepo } from "./port-automation.ts";
+import type { ChannelRepo } from "./port-channels.ts";
 import type { HerdrRepo } from "./port-herdr.ts";
 import type { IdentityRepo, TaskRepo } from "./port-identity.ts";
 import type { MeshRepo } from "./port-mesh.ts";
@@ -9,6 +10,7 @@ import type { WakeRepo } from "./port-wake.ts";
 
 export type * from "./port-automation.ts";
 export { AUTOMATION_CHANNEL } from "./port-automation.ts";
+export type * from "./port-channels.ts";
 export type * from "./port-herdr.ts";
 export type * from "./port-identity.ts";
 export type * from "./port-mesh.ts";
@@ -17,6 +19,7 @@ export { WAKE_CHANNEL } from "./port-wake.ts";
 
 export interface StoreTx {
   mesh: MeshRepo;
+  channels: ChannelRepo;
   identity: IdentityRepo;
   tasks: TaskRepo;
   automation: AutomationRepo;

@@ -2,7 +2,7 @@
 // default: binding another address is an explicit choice (--host).
 import type { Server } from "bun";
 import { MAX_WEBHOOK_BODY_BYTES } from "../domain/automation/webhook-accept.ts";
-import { AppError } from "../errors.ts";
+import { AppError, errorText } from "../errors.ts";
 import type { WorkerContext } from "./context.ts";
 import { json, type Routes, type WorkerService } from "./service.ts";
 
@@ -40,17 +40,34 @@ export const listen = (ctx: WorkerContext, services: readonly WorkerService[]): 
       idleTimeout: 30,
     });
   } catch (error) {
-    if (/EADDRINUSE|in use/i.test(String((error as Error).message ?? error) + String((error as { code?: string }).code))) {
-      throw new AppError(
-        "ADDRESS_IN_USE",
-        `${ctx.options.host}:${ctx.options.port} is already in use (another worker on this host?)`,
-        {
-          hint: "stop the other worker, or pass --port with a free port (0 picks one)",
-        },
-      );
-    }
-    throw error;
+    throw bindFailure(ctx.options.host, ctx.options.port, error);
   }
+};
+
+/** Why --host/--port cannot be bound, in terms of the flag to change; anything else stays as it is (a bug). */
+const bindFailure = (host: string, port: number, error: unknown): unknown => {
+  const said = `${String((error as { code?: unknown })?.code ?? "")} ${errorText(error)}`;
+  if (/EADDRINUSE|in use/i.test(said)) {
+    return new AppError("ADDRESS_IN_USE", `${host}:${port} is already in use (another worker on this host?)`, {
+      hint: "stop the other worker, or pass --port with a free port (0 picks one)",
+    });
+  }
+  const hostReason = /ENOTFOUND|EAI_/.test(said)
+    ? "the name does not resolve"
+    : /EADDRNOTAVAIL/.test(said)
+      ? "not an address of this machine"
+      : /EINVAL/.test(said)
+        ? "not an address this machine can listen on"
+        : undefined;
+  if (hostReason) {
+    return new AppError("INVALID_INPUT", `--host: cannot listen on ${host}: ${hostReason}`, { cause: error });
+  }
+  if (/EACCES|EPERM/.test(said)) {
+    return new AppError("INVALID_INPUT", `--port: may not listen on port ${port} (ports below 1024 need privileges)`, {
+      cause: error,
+    });
+  }
+  return error;
 };
 
 /** The URL scripts on this host use to reach the worker. */

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { type CancelJobResult, cancelJob } from "../../domain/automation/jobs.ts";
+import { STORE_ERRORS } from "../../errors.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildDeps } from "../kernel/deps.ts";
@@ -31,7 +32,7 @@ export default defineCommand({
   flags: { jobId: { aliases: ["--id", "--automation-job-id"] } },
   writes: "the job's state (cancelled), its active triggers (cancelled) and its queued runs (cancelled).",
   output: '{"job":{"id",…,"state":"cancelled"},"cancelled_triggers":["cron_…"],"cancelled_queued_runs":0}',
-  errors: [...OWNER_ERRORS, "NOT_FOUND", "CONFLICT", "STORE_UNAVAILABLE", "CONFIG_INVALID", "INTERNAL"],
+  errors: [...OWNER_ERRORS, "NOT_FOUND", "CONFLICT", ...STORE_ERRORS, "INTERNAL"],
   env: [...OWNER_ENV],
   examples: ["cancel-automation-job-cli --agent-id builder-1 --job-id job_0193a1b2c3d4e5f60718293a4b5c6d7e"],
   run: runCancelJob,

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { cancelTrigger } from "../../domain/automation/triggers.ts";
 import type { TriggerView } from "../../domain/automation/views.ts";
+import { STORE_ERRORS } from "../../errors.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildDeps } from "../kernel/deps.ts";
@@ -33,7 +34,7 @@ export default defineCommand({
   flags: { triggerId: { aliases: ["--id"] } },
   writes: "the trigger's state (cancelled) and end time.",
   output: '{"id","kind","label","automation_job_id","state":"cancelled",…}',
-  errors: [...OWNER_ERRORS, "NOT_FOUND", "CONFLICT", "STORE_UNAVAILABLE", "CONFIG_INVALID", "INTERNAL"],
+  errors: [...OWNER_ERRORS, "NOT_FOUND", "CONFLICT", ...STORE_ERRORS, "INTERNAL"],
   env: [...OWNER_ENV],
   examples: ["cancel-trigger-cli --agent-id builder-1 --trigger-id cron_0193a1b2c3d4e5f60718293a4b5c6d7e"],
   run: runCancelTrigger,

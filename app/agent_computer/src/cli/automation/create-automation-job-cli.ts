@@ -2,6 +2,7 @@ import { z } from "zod";
 import { commandLine } from "../../command-line.ts";
 import { createJob } from "../../domain/automation/jobs.ts";
 import type { JobView } from "../../domain/automation/views.ts";
+import { STORE_ERRORS } from "../../errors.ts";
 import { shellQuote } from "../../worker/attempt-plan.ts";
 import { installPaths } from "../../worker/install-paths.ts";
 import { defineCommand } from "../kernel/command.ts";
@@ -115,7 +116,7 @@ export default defineCommand({
   output:
     '{"id":"job_…","owner","label","dir","entry","wake_on_failure","timeout_seconds","state":"active","created_at",' +
     '"cancelled_at":null,"try_by_hand","next":["…"]}',
-  errors: [...OWNER_ERRORS, "STORE_UNAVAILABLE", "CONFIG_INVALID", "INTERNAL"],
+  errors: [...OWNER_ERRORS, ...STORE_ERRORS, "INTERNAL"],
   env: [...OWNER_ENV],
   examples: [
     "create-automation-job-cli --agent-id builder-1 --dir ~/jobs/pr-digest --label 'summarise new PRs' --wake-on-failure",

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { createCheckback } from "../../domain/automation/triggers.ts";
 import type { TriggerView } from "../../domain/automation/views.ts";
-import { AppError } from "../../errors.ts";
+import { AppError, STORE_ERRORS } from "../../errors.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildDeps } from "../kernel/deps.ts";
@@ -81,7 +81,7 @@ export default defineCommand({
   writes: "one checkback trigger (owner, due time, optional job, note).",
   output:
     '{"id":"chk_…","kind":"checkback","label":<note>,"automation_job_id","state":"active","due_at","fire_count":0,"last_fired_at":null,"created_at","ended_at":null}',
-  errors: [...OWNER_ERRORS, "NOT_FOUND", "CONFLICT", "STORE_UNAVAILABLE", "CONFIG_INVALID", "INTERNAL"],
+  errors: [...OWNER_ERRORS, "NOT_FOUND", "CONFLICT", ...STORE_ERRORS, "INTERNAL"],
   env: [...OWNER_ENV],
   examples: [
     "create-checkback-cli --agent-id builder-1 --in 45m --note 'is CI green on PR 12?'",

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { CRON_FORMS, CRON_POLICY, MISFIRE_WINDOW_DEFAULT_SECONDS } from "../../domain/automation/cron.ts";
 import { createCronSchedule } from "../../domain/automation/triggers.ts";
 import type { TriggerView } from "../../domain/automation/views.ts";
+import { STORE_ERRORS } from "../../errors.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildDeps } from "../kernel/deps.ts";
@@ -68,7 +69,7 @@ export default defineCommand({
   output:
     '{"id":"cron_…","kind":"cron","label","automation_job_id","state":"active","cron","tz","next_fire_at",' +
     '"misfire_window_seconds","skipped_count","fire_count","last_fired_at","created_at","ended_at","upcoming":["…"]}',
-  errors: [...OWNER_ERRORS, "NOT_FOUND", "CONFLICT", "STORE_UNAVAILABLE", "CONFIG_INVALID", "INTERNAL"],
+  errors: [...OWNER_ERRORS, "NOT_FOUND", "CONFLICT", ...STORE_ERRORS, "INTERNAL"],
   env: [...OWNER_ENV],
   examples: [
     "create-cron-schedule-cli --agent-id builder-1 --cron '0 9 * * 1-5' --tz Europe/Berlin --label 'standup digest'",

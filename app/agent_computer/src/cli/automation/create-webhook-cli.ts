@@ -2,6 +2,7 @@ import { z } from "zod";
 import { createWebhook } from "../../domain/automation/triggers.ts";
 import type { TriggerView } from "../../domain/automation/views.ts";
 import { MAX_WEBHOOK_BODY_BYTES } from "../../domain/automation/webhook-accept.ts";
+import { STORE_ERRORS } from "../../errors.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildDeps } from "../kernel/deps.ts";
@@ -57,7 +58,7 @@ export default defineCommand({
   output:
     '{"id":"hook_…","kind":"webhook","label","automation_job_id","state":"active","provider","url","max_body_bytes",' +
     '"fire_count":0,"last_fired_at":null,"created_at","ended_at":null,"secret":"whsec_…"(only here),"secret_note"}',
-  errors: [...OWNER_ERRORS, "NOT_FOUND", "CONFLICT", "STORE_UNAVAILABLE", "CONFIG_INVALID", "INTERNAL"],
+  errors: [...OWNER_ERRORS, "NOT_FOUND", "CONFLICT", ...STORE_ERRORS, "INTERNAL"],
   env: [...OWNER_ENV, "AGENT_COMPUTER_WORKER_URL"],
   examples: [
     "create-webhook-cli --agent-id builder-1 --label 'deploy notifications' --job-id job_0193a1b2c3d4e5f60718293a4b5c6d7e",

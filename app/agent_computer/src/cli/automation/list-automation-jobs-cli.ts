@@ -2,6 +2,7 @@ import { z } from "zod";
 import { commandLine } from "../../command-line.ts";
 import { listJobs } from "../../domain/automation/jobs.ts";
 import type { JobView } from "../../domain/automation/views.ts";
+import { STORE_ERRORS } from "../../errors.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildDeps } from "../kernel/deps.ts";
@@ -22,7 +23,7 @@ const render = (r: { jobs: JobView[] }, options: ListJobsOptions): string =>
   [
     `${r.jobs.length} automation job(s)`,
     ...r.jobs.flatMap((j) => [
-      `${j.id} [${j.state}] "${neutralizeLine(j.label)}" ${j.dir} · timeout ${j.timeout_seconds}s${j.wake_on_failure ? " · wakes on failure" : ""}`,
+      `${j.id} [${j.state}] "${neutralizeLine(j.label)}" ${neutralizeLine(j.dir)} · timeout ${j.timeout_seconds}s${j.wake_on_failure ? " · wakes on failure" : ""}`,
       `  show: ${commandLine("show-automation-job-cli", ...ownerWords(options), "--job-id", j.id)}`,
     ]),
   ].join("\n");
@@ -38,7 +39,7 @@ export default defineCommand({
   writes: "nothing.",
   output:
     '{"jobs":[{"id","owner","label","dir","wake_on_failure","timeout_seconds","state":"active|cancelled","created_at","cancelled_at"}]}',
-  errors: [...OWNER_ERRORS, "STORE_UNAVAILABLE", "CONFIG_INVALID", "INTERNAL"],
+  errors: [...OWNER_ERRORS, ...STORE_ERRORS, "INTERNAL"],
   env: [...OWNER_ENV],
   examples: ["list-automation-jobs-cli --agent-id builder-1", "list-automation-jobs-cli --agent-id builder-1 --limit 5 --json"],
   run: runListJobs,

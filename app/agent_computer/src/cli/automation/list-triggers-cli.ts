@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { listTriggers } from "../../domain/automation/triggers.ts";
 import type { TriggerView } from "../../domain/automation/views.ts";
+import { STORE_ERRORS } from "../../errors.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildDeps } from "../kernel/deps.ts";
@@ -38,7 +39,7 @@ export default defineCommand({
     '{"triggers":[{"id","kind":"checkback|cron|webhook","label","automation_job_id","state":"active|consumed|cancelled",' +
     '"fire_count","last_fired_at","created_at","ended_at", checkback: "due_at"; cron: "cron","tz","next_fire_at",' +
     '"misfire_window_seconds","skipped_count"; webhook: "provider","url","max_body_bytes"}]}',
-  errors: [...OWNER_ERRORS, "STORE_UNAVAILABLE", "CONFIG_INVALID", "INTERNAL"],
+  errors: [...OWNER_ERRORS, ...STORE_ERRORS, "INTERNAL"],
   env: [...OWNER_ENV, "AGENT_COMPUTER_WORKER_URL"],
   examples: ["list-triggers-cli --agent-id builder-1", "list-triggers-cli --agent-id builder-1 --all --json"],
   run: runListTriggers,

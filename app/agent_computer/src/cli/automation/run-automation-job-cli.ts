@@ -3,7 +3,7 @@ import { commandLine } from "../../command-line.ts";
 import { type ManualRunResult, startManualRun } from "../../domain/automation/manual-run.ts";
 import type { RunView } from "../../domain/automation/views.ts";
 import { runView } from "../../domain/automation/views.ts";
-import { AppError } from "../../errors.ts";
+import { AppError, STORE_ERRORS } from "../../errors.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildDeps } from "../kernel/deps.ts";
@@ -106,7 +106,7 @@ export default defineCommand({
   writes: "one queued run of the job carrying the manual event.",
   output:
     '{"run_id","automation_job_id","event_id","live_workers","note"?,"run"?:{"id","state","attempt","error_kind","error","exit_code",…}}',
-  errors: [...OWNER_ERRORS, "NOT_FOUND", "CONFLICT", "RUN_FAILED", "TIMEOUT", "STORE_UNAVAILABLE", "CONFIG_INVALID", "INTERNAL"],
+  errors: [...OWNER_ERRORS, "NOT_FOUND", "CONFLICT", "RUN_FAILED", "TIMEOUT", ...STORE_ERRORS, "INTERNAL"],
   env: [...OWNER_ENV],
   examples: [
     "run-automation-job-cli --agent-id builder-1 --job-id job_0193a1b2c3d4e5f60718293a4b5c6d7e",

@@ -1,10 +1,11 @@
 import { z } from "zod";
 import { type JobDetails, showJob } from "../../domain/automation/jobs.ts";
 import type { RunView } from "../../domain/automation/views.ts";
+import { STORE_ERRORS } from "../../errors.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildDeps } from "../kernel/deps.ts";
-import { neutralize, neutralizeLine } from "../kernel/output.ts";
+import { neutralizeLine } from "../kernel/output.ts";
 import { jobIdSchema, OWNER_ENV, OWNER_ERRORS, owner, ownerFields, runIdSchema, workerBaseUrl } from "./shared.ts";
 
 export const showJobOptionsSchema = z.object({
@@ -29,7 +30,8 @@ const tail = (name: string, text: string | null): string[] =>
   text
     ? [
         `    ${name} (tail):`,
-        ...neutralize(text.trimEnd())
+        ...text
+          .trimEnd()
           .split("\n")
           .map((l) => `      | ${l}`),
       ]
@@ -49,7 +51,7 @@ const runLines = (r: RunView): string[] => [
 const render = (r: JobDetails): string =>
   [
     `${r.job.id} [${r.job.state}] "${neutralizeLine(r.job.label)}" owned by ${r.job.owner}`,
-    `  dir ${r.job.dir} · timeout ${r.job.timeout_seconds}s · wake on failure: ${r.job.wake_on_failure ? "yes" : "no"}`,
+    `  dir ${neutralizeLine(r.job.dir)} · timeout ${r.job.timeout_seconds}s · wake on failure: ${r.job.wake_on_failure ? "yes" : "no"}`,
     `triggers (${r.triggers.length} active):`,
     ...r.triggers.map(
       (t) =>
@@ -76,7 +78,7 @@ export default defineCommand({
     '"triggers":[{"id","kind",…}],"runs":[{"id","automation_job_id","state","attempt","trigger_kind","trigger_id","error_kind",' +
     '"error","exit_code","signal","emitted_count","created_at","started_at","finished_at","duration_ms","stdout_tail",' +
     '"stderr_tail","attempts":[{"attempt","worker_id","started_at","ended_at","outcome"}]}]}',
-  errors: [...OWNER_ERRORS, "NOT_FOUND", "STORE_UNAVAILABLE", "CONFIG_INVALID", "INTERNAL"],
+  errors: [...OWNER_ERRORS, "NOT_FOUND", ...STORE_ERRORS, "INTERNAL"],
   env: [...OWNER_ENV, "AGENT_COMPUTER_WORKER_URL"],
   examples: [
     "show-automation-job-cli --agent-id builder-1 --job-id job_0193a1b2c3d4e5f60718293a4b5c6d7e",

@@ -10,6 +10,7 @@ import {
   setWorkerEnv,
   unsetWorkerEnv,
 } from "../../domain/automation/worker-env.ts";
+import { STORE_ERRORS } from "../../errors.ts";
 import type { BinaryDef } from "../kernel/command.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
@@ -47,7 +48,7 @@ export const setCommand = defineCommand({
   flags: { file: { placeholder: "<path|->" } },
   writes: "the given variables of your WorkerEnv (insert or replace).",
   output: '{"agent_id","set":["KEY"],"count"}',
-  errors: [...OWNER_ERRORS, "STORE_UNAVAILABLE", "CONFIG_INVALID", "INTERNAL"],
+  errors: [...OWNER_ERRORS, ...STORE_ERRORS, "INTERNAL"],
   env: [...OWNER_ENV],
   examples: [
     "printf 'GITHUB_TOKEN=%s\\n' \"$(cat ~/.gh-token)\" | worker-env-cli set --agent-id builder-1 --file -",
@@ -68,7 +69,7 @@ export const listCommand = defineCommand({
   schema: z.object({ ...ownerFields }),
   writes: "nothing.",
   output: '{"agent_id","variables":[{"key","value":"********","length","updated_at"}]}',
-  errors: [...OWNER_ERRORS, "STORE_UNAVAILABLE", "CONFIG_INVALID", "INTERNAL"],
+  errors: [...OWNER_ERRORS, ...STORE_ERRORS, "INTERNAL"],
   env: [...OWNER_ENV],
   examples: ["worker-env-cli list --agent-id builder-1"],
   run: async (options, ctx) => listWorkerEnv(await buildDeps(ctx), await owner(options, ctx)),
@@ -89,7 +90,7 @@ export const unsetCommand = defineCommand({
   }),
   writes: "removes the named variables of your WorkerEnv.",
   output: '{"agent_id","removed":["KEY"],"not_set":["KEY"]}',
-  errors: [...OWNER_ERRORS, "STORE_UNAVAILABLE", "CONFIG_INVALID", "INTERNAL"],
+  errors: [...OWNER_ERRORS, ...STORE_ERRORS, "INTERNAL"],
   env: [...OWNER_ENV],
   examples: ["worker-env-cli unset --agent-id builder-1 --key GITHUB_TOKEN"],
   run: async (options, ctx) => unsetWorkerEnv(await buildDeps(ctx), { ...(await owner(options, ctx)), keys: options.key }),

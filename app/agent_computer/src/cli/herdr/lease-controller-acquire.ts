@@ -1,4 +1,5 @@
 import { acquireController, type ControllerView } from "../../domain/herdr/controller-lease.ts";
+import { STORE_ERRORS } from "../../errors.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildHerdrDeps } from "../kernel/deps.ts";
@@ -34,8 +35,7 @@ export default defineCommand({
     "CONTROLLER_HELD",
     "RESERVATION_BUSY",
     "UNAVAILABLE",
-    "STORE_UNAVAILABLE",
-    "CONFIG_INVALID",
+    ...STORE_ERRORS,
     "INTERNAL",
   ],
   env: BINDING_ENV,

@@ -1,4 +1,5 @@
 import { type ControllerView, resumeController } from "../../domain/herdr/controller-lease.ts";
+import { STORE_ERRORS } from "../../errors.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildHerdrDeps } from "../kernel/deps.ts";
@@ -32,8 +33,7 @@ export default defineCommand({
     "CONTROLLER_FENCED",
     "RESERVATION_BUSY",
     "UNAVAILABLE",
-    "STORE_UNAVAILABLE",
-    "CONFIG_INVALID",
+    ...STORE_ERRORS,
     "INTERNAL",
   ],
   env: BINDING_ENV,

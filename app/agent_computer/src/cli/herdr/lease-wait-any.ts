@@ -3,7 +3,6 @@ import { type WaitAnyResult, waitAny } from "../../domain/herdr/wait-any.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildHerdrDeps } from "../kernel/deps.ts";
-import { neutralize } from "../kernel/output.ts";
 import { readLinesSchema } from "./shared.ts";
 
 const workerSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9:_-]{0,63}$/, "must be an agent name or pane id");
@@ -56,6 +55,6 @@ export default defineCommand({
   render: (r) =>
     [
       `${r.target} (${r.kind}, pane ${r.pane_id}): ${r.status} at seq ${r.state_change_seq}`,
-      neutralize(r.output).replace(/^/gm, "  | "),
+      r.output.replace(/^/gm, "  | "),
     ].join("\n"),
 });

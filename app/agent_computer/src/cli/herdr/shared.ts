@@ -3,8 +3,8 @@
 import { z } from "zod";
 import { HERDR_AGENT_KINDS, HERDR_AGENT_NAME_PATTERN } from "../../adapters/herdr/client.ts";
 import type { HandoffOutput } from "../../domain/herdr/handoff-results.ts";
-import type { ErrorCode } from "../../errors.ts";
-import { neutralize, neutralizeLine } from "../kernel/output.ts";
+import { type ErrorCode, STORE_ERRORS } from "../../errors.ts";
+import { neutralizeLine } from "../kernel/output.ts";
 
 export const CONTROL_ENV = [
   "AGENT_CONTROL_CONTROLLER_ID",
@@ -25,8 +25,7 @@ export const AUTHORITY_ERRORS: readonly ErrorCode[] = [
   "CONTROLLER_EXPIRED",
   "RESERVATION_BUSY",
   "UNAVAILABLE",
-  "STORE_UNAVAILABLE",
-  "CONFIG_INVALID",
+  ...STORE_ERRORS,
 ];
 
 export const sha256Schema = z.string().regex(/^[0-9a-f]{64}$/, "must be a lowercase hex SHA-256 (64 characters)");
@@ -84,9 +83,9 @@ export const renderHandoff = (output: HandoffOutput): string => {
   const lines: string[] = [];
   for (const result of output.results) {
     const where = result.state_change_seq !== undefined ? ` ${result.status} at seq ${result.state_change_seq}` : "";
-    const why = result.error ? ` (${result.stage ?? "collect"}: ${result.error})` : "";
+    const why = result.error ? ` (${result.stage ?? "collect"}: ${neutralizeLine(result.error)})` : "";
     lines.push(`${result.target}: ${result.state}${where}${why}  receipt ${result.receipt}`);
-    if (result.output !== undefined) lines.push(neutralize(result.output).replace(/^/gm, "  | "));
+    if (result.output !== undefined) lines.push(result.output.replace(/^/gm, "  | "));
   }
   if (output.pending_receipts.length > 0) lines.push(`pending receipts (collect later): ${output.pending_receipts.join(" ")}`);
   return lines.join("\n");

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { type ExpandResult, expandCapabilities } from "../../domain/agents/expand.ts";
 import { capabilitySchema } from "../../domain/identity/names.ts";
+import { STORE_ERRORS } from "../../errors.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildDeps } from "../kernel/deps.ts";
@@ -59,8 +60,7 @@ export default defineCommand({
     "UNKNOWN_AGENT",
     "REDUCTION_NOT_ALLOWED",
     "NO_OP_EXPANSION",
-    "STORE_UNAVAILABLE",
-    "CONFIG_INVALID",
+    ...STORE_ERRORS,
     "INTERNAL",
   ],
   env: AUTH_ENV,

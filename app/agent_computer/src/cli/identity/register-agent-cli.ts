@@ -1,15 +1,17 @@
 import { z } from "zod";
 import { type RegisterResult, registerAgent } from "../../domain/agents/register.ts";
+import { UNSAVED_AUTH_NOTE } from "../../domain/agents/register-new.ts";
 import { CLI_PROFILES } from "../../domain/identity/cli-profiles.ts";
 import { agentId, capabilitySchema } from "../../domain/identity/names.ts";
-import { writeVaultToken } from "../../local/vault.ts";
+import { STORE_ERRORS } from "../../errors.ts";
+import { keepInVault } from "../../local/vault.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildDeps } from "../kernel/deps.ts";
 import { FIRST_TOKEN_FILE_DOC, withFirstTokenFile } from "../kernel/first-token-file.ts";
 import { oneLine } from "../kernel/one-line.ts";
 import { neutralizeLine } from "../kernel/output.ts";
-import { readTokenFile } from "../kernel/token.ts";
+import { readTokenFile, tokenPathSchema } from "../kernel/token.ts";
 import { renderAgent } from "./options.ts";
 
 export const AGENT_CLASSES = ["orchestrator", "builder", "advisory", "auditor", "transient"] as const;
@@ -53,8 +55,8 @@ export const registerOptionsSchema = z
       .optional()
       .describe(`agent CLI of this session: ${CLI_PROFILES.join("|")}; anything else is stored as null`),
     terminalTitleRef: z.optional(oneLine(256, { describe: "the title its terminal was spawned with" })),
-    tokenFile: z.string().min(1).optional().describe(FIRST_TOKEN_FILE_DOC),
-    recoveryTokenFile: z.string().min(1).optional().describe("file (or - for stdin) holding the recovery token"),
+    tokenFile: tokenPathSchema(FIRST_TOKEN_FILE_DOC),
+    recoveryTokenFile: tokenPathSchema("file (or - for stdin) holding the recovery token"),
     force: z.boolean().default(false).describe("take the name over: a compare-and-swap on --expected-session-id"),
     expectedSessionId: z
       .string()
@@ -82,7 +84,7 @@ export const registerOptionsSchema = z
   });
 
 export type RegisterOptions = z.output<typeof registerOptionsSchema>;
-export type RegisterOutput = RegisterResult & { vault_file?: string; token_file?: string };
+export type RegisterOutput = RegisterResult & { vault_file?: string; token_file?: string; warning?: string };
 
 const runRegister = async (options: RegisterOptions, ctx: CommandContext): Promise<RegisterOutput> => {
   const recoveryToken =
@@ -90,7 +92,7 @@ const runRegister = async (options: RegisterOptions, ctx: CommandContext): Promi
       ? undefined
       : await readTokenFile(ctx, "--recovery-token-file", options.recoveryTokenFile);
   const deps = await buildDeps(ctx);
-  let vault: { vault_file?: string } = {};
+  let vault: { vault_file?: string; warning?: string } = {};
   const result = await withFirstTokenFile(ctx, options.agentId, options.tokenFile, async (token) => {
     const done = await registerAgent(deps, {
       ...options,
@@ -102,8 +104,9 @@ const runRegister = async (options: RegisterOptions, ctx: CommandContext): Promi
         ? { expectedSessionId: options.expectedSessionId === "null" ? null : (options.expectedSessionId ?? null) }
         : undefined,
     });
-    if (done.agent_token) vault = { vault_file: await writeVaultToken(ctx.paths, options.agentId, done.agent_token) };
-    return done;
+    if (!done.agent_token) return done;
+    vault = await keepInVault(ctx.paths, options.agentId, done.agent_token);
+    return vault.warning ? { ...done, auth_note: UNSAVED_AUTH_NOTE } : done;
   });
   return { ...result, ...vault };
 };
@@ -160,7 +163,7 @@ export default defineCommand({
   output:
     '{"success":true,"action":"registered|re_registered|renewed|taken_over|recovered","agent":{the options as ' +
     'snake_case fields (class, host_id, agent_pid, …),"auth_state","session_id","alive","liveness_evidence":"pid|age",' +
-    '"created_at","last_seen_at"},"protocol_version":1,"message","agent_token"?|"token_file"?(minted),"auth_note"?,"vault_file"?,' +
+    '"created_at","last_seen_at"},"protocol_version":1,"message","agent_token"?|"token_file"?(minted),"auth_note"?,"vault_file"?|"warning"?(vault not written),' +
     '"capabilities_note"?,"cli_profile_note"?,"auto_assigned_tasks"?:[{"task_id","title","priority"}],' +
     '"recovery_completed"?:true,"ended_session_id"?}. Error details: NAME_COLLISION_ACTIVE {existing_session_id, ' +
     "liveness_evidence}, FORCE_PRECONDITION_FAILED {expected_session_id, actual_session_id}, RATE_LIMITED " +
@@ -172,8 +175,7 @@ export default defineCommand({
     "NAME_COLLISION_ACTIVE",
     "FORCE_PRECONDITION_FAILED",
     "RATE_LIMITED",
-    "STORE_UNAVAILABLE",
-    "CONFIG_INVALID",
+    ...STORE_ERRORS,
     "INTERNAL",
   ],
   env: [

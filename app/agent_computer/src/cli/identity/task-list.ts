@@ -5,8 +5,8 @@ import { TASK_STATES } from "../../store/port-identity.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildDeps } from "../kernel/deps.ts";
-import { neutralize, neutralizeLine } from "../kernel/output.ts";
-import { AUTHENTICATED_ERRORS, resolveToken, tokenFileSchema } from "../kernel/token.ts";
+import { neutralizeLine } from "../kernel/output.ts";
+import { AUTHENTICATED_ERRORS, PRESENCE_FALLBACK, resolveToken, tokenFileSchema } from "../kernel/token.ts";
 import { AUTH_ENV } from "./options.ts";
 
 export const listOptionsSchema = z.object({
@@ -35,9 +35,7 @@ const render = (r: ListResult): string => {
       "",
       `${t.id} [${t.priority}] ${t.state} · from ${t.poster} · to ${t.assignee ?? "-"} · needs ${t.required_caps.join(",")}`,
       `  ${neutralizeLine(t.title)}`,
-      ...neutralize(t.body)
-        .split("\n")
-        .map((line) => `  | ${line}`),
+      ...t.body.split("\n").map((line) => `  | ${line}`),
       ...(t.result ? [`  result: ${neutralizeLine(t.result)}`] : []),
       ...(t.reason ? [`  reason: ${neutralizeLine(t.reason)}`] : []),
     );
@@ -53,10 +51,10 @@ export default defineCommand({
     "capabilities, result or reason, and version. Titles and bodies are shown with terminal control characters made " +
     "visible. Renews your presence.",
   schema: listOptionsSchema,
-  writes: "only your presence renewal.",
+  writes: `only your presence renewal.${PRESENCE_FALLBACK}`,
   output:
     '{"agent_id","tasks":[{"id","title","body","required_caps","priority","state","poster","assignee","result","reason",' +
-    '"version","created_at","updated_at"}],"note"}',
+    '"version","created_at","updated_at"}],"note","warning"?}',
   errors: AUTHENTICATED_ERRORS,
   env: AUTH_ENV,
   examples: ["agent-task-cli list --agent-id builder-1", "agent-task-cli list --agent-id lead --scope all --state queued --json"],

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { agentId } from "../../domain/identity/names.ts";
 import { TASK_RULES, type TaskAction, transitionTask } from "../../domain/tasks/transition.ts";
 import type { TaskView } from "../../domain/tasks/view.ts";
+import { STORE_ERRORS } from "../../errors.ts";
 import { type CommandDef, defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildDeps } from "../kernel/deps.ts";
@@ -63,8 +64,7 @@ const transitionCommand = (action: TaskAction): CommandDef => {
       "UNKNOWN_AGENT",
       "NOT_FOUND",
       "CONFLICT",
-      "STORE_UNAVAILABLE",
-      "CONFIG_INVALID",
+      ...STORE_ERRORS,
       "INTERNAL",
     ],
     env: AUTH_ENV,

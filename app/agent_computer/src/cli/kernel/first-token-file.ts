@@ -2,6 +2,7 @@
 // holds a token authenticates as everywhere else; a missing or empty one receives the token a first registration
 // mints, instead of the token being printed.
 import { AppError, isAppError } from "../../errors.ts";
+import { neutralizeLine } from "../../terminal-text.ts";
 import type { CommandContext } from "./context.ts";
 import { resolveToken } from "./token.ts";
 
@@ -9,7 +10,7 @@ export const FIRST_TOKEN_FILE_DOC =
   "token file (else RELAY_AGENT_TOKEN, the vault); if missing/empty, a new name's token goes there (0600, no symlink/overwrite)";
 
 const unreadable = (path: string, why?: string): AppError =>
-  new AppError("INVALID_INPUT", `--token-file: cannot read a token from ${path}${why ? ` (${why})` : ""}`);
+  new AppError("INVALID_INPUT", `--token-file: cannot read a token from ${neutralizeLine(path)}${why ? ` (${why})` : ""}`);
 
 const readToken = async (path: string): Promise<string | undefined> => {
   try {

@@ -6,6 +6,7 @@
 
 import { Command, type ErrorOptions, type HelpContext, Option } from "commander";
 import { AppError } from "../../errors.ts";
+import { neutralizeLine } from "../../terminal-text.ts";
 import type { BinaryDef, CommandDef } from "./command.ts";
 import { didYouMean } from "./did-you-mean.ts";
 import { commandFlags, type Flag } from "./flags.ts";
@@ -61,7 +62,8 @@ class KernelCommand extends Command {
   override error(message: string, options?: ErrorOptions): never {
     if (options?.code === "commander.unknownCommand") throw this.unknownSubcommand(this.args[0]);
     if (options?.code === "commander.excessArguments") {
-      throw new AppError("INVALID_INPUT", `unexpected argument: ${this.args.slice(this.registeredArguments.length).join(" ")}`);
+      const extra = this.args.slice(this.registeredArguments.length).join(" ");
+      throw new AppError("INVALID_INPUT", `unexpected argument: ${neutralizeLine(extra)}`);
     }
     const missing = options?.code === "commander.optionMissingArgument" ? /'(--?[\w-]+)/.exec(message)?.[1] : undefined;
     throw new AppError("INVALID_INPUT", missing ? `${missing}: needs a value` : message.replace(/^error: /, ""));
@@ -72,17 +74,17 @@ class KernelCommand extends Command {
     const eq = flag.indexOf("=");
     const name = eq > 0 ? flag.slice(0, eq) : flag;
     if (eq > 0 && this.options.some((o) => o.long === name || o.short === name)) {
-      throw new AppError("INVALID_INPUT", `option '${name}' takes no value (got ${flag})`);
+      throw new AppError("INVALID_INPUT", `option '${name}' takes no value (got ${neutralizeLine(flag)})`);
     }
     const spellings = this.options.map((o) => o.long ?? "").filter((s) => s.startsWith("--") && s !== "--version");
     const hint = flag.startsWith("--") ? didYouMean(name, [...spellings, "--help"]) : "";
-    throw new AppError("INVALID_INPUT", `unknown option '${flag}'${hint}`);
+    throw new AppError("INVALID_INPUT", `unknown option '${neutralizeLine(flag)}'${hint}`);
   }
 
   unknownSubcommand(given: string | undefined): AppError {
     const prefix = this.words.length > 0 ? `${this.words.join(" ")} ` : "";
     const valid = this.choices.filter((key) => key.startsWith(prefix));
-    const what = given === undefined ? "a subcommand is required" : `unknown subcommand '${given}'`;
+    const what = given === undefined ? "a subcommand is required" : `unknown subcommand '${neutralizeLine(given)}'`;
     return new AppError("INVALID_INPUT", `${what}; valid: ${valid.join(", ")}${given ? didYouMean(given, valid) : ""}`);
   }
 }
@@ -114,7 +116,8 @@ const rawOptions = (
     if (other) {
       throw new AppError(
         "INVALID_INPUT",
-        `${first.spelled} and ${other.spelled} are the same flag and differ (got ${String(first.value)} and ${String(other.value)}); give one`,
+        `${first.spelled} and ${other.spelled} are the same flag and differ ` +
+          `(got ${neutralizeLine(String(first.value))} and ${neutralizeLine(String(other.value))}); give one`,
       );
     }
     raw[flag.key] = first.value;

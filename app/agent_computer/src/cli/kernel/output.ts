@@ -1,25 +1,12 @@
-// Untrusted text (message bodies, script output) is shown only after neutralising terminal control
-// sequences, so a message cannot move the cursor, retitle the terminal or hide text from its reader.
+// The one place that writes to stdout and stderr. Human text passes neutralize (terminal-text.ts) here, so no command,
+// renderer or error can print a raw control, bidi or zero-width character, whoever wrote the text; --json passes
+// safeJson instead (exact values, the same characters as \u escapes), one pass either way. stderr also redacts a token
+// typed by mistake (redact-tokens.ts). Renderers use neutralizeLine for one-line fields only, so a newline in a role or a
+// path cannot forge a line of a listing.
+import { neutralize, safeJson } from "../../terminal-text.ts";
+import { redactTokens } from "./redact-tokens.ts";
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
-
-/** Makes control characters visible (\x1b, \u202e) and keeps newlines and tabs. */
-export const neutralize = (text: string): string =>
-  text.replace(CONTROL, (ch) => {
-    const code = ch.charCodeAt(0);
-    return code <= 0xff ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`;
-  });
-
-/** Single-line variant for table cells and headers: newlines become visible too. */
-export const neutralizeLine = (text: string): string => neutralize(text).replace(/\r?\n/g, "\\n").replace(/\t/g, " ");
-
-/** JSON.stringify leaves C1 controls and bidi overrides raw; escape them so piping JSON to a terminal is safe. */
-export const toJson = (value: unknown): string =>
-  JSON.stringify(value, null, 2).replace(
-    /[\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g,
-    (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`,
-  );
+export { neutralize, neutralizeLine } from "../../terminal-text.ts";
 
 // Bun.write on Bun.stdout, not process.stdout: touching process.stdout builds a Node WriteStream and
 // loads the whole stream machinery, a large share of a short command's start-up. Bun.write resolves
@@ -35,6 +22,14 @@ const writeFully = async (target: typeof Bun.stdout, text: string): Promise<void
   }
 };
 
-/** Writes results to stdout and resolves only once the data has been handed to the OS. */
-export const writeStdout = (text: string): Promise<void> => writeFully(Bun.stdout, text);
-export const writeStderr = (text: string): Promise<void> => writeFully(Bun.stderr, text);
+/** Human text on stdout, neutralised; resolves only once the data has been handed to the OS. */
+export const writeStdout = (text: string): Promise<void> => writeFully(Bun.stdout, neutralize(text));
+
+/** Human text on stderr (errors echo what was typed): neutralised, and a token in it redacted. */
+export const writeStderr = (text: string): Promise<void> => writeFully(Bun.stderr, neutralize(redactTokens(text)));
+
+/** One JSON document on stdout, indented: the exact values in bytes that are safe on a terminal. */
+export const writeJsonStdout = (value: unknown): Promise<void> => writeFully(Bun.stdout, `${safeJson(value, 2)}\n`);
+
+/** The --json error envelope on stderr, on one line, with a typed token redacted. */
+export const writeJsonStderr = (value: unknown): Promise<void> => writeFully(Bun.stderr, `${redactTokens(safeJson(value))}\n`);

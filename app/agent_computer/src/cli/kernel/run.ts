@@ -1,11 +1,11 @@
-import { AppError, EXIT, isAppError } from "../../errors.ts";
+import { AppError, diskFullElsewhere, EXIT, isAppError } from "../../errors.ts";
 import { resolvePaths } from "../../paths.ts";
 import type { StoreUse } from "../../store/open.ts";
 import type { Store } from "../../store/port.ts";
 import { wantsJson } from "./argv.ts";
 import type { BinaryDef, CommandDef } from "./command.ts";
 import type { CommandContext } from "./context.ts";
-import { toJson, writeStderr, writeStdout } from "./output.ts";
+import { writeJsonStderr, writeJsonStdout, writeStderr, writeStdout } from "./output.ts";
 import { reachedPhase } from "./startup-phase.ts";
 
 /** Builds the real context; the store is opened lazily so help and usage errors never load a driver. */
@@ -46,16 +46,17 @@ const hintFor = async (binary: BinaryDef, def: CommandDef | undefined, error: Ap
 const reportError = async (binary: BinaryDef, def: CommandDef | undefined, error: unknown, json: boolean): Promise<number> => {
   const known = isAppError(error)
     ? error
-    : new AppError("INTERNAL", error instanceof Error ? error.message : String(error), {
+    : (diskFullElsewhere(error) ??
+      new AppError("INTERNAL", error instanceof Error ? error.message : String(error), {
         hint: "this is a bug; set AGENT_COMPUTER_DEBUG=1 for a stack trace",
-      });
+      }));
   if (!isAppError(error) && process.env.AGENT_COMPUTER_DEBUG === "1" && error instanceof Error) {
     await writeStderr(`${error.stack}\n`);
   }
   const hint = await hintFor(binary, def, known);
   if (json) {
     const envelope = known.toJSON();
-    await writeStderr(`${JSON.stringify({ error: { ...envelope.error, hint } })}\n`);
+    await writeJsonStderr({ error: { ...envelope.error, hint } });
   } else {
     const lines = [`${def?.name ?? binary.name}: ${known.code}: ${known.message}`];
     lines.push(known.code === "INVALID_INPUT" ? hint.replace("; see ", "\nsee ") : `hint: ${hint}`);
@@ -88,8 +89,15 @@ export const runBinary = async (binary: BinaryDef, argv: readonly string[], use:
       const options = invocation.options as never;
       const result = await invocation.def.run(options, ctx);
       reachedPhase("command-run");
-      const text = json ? `${toJson(result)}\n` : invocation.def.render(result, options);
-      await writeStdout(text.endsWith("\n") || text === "" ? text : `${text}\n`);
+      if (json) await writeJsonStdout(result);
+      else {
+        const text = invocation.def.render(result, options);
+        await writeStdout(text.endsWith("\n") || text === "" ? text : `${text}\n`);
+        // A result may carry a warning (e.g. presence not renewed on a full disk): in the JSON document, and for a
+        // person on stderr, so the answer on stdout stays what it always is.
+        const warning = (result as { warning?: unknown } | undefined)?.warning;
+        if (typeof warning === "string") await writeStderr(`${invocation.def.name}: warning: ${warning}\n`);
+      }
     }
   } catch (error) {
     exitCode = await reportError(binary, def, error, json);

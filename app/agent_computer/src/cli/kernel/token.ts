@@ -1,9 +1,11 @@
 import * as z from "zod/mini";
 import { noteTokenOrigin } from "../../domain/identity/token-origin.ts";
-import { AppError, type ErrorCode } from "../../errors.ts";
+import { AppError, type ErrorCode, STORE_ERRORS } from "../../errors.ts";
 import { readVaultToken } from "../../local/vault.ts";
+import { neutralizeLine } from "../../terminal-text.ts";
 import type { CommandContext } from "./context.ts";
 import { readFlagInput } from "./input.ts";
+import { looksLikeToken } from "./redact-tokens.ts";
 
 /** What a command that authenticates an agent and opens the store can answer, and nothing else. */
 export const AUTHENTICATED_ERRORS: readonly ErrorCode[] = [
@@ -11,18 +13,36 @@ export const AUTHENTICATED_ERRORS: readonly ErrorCode[] = [
   "AUTH_FAILED",
   "RECOVERY_REQUIRED",
   "UNKNOWN_AGENT",
-  "STORE_UNAVAILABLE",
-  "CONFIG_INVALID",
+  ...STORE_ERRORS,
   "INTERNAL",
 ];
 
-export const tokenFileSchema = z
-  .optional(z.string().check(z.minLength(1)))
-  .check(
-    z.describe(
-      "file holding the agent token (never pass the token itself in argv); falls back to RELAY_AGENT_TOKEN, then the vault",
-    ),
-  );
+/** The help sentence of a command whose only write is presence (domain/mesh/live-session.ts withPresence). */
+export const PRESENCE_FALLBACK =
+  " When the store cannot take that write (disk full, read-only store) the answer is still given, with a" +
+  ' "warning" (also on stderr) saying why presence was not renewed.';
+
+/**
+ * A flag naming the file that holds a token. The token itself given instead is refused without being echoed: read as a
+ * path it would be printed back in "cannot read" errors, or become the name of a file a new token is written to.
+ */
+export const tokenPathSchema = (describe: string) =>
+  z
+    .optional(
+      z.string().check(
+        z.minLength(1),
+        z.refine(
+          (value) => !looksLikeToken(value),
+          "is a token, not a file: put the token in a 0600 file and pass that file's path (- reads it from stdin); " +
+            "a token typed in argv is seen by other processes and kept in shell history, so treat it as exposed",
+        ),
+      ),
+    )
+    .check(z.describe(describe));
+
+export const tokenFileSchema = tokenPathSchema(
+  "file holding the agent token (never pass the token itself in argv); falls back to RELAY_AGENT_TOKEN, then the vault",
+);
 
 /** A token is 60-odd characters; a file much larger than that holds no token. */
 const MAX_TOKEN_FILE_BYTES = 4096;
@@ -34,7 +54,9 @@ export const readTokenFile = async (ctx: CommandContext, flag: string, path: str
     () => "",
   );
   // The path is named, never the content.
-  if (!token) throw new AppError("INVALID_INPUT", `${flag}: cannot read a token from ${path === "-" ? "stdin" : path}`);
+  if (!token) {
+    throw new AppError("INVALID_INPUT", `${flag}: cannot read a token from ${path === "-" ? "stdin" : neutralizeLine(path)}`);
+  }
   return token;
 };
 
@@ -50,7 +72,7 @@ export const resolveToken = async (
   if (tokenFile !== undefined) {
     const token = await readTokenFile(ctx, "--token-file", tokenFile);
     noteTokenOrigin(token, {
-      source: `--token-file ${tokenFile}`,
+      source: `--token-file ${neutralizeLine(tokenFile)}`,
       hint: `that file holds another agent's token or an outdated one; give the file with ${agentId}'s current token`,
     });
     return token;

@@ -1,9 +1,11 @@
 import * as z from "zod/mini";
 import { shellWord } from "../../command-line.ts";
 import { type CheckinResult, checkIn, previewCheckIn } from "../../domain/agents/checkin.ts";
+import { UNSAVED_AUTH_NOTE } from "../../domain/agents/register-new.ts";
 import { agentIdSchema, capabilitySchema } from "../../domain/identity/names.ts";
 import { TTL_MAX_SECONDS, TTL_MIN_SECONDS } from "../../domain/mesh/ttl.ts";
-import { writeVaultToken } from "../../local/vault.ts";
+import { STORE_ERRORS } from "../../errors.ts";
+import { keepInVault } from "../../local/vault.ts";
 import { type HerdrWake, herdrWakeFor } from "../../wake/arm.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
@@ -11,6 +13,7 @@ import { buildDeps } from "../kernel/deps.ts";
 import { FIRST_TOKEN_FILE_DOC, withFirstTokenFile } from "../kernel/first-token-file.ts";
 import { oneLine } from "../kernel/one-line.ts";
 import { neutralizeLine } from "../kernel/output.ts";
+import { tokenPathSchema } from "../kernel/token.ts";
 
 export const checkinOptionsSchema = z.object({
   agentId: agentIdSchema,
@@ -39,7 +42,7 @@ export const checkinOptionsSchema = z.object({
   confirm: z
     ._default(z.boolean(), false)
     .check(z.describe("actually announce; without it only a preview is printed and nothing changes")),
-  tokenFile: z.optional(z.string().check(z.minLength(1))).check(z.describe(FIRST_TOKEN_FILE_DOC)),
+  tokenFile: tokenPathSchema(FIRST_TOKEN_FILE_DOC),
 });
 
 export type CheckinOptions = z.output<typeof checkinOptionsSchema>;
@@ -47,6 +50,8 @@ export type CheckinOutput = (CheckinResult & { preview?: true }) & {
   herdr_wake: HerdrWake;
   vault_file?: string;
   token_file?: string;
+  /** The vault could not take a token just minted (vault.ts keepInVault). */
+  warning?: string;
 };
 
 const runCheckin = async (options: CheckinOptions, ctx: CommandContext): Promise<CheckinOutput> => {
@@ -55,11 +60,12 @@ const runCheckin = async (options: CheckinOptions, ctx: CommandContext): Promise
     return { ...preview, herdr_wake: await herdrWakeFor(options, ctx, "preview", undefined) };
   }
   const deps = await buildDeps(ctx);
-  let vault: { vault_file?: string } = {};
+  let vault: { vault_file?: string; warning?: string } = {};
   const result = await withFirstTokenFile(ctx, options.agentId, options.tokenFile, async (token) => {
     const done = await checkIn(deps, { ...options, caps: options.capabilities, token });
-    if (done.agent_token) vault = { vault_file: await writeVaultToken(ctx.paths, options.agentId, done.agent_token) };
-    return done;
+    if (!done.agent_token) return done;
+    vault = await keepInVault(ctx.paths, options.agentId, done.agent_token);
+    return vault.warning ? { ...done, auth_note: UNSAVED_AUTH_NOTE } : done;
   });
   return { ...result, ...vault, herdr_wake: await herdrWakeFor(options, ctx, "confirm", result.session_id) };
 };
@@ -69,7 +75,7 @@ const render = (r: CheckinOutput): string => {
     r.preview
       ? `PREVIEW (nothing changed; add --confirm to announce): would ${r.action.replaceAll("_", " ")} for ${r.agent_id}`
       : `${r.agent_id}: ${r.action.replaceAll("_", " ")} ${r.session_id}`,
-    `  role ${r.role ?? "-"} · repo ${neutralizeLine(r.repo ?? "-")} · caps ${r.caps.join(",") || "-"} · ttl ${r.ttl_seconds}s · expires ${r.expires_at}`,
+    `  role ${neutralizeLine(r.role ?? "-")} · repo ${neutralizeLine(r.repo ?? "-")} · caps ${r.caps.join(",") || "-"} · ttl ${r.ttl_seconds}s · expires ${r.expires_at}`,
     `  status: ${neutralizeLine(r.status ?? "-")}`,
     `  auto-wake: ${r.herdr_wake.state}${r.herdr_wake.reason ? ` (${r.herdr_wake.reason})` : ""}` +
       (r.herdr_wake.watcher ? ` · woken by the ${r.herdr_wake.watcher.role} watcher, pid ${r.herdr_wake.watcher.pid}` : ""),
@@ -119,17 +125,9 @@ export default defineCommand({
     '{"agent_id","action":"register_and_start_session|start_session|renew_session","session_id","role","repo","caps":[],' +
     '"status","ttl_seconds","started_at","expires_at","watermark_seq",' +
     '"herdr_wake":{"state":"off|armed|would_arm(preview)|unsupported","reason","watcher"?:{"role":"worker|light","pid"}},' +
-    '"agent_token"?|"token_file"?(first registration only),"auth_note"?,"vault_file"?,"auto_assigned_tasks"?:[{"task_id","title","priority"}],' +
+    '"agent_token"?|"token_file"?(first registration only),"auth_note"?,"vault_file"?|"warning"?(vault not written),"auto_assigned_tasks"?:[{"task_id","title","priority"}],' +
     '"preview"?:true}',
-  errors: [
-    "INVALID_INPUT",
-    "AUTH_FAILED",
-    "RECOVERY_REQUIRED",
-    "RATE_LIMITED",
-    "STORE_UNAVAILABLE",
-    "CONFIG_INVALID",
-    "INTERNAL",
-  ],
+  errors: ["INVALID_INPUT", "AUTH_FAILED", "RECOVERY_REQUIRED", "RATE_LIMITED", ...STORE_ERRORS, "INTERNAL"],
   env: [
     "AGENT_COMPUTER_HOME",
     "AGENT_COMPUTER_DATABASE_URL",

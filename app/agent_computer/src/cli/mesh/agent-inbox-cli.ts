@@ -3,10 +3,11 @@ import { commandLine } from "../../command-line.ts";
 import { agentIdSchema } from "../../domain/identity/names.ts";
 import { type InboxResult, readInbox } from "../../domain/mesh/inbox.ts";
 import { type PeekResult, peekInbox } from "../../domain/mesh/peek.ts";
+import { STORE_ERRORS } from "../../errors.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildDeps } from "../kernel/deps.ts";
-import { neutralize, neutralizeLine } from "../kernel/output.ts";
+import { neutralizeLine } from "../kernel/output.ts";
 import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
 
 const DEFAULT_LIMIT = 50;
@@ -80,10 +81,8 @@ const render = (result: InboxResult | PeekResult, options: InboxOptions): string
   for (const m of r.messages) {
     lines.push(
       "",
-      `#${m.seq} ${m.id} from ${m.from}${m.kind === "message" ? "" : ` [${m.kind}]`} at ${m.created_at}${m.thread_id ? ` thread ${neutralizeLine(m.thread_id)}` : ""}${m.reply_to ? ` reply to ${m.reply_to}` : ""}`,
-      ...neutralize(m.body)
-        .split("\n")
-        .map((line) => `  | ${line}`),
+      `#${m.seq} ${m.id} from ${m.from}${m.kind === "message" ? "" : ` [${m.kind}]`} at ${m.created_at}${m.thread_id ? ` thread ${neutralizeLine(m.thread_id)}` : ""}${m.reply_to ? ` reply to ${m.reply_to}` : ""}${m.channel ? ` in #${m.channel}` : ""}`,
+      ...m.body.split("\n").map((line) => `  | ${line}`),
     );
   }
   if (r.count > 0)
@@ -127,10 +126,12 @@ export default defineCommand({
   schema: inboxOptionsSchema,
   flags: { wakeToken: { placeholder: "<hex>" } },
   writes:
-    "only your presence renewal (last activity, expires_at) and, with --wake-token, that token's used mark; message states are untouched. With --peek: nothing.",
+    "only your presence renewal (last activity, expires_at) and, with --wake-token, that token's used mark; message states are untouched." +
+    " Without --wake-token, a store that cannot take the presence write (disk full, read-only) still answers, with a" +
+    ' "warning" (also on stderr) saying why presence was not renewed; with it, the call fails whole (DISK_FULL) and the token stays unused. With --peek: nothing.',
   output:
-    '{"agent_id","session_id","messages":[{"id","seq","from","kind":"message|bounce|event","thread_id","reply_to","created_at","body"}],' +
-    '"count","has_more","wake"?:{"message_count","first_seq","last_seq"}(with --wake-token),"note"}; ' +
+    '{"agent_id","session_id","messages":[{"id","seq","from","kind":"message|bounce|event","thread_id","reply_to","channel","created_at","body"}],' +
+    '"count","has_more","wake"?:{"message_count","first_seq","last_seq"}(with --wake-token),"note","warning"?}; ' +
     'with --peek: {"agent_id","session_id","count","newest_seq":N|null,"oldest_waiting_s":N|null}',
   errors: [
     "INVALID_INPUT",
@@ -139,8 +140,7 @@ export default defineCommand({
     "UNKNOWN_AGENT",
     "NOT_CHECKED_IN",
     "WAKE_TOKEN_INVALID",
-    "STORE_UNAVAILABLE",
-    "CONFIG_INVALID",
+    ...STORE_ERRORS,
     "INTERNAL",
   ],
   env: ["AGENT_COMPUTER_HOME", "AGENT_COMPUTER_DATABASE_URL", "RELAY_AGENT_TOKEN"],

@@ -2,18 +2,12 @@ import * as z from "zod/mini";
 import { commandLine } from "../../command-line.ts";
 import { agentIdSchema } from "../../domain/identity/names.ts";
 import { type RecipientOutcome, type SendResult, sendMessage } from "../../domain/mesh/send.ts";
-import { AppError } from "../../errors.ts";
+import { STORE_ERRORS } from "../../errors.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildDeps } from "../kernel/deps.ts";
-import { readFlagInput } from "../kernel/input.ts";
 import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
-
-export const MAX_BODY_BYTES = 65_536;
-
-// A NUL cannot be stored as text by PostgreSQL; refusing it here keeps both stores alike.
-const noNul = (text: string): boolean => !text.includes("\0");
-const NUL_REFUSED = "must not contain a NUL character (send binary data as base64 or a file path)";
+import { bodySchemas, readBody } from "./send-body.ts";
 
 export const sendOptionsSchema = z
   .object({
@@ -28,12 +22,7 @@ export const sendOptionsSchema = z
     repo: z
       .optional(z.string().check(z.minLength(1), z.maxLength(256)))
       .check(z.describe("with --broadcast: only live agents on this repo")),
-    body: z
-      .optional(z.string().check(z.minLength(1), z.maxLength(MAX_BODY_BYTES), z.refine(noNul, NUL_REFUSED)))
-      .check(z.describe(`message text, at most ${MAX_BODY_BYTES} bytes; a NUL character is refused`)),
-    bodyFile: z
-      .optional(z.string().check(z.minLength(1)))
-      .check(z.describe("read the body from this file, or - for stdin: UTF-8 text (invalid bytes read as U+FFFD; NUL refused)")),
+    ...bodySchemas,
     thread: z
       .optional(z.string().check(z.regex(/^[A-Za-z0-9_.:-]{1,128}$/, "must be 1-128 of A-Z a-z 0-9 _ . : -")))
       .check(z.describe("thread id to group related messages (a reply takes its thread from the message it answers)")),
@@ -71,22 +60,9 @@ export const sendOptionsSchema = z
 
 export type SendOptions = z.output<typeof sendOptionsSchema>;
 
-const readBody = async (options: SendOptions, ctx: CommandContext): Promise<string> => {
-  if (options.body !== undefined) return options.body;
-  const text = await readFlagInput(ctx, "--body-file", options.bodyFile as string, MAX_BODY_BYTES);
-  if (text.length === 0) throw new AppError("INVALID_INPUT", "--body-file: the body is empty");
-  if (!noNul(text)) throw new AppError("INVALID_INPUT", `--body-file: the body ${NUL_REFUSED}`);
-  const bytes = Buffer.byteLength(text, "utf8");
-  if (bytes > MAX_BODY_BYTES)
-    throw new AppError("INVALID_INPUT", `--body-file: the body is ${bytes} bytes; at most ${MAX_BODY_BYTES}`);
-  return text;
-};
-
 export const runSend = async (options: SendOptions, ctx: CommandContext): Promise<SendResult> => {
   const from = options.agentId;
   const body = await readBody(options, ctx);
-  if (Buffer.byteLength(body, "utf8") > MAX_BODY_BYTES)
-    throw new AppError("INVALID_INPUT", `--body: at most ${MAX_BODY_BYTES} bytes`);
   const token = await resolveToken(ctx, from, options.tokenFile);
   return sendMessage(await buildDeps(ctx), {
     from,
@@ -175,8 +151,7 @@ export default defineCommand({
     "MESSAGE_NOT_FOUND",
     "NOT_FOUND",
     "RATE_LIMITED",
-    "STORE_UNAVAILABLE",
-    "CONFIG_INVALID",
+    ...STORE_ERRORS,
     "INTERNAL",
   ],
   env: [

@@ -5,7 +5,7 @@ import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildDeps } from "../kernel/deps.ts";
 import { neutralizeLine } from "../kernel/output.ts";
-import { AUTHENTICATED_ERRORS, resolveToken, tokenFileSchema } from "../kernel/token.ts";
+import { AUTHENTICATED_ERRORS, PRESENCE_FALLBACK, resolveToken, tokenFileSchema } from "../kernel/token.ts";
 
 export const sentOptionsSchema = z.object({
   agentId: agentIdSchema,
@@ -42,10 +42,10 @@ export default defineCommand({
     "when you sent: stored, never delivered). When a recipient's session expires with your mail unacknowledged you also get " +
     "one durable bounce notice in your own inbox, so silence is never mistaken for delivery. Authenticated; renews presence.",
   schema: sentOptionsSchema,
-  writes: "only your presence renewal (and the expiry bookkeeping of sessions that ran out).",
+  writes: `only your presence renewal (and the expiry bookkeeping of sessions that ran out).${PRESENCE_FALLBACK}`,
   output:
     '{"agent_id","messages":[{"id","kind","created_at","thread_id","reply_to","body_preview",' +
-    '"recipients":[{"agent_id","state":"pending|acked|expired_undelivered|not_checked_in","seq","acked_at","closed_at"}]}]}',
+    '"recipients":[{"agent_id","state":"pending|acked|expired_undelivered|not_checked_in","seq","acked_at","closed_at"}]}],"warning"?}',
   errors: AUTHENTICATED_ERRORS,
   env: ["AGENT_COMPUTER_HOME", "AGENT_COMPUTER_DATABASE_URL", "RELAY_AGENT_TOKEN"],
   examples: ["agent-sent-cli --agent-id builder-1", "agent-sent-cli --agent-id builder-1 --limit 5 --json"],

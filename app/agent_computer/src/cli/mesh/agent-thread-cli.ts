@@ -1,11 +1,12 @@
 import * as z from "zod/mini";
 import { agentIdSchema } from "../../domain/identity/names.ts";
 import { readThread, type ThreadResult } from "../../domain/mesh/thread.ts";
+import { STORE_ERRORS } from "../../errors.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildDeps } from "../kernel/deps.ts";
-import { neutralize, neutralizeLine } from "../kernel/output.ts";
-import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
+import { neutralizeLine } from "../kernel/output.ts";
+import { PRESENCE_FALLBACK, resolveToken, tokenFileSchema } from "../kernel/token.ts";
 
 export const threadOptionsSchema = z.object({
   agentId: agentIdSchema,
@@ -41,9 +42,7 @@ const render = (r: ThreadResult): string => {
     lines.push(
       "",
       `${m.id} from ${m.from}${to}${m.kind === "message" ? "" : ` [${m.kind}]`} at ${m.created_at}${m.reply_to ? ` reply to ${m.reply_to}` : ""}`,
-      ...neutralize(m.body)
-        .split("\n")
-        .map((line) => `  | ${line}`),
+      ...m.body.split("\n").map((line) => `  | ${line}`),
     );
   }
   return lines.join("\n");
@@ -63,20 +62,11 @@ export default defineCommand({
     "approval. Bodies are shown with terminal control characters made visible (\\x1b). Authenticated; renews presence.",
   schema: threadOptionsSchema,
   flags: { thread: { placeholder: "<thread-id|message-id>" } },
-  writes: "only your presence renewal (and the expiry bookkeeping of sessions that ran out).",
+  writes: `only your presence renewal (and the expiry bookkeeping of sessions that ran out).${PRESENCE_FALLBACK}`,
   output:
     '{"agent_id","thread_id","participants":[…],' +
-    '"messages":[{"id","from","to"?:[…](your messages only),"kind","reply_to","created_at","body"}],"count","has_more","note"}',
-  errors: [
-    "INVALID_INPUT",
-    "AUTH_FAILED",
-    "RECOVERY_REQUIRED",
-    "UNKNOWN_AGENT",
-    "NOT_FOUND",
-    "STORE_UNAVAILABLE",
-    "CONFIG_INVALID",
-    "INTERNAL",
-  ],
+    '"messages":[{"id","from","to"?:[…](your messages only),"kind","reply_to","created_at","body"}],"count","has_more","note","warning"?}',
+  errors: ["INVALID_INPUT", "AUTH_FAILED", "RECOVERY_REQUIRED", "UNKNOWN_AGENT", "NOT_FOUND", ...STORE_ERRORS, "INTERNAL"],
   env: ["AGENT_COMPUTER_HOME", "AGENT_COMPUTER_DATABASE_URL", "RELAY_AGENT_TOKEN"],
   examples: [
     "agent-thread-cli --agent-id builder-1 --thread pr-12",

@@ -1,4 +1,5 @@
 import * as z from "zod/mini";
+import { STORE_ERRORS } from "../../errors.ts";
 import { liveHolder, type WatcherHolder } from "../../local/wake-lock.ts";
 import { listRegistrations, wakeDirFor } from "../../local/wake-registrations.ts";
 import { runWakeService } from "../../wake/service.ts";
@@ -89,7 +90,7 @@ export default defineCommand({
     "the lock file and watcher.log; it removes registrations whose session ended or whose pane lost its agent.",
   output:
     '{"outcome":"status|already_running|stopped|idle","wake_dir","watcher":{"pid","role","host","started_at"}|null,"armed":[{"agent_id","session_id","armed_at"}]}',
-  errors: ["INVALID_INPUT", "STORE_UNAVAILABLE", "CONFIG_INVALID", "INTERNAL"],
+  errors: ["INVALID_INPUT", ...STORE_ERRORS, "INTERNAL"],
   env: [
     "AGENT_COMPUTER_HOME",
     "AGENT_COMPUTER_DATABASE_URL",

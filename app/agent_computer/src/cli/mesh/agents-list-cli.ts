@@ -5,7 +5,7 @@ import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildDeps } from "../kernel/deps.ts";
 import { neutralizeLine } from "../kernel/output.ts";
-import { AUTHENTICATED_ERRORS, resolveToken, tokenFileSchema } from "../kernel/token.ts";
+import { AUTHENTICATED_ERRORS, PRESENCE_FALLBACK, resolveToken, tokenFileSchema } from "../kernel/token.ts";
 
 export const agentsListOptionsSchema = z.object({
   includeStale: z._default(z.boolean(), false).check(z.describe("also list agents whose latest session expired (alive: false)")),
@@ -29,7 +29,7 @@ const runAgentsList = async (options: AgentsListOptions, ctx: CommandContext): P
 };
 
 const row = (a: DirectoryEntry): string =>
-  `${a.alive ? "●" : "○"} ${a.agent_id} [${a.class}] (${a.liveness_evidence}) ${a.role ?? "-"} @${a.host} repo ${neutralizeLine(a.repo ?? "-")} caps ${a.caps.join(",") || "-"}\n` +
+  `${a.alive ? "●" : "○"} ${a.agent_id} [${a.class}] (${a.liveness_evidence}) ${neutralizeLine(a.role ?? "-")} @${neutralizeLine(a.host)} repo ${neutralizeLine(a.repo ?? "-")} caps ${a.caps.join(",") || "-"}\n` +
   `    status: ${neutralizeLine(a.status ?? "-")}${a.status_age_s !== null ? ` (${a.status_age_s}s ago)` : ""} · last activity ${a.last_activity_at} · expires ${a.expires_at}`;
 
 const render = (r: AgentsListOutput): string => {
@@ -52,10 +52,10 @@ export default defineCommand({
     "call within its ttl). A session whose process is proven dead is listed only with --include-stale. The session_id " +
     "is what register-agent-cli --force --expected-session-id compares against.",
   schema: agentsListOptionsSchema,
-  writes: "nothing, unless --agent-id is given: then your presence renewal.",
+  writes: `nothing, unless --agent-id is given: then your presence renewal.${PRESENCE_FALLBACK}`,
   output:
     '{"view":"list|topology","agents":[{"agent_id","class","alive","host","role","repo","caps","status","status_age_s",' +
-    '"last_activity_at","expires_at","session_id","liveness_evidence":"pid|age"}],"classes"?:{"<class>":["agent_id"]},"note"}',
+    '"last_activity_at","expires_at","session_id","liveness_evidence":"pid|age"}],"classes"?:{"<class>":["agent_id"]},"note","warning"?}',
   errors: AUTHENTICATED_ERRORS,
   env: ["AGENT_COMPUTER_HOME", "AGENT_COMPUTER_DATABASE_URL", "RELAY_AGENT_TOKEN", "AGENT_COMPUTER_HOST_ID"],
   examples: ["agents-list-cli", "agents-list-cli --include-stale --json", "agents-list-cli --view topology --agent-id builder-1"],

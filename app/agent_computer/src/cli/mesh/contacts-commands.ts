@@ -4,10 +4,11 @@ import { type ContactChange, type ContactsResult, manageContacts } from "../../d
 import { type CommandDef, defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildDeps } from "../kernel/deps.ts";
-import { AUTHENTICATED_ERRORS, resolveToken, tokenFileSchema } from "../kernel/token.ts";
+import { AUTHENTICATED_ERRORS, PRESENCE_FALLBACK, resolveToken, tokenFileSchema } from "../kernel/token.ts";
 
 const ENV = ["AGENT_COMPUTER_HOME", "AGENT_COMPUTER_DATABASE_URL", "RELAY_AGENT_TOKEN"];
-const OUTPUT = '{"agent_id","policy":"open|contacts-only|closed","allow":[…],"block":[…],"updated_at","note"}';
+const OUTPUT =
+  '{"agent_id","policy":"open|contacts-only|closed","allow":[…],"block":[…],"updated_at","note","warning"?(show only)}';
 
 const contactSchema = z
   .array(agentIdSchema)
@@ -36,7 +37,7 @@ export const showCommand: CommandDef = defineCommand({
   summary: "show your contact policy, allow list and block list",
   description: "Prints who may message you. Changes nothing but your presence renewal.",
   schema: showSchema,
-  writes: "only your presence renewal.",
+  writes: `only your presence renewal.${PRESENCE_FALLBACK}`,
   examples: ["agent-contacts-cli show --agent-id builder-1 --json"],
   run: run<z.output<typeof showSchema>>(() => undefined),
   ...common,

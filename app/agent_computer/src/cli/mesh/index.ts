@@ -9,6 +9,7 @@ export const meshBinaries: Record<string, BinaryLoader> = {
   "agent-sent-cli": singleCommand(() => import("./agent-sent-cli.ts")),
   "agent-thread-cli": singleCommand(() => import("./agent-thread-cli.ts")),
   "agent-contacts-cli": () => import("./agent-contacts-cli.ts").then((m) => m.default),
+  "agent-channel-cli": () => import("./agent-channel-cli.ts").then((m) => m.default),
   "agents-list-cli": singleCommand(() => import("./agents-list-cli.ts")),
   "agent-wake-cli": singleCommand(() => import("./agent-wake-cli.ts")),
 };

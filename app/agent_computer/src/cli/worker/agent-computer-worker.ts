@@ -1,10 +1,26 @@
 import { z } from "zod";
 import { consoleLink } from "../../console/access.ts";
 import { newId } from "../../domain/ids.ts";
+import { STORE_ERRORS } from "../../errors.ts";
 import { ensureConsoleToken } from "../../local/console-token.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { depsOver as depsOverFromRoot } from "../kernel/deps.ts";
+
+const OCTET = "(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)";
+const IPV4 = new RegExp(`^${OCTET}(\\.${OCTET}){3}$`);
+const LABEL = /^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
+
+/**
+ * An IPv4 address, something shaped like an IPv6 address (the bind itself judges the rest), or an RFC 1123 host
+ * name whose last label is not all digits (999.1.1.1 is a bad address, not a name). "-" or ".." never reach a bind.
+ */
+const isHost = (host: string): boolean => {
+  if (IPV4.test(host)) return true;
+  if (host.includes(":")) return /^[0-9A-Fa-f:.]{2,45}$/.test(host);
+  const labels = host.split(".");
+  return host.length <= 253 && labels.every((l) => LABEL.test(l)) && !/^\d+$/.test(labels.at(-1) ?? "");
+};
 
 export const workerOptionsSchema = z
   .object({
@@ -17,7 +33,7 @@ export const workerOptionsSchema = z
       .describe("HTTP port for webhooks, SDK calls and the console; default 8787, or a free port with --once; 0 = any free port"),
     host: z
       .string()
-      .regex(/^[A-Za-z0-9.:-]{1,253}$/, "must be a host name or IP address")
+      .refine(isHost, "must be an IP address or a host name (dot-separated labels of letters, digits and inner hyphens)")
       .default("127.0.0.1")
       .describe("address to bind; loopback by default (binding a public address exposes the webhook endpoints)"),
     concurrency: z.coerce.number().int().min(1).max(64).default(4).describe("how many attempts run at once on this worker"),
@@ -179,7 +195,7 @@ export default defineCommand({
     "$AGENT_COMPUTER_HOME/console-token (0600) when it is missing, also with --console-url (which writes nothing else).",
   output:
     '{"worker_id","url","mode":"once|daemon","stopped_by":"once|SIGTERM|SIGINT","forced"}; with --console-url: {"console_url"} (the link; text: the link alone)',
-  errors: ["INVALID_INPUT", "ADDRESS_IN_USE", "STORE_UNAVAILABLE", "CONFIG_INVALID", "INTERNAL"],
+  errors: ["INVALID_INPUT", "ADDRESS_IN_USE", ...STORE_ERRORS, "INTERNAL"],
   env: ["AGENT_COMPUTER_HOME", "AGENT_COMPUTER_DATABASE_URL", "AGENT_COMPUTER_SKILLS_DIR"],
   examples: [
     "agent-computer-worker                      # daemon on 127.0.0.1:8787, embedded store",

@@ -13,6 +13,11 @@ export const AUTH_NOTE =
   "This token is shown once and only its hash is stored. It was saved to the 0600 token vault in the state " +
   "directory; to use it elsewhere pass a file holding it with --token-file, or set RELAY_AGENT_TOKEN. Never put it in argv.";
 
+/** AUTH_NOTE when the vault could not take the token (the warning says why). */
+export const UNSAVED_AUTH_NOTE =
+  "This token is shown once and only its hash is stored. It could NOT be saved to the token vault (see the warning): " +
+  "keep it now; pass a file holding it with --token-file, or set RELAY_AGENT_TOKEN. Never put it in argv.";
+
 /** What every successful registration produced inside its transaction. */
 export interface Registered {
   agent: IdentityRecord;

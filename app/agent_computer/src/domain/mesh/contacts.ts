@@ -1,7 +1,7 @@
 import { AppError } from "../../errors.ts";
 import type { ContactPolicy, ContactSettings, StoreTx } from "../../store/port.ts";
 import { type Deps, iso } from "../deps.ts";
-import { enterMesh } from "./live-session.ts";
+import { enterMesh, withPresence } from "./live-session.ts";
 
 export interface ContactsResult {
   agent_id: string;
@@ -11,6 +11,8 @@ export interface ContactsResult {
   updated_at: string | null;
   /** What a sender that is on neither list meets. */
   note: string;
+  /** Why presence was not renewed, when a show could not write it (withPresence). */
+  warning?: string;
 }
 
 /** A change to the caller's own contact settings; without one, the settings are only shown. */
@@ -52,9 +54,19 @@ const view = (agentId: string, s: ContactSettings): ContactsResult => ({
  * Shows, and with a change first updates, the caller's own contact policy and lists: authenticated as that agent,
  * in one transaction, so a send that starts after this commits already meets the new settings.
  */
-export const manageContacts = (deps: Deps, input: ContactsInput): Promise<ContactsResult> =>
-  deps.store.write(async (tx) => {
-    await enterMesh(deps, tx, input.agentId, input.token, false);
-    if (input.change) await apply(tx, input.agentId, input.change, deps.now());
+export const manageContacts = async (deps: Deps, input: ContactsInput): Promise<ContactsResult> => {
+  const { change } = input;
+  if (change) {
+    return deps.store.write(async (tx) => {
+      await enterMesh(deps, tx, input.agentId, input.token, false);
+      await apply(tx, input.agentId, change, deps.now());
+      return view(input.agentId, await tx.mesh.contactSettings(input.agentId));
+    });
+  }
+  // Showing writes only presence: a store that cannot take it still shows the settings.
+  const { value, warning } = await withPresence(deps, async (tx, renew) => {
+    await enterMesh(deps, tx, input.agentId, input.token, false, renew);
     return view(input.agentId, await tx.mesh.contactSettings(input.agentId));
   });
+  return warning ? { ...value, warning } : value;
+};

@@ -1,7 +1,7 @@
 import type { IdentityRecord, SessionRecord, StoreTx } from "../../store/port.ts";
 import { atOneInstant, type Deps, iso } from "../deps.ts";
 import { isSessionLive, type LivenessEvidence, livenessOf } from "../identity/liveness.ts";
-import { enterMesh } from "./live-session.ts";
+import { enterMesh, withPresence } from "./live-session.ts";
 
 export interface DirectoryInput {
   includeStale: boolean;
@@ -29,6 +29,8 @@ export interface DirectoryEntry {
 export interface DirectoryResult {
   agents: DirectoryEntry[];
   note: string;
+  /** Why presence was not renewed, when the store could not take that write (withPresence). */
+  warning?: string;
 }
 
 export const ALIVE_MEANS =
@@ -71,11 +73,10 @@ const entries = async (tx: StoreTx, deps: Deps, includeStale: boolean): Promise<
 /** The agent directory; passing your own --agent-id (with its token) also renews your presence. */
 export const listAgents = async (live: Deps, input: DirectoryInput): Promise<DirectoryResult> => {
   const deps = atOneInstant(live);
-  const agents = input.agentId
-    ? await deps.store.write(async (tx) => {
-        await enterMesh(deps, tx, input.agentId as string, input.token, false);
-        return entries(tx, deps, input.includeStale);
-      })
-    : await deps.store.read((tx) => entries(tx, deps, input.includeStale));
-  return { agents, note: ALIVE_MEANS };
+  if (!input.agentId) return { agents: await deps.store.read((tx) => entries(tx, deps, input.includeStale)), note: ALIVE_MEANS };
+  const { value: agents, warning } = await withPresence(deps, async (tx, renew) => {
+    await enterMesh(deps, tx, input.agentId as string, input.token, false, renew);
+    return entries(tx, deps, input.includeStale);
+  });
+  return { agents, note: ALIVE_MEANS, ...(warning ? { warning } : {}) };
 };

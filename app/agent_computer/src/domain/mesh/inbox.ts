@@ -1,8 +1,8 @@
-import type { InboxEntry } from "../../store/port.ts";
+import type { InboxEntry, StoreTx } from "../../store/port.ts";
 import { type Deps, iso } from "../deps.ts";
 import { type RedeemedWake, redeemWakeToken } from "../wake/redeem.ts";
 import { DATA_NOT_INSTRUCTIONS } from "./data-note.ts";
-import { enterMesh } from "./live-session.ts";
+import { enterMesh, withPresence } from "./live-session.ts";
 
 export interface InboxInput {
   agentId: string;
@@ -20,6 +20,8 @@ export interface InboxMessage {
   thread_id: string | null;
   /** The message this one answers, when it is a reply. */
   reply_to: string | null;
+  /** The channel it was posted to, when it is a channel post. */
+  channel: string | null;
   created_at: string;
   body: string;
 }
@@ -33,15 +35,18 @@ export interface InboxResult {
   /** Present when --wake-token was given: the wake this turn answers. */
   wake?: RedeemedWake["wake"];
   note: string;
+  /** Why presence was not renewed, when the store could not take that write (withPresence). */
+  warning?: string;
 }
 
 /**
  * This session's unacknowledged messages, oldest first. Reading changes no message state; with a wake token
- * it also uses up that token (and a bad token fails the whole call, changing nothing).
+ * it also uses up that token (and a bad token fails the whole call, changing nothing). Without one, the only
+ * write is presence, so a store that cannot take it (disk full, read-only) still answers (withPresence).
  */
-export const readInbox = (deps: Deps, input: InboxInput): Promise<InboxResult> =>
-  deps.store.write(async (tx) => {
-    const session = await enterMesh(deps, tx, input.agentId, input.token, true);
+export const readInbox = async (deps: Deps, input: InboxInput): Promise<InboxResult> => {
+  const read = async (tx: StoreTx, renew: boolean): Promise<InboxResult> => {
+    const session = await enterMesh(deps, tx, input.agentId, input.token, true, renew);
     let entries: InboxEntry[];
     let wake: RedeemedWake["wake"] | undefined;
     if (input.wakeToken) {
@@ -68,6 +73,7 @@ export const readInbox = (deps: Deps, input: InboxInput): Promise<InboxResult> =
         kind: e.kind,
         thread_id: e.threadId,
         reply_to: e.replyTo,
+        channel: e.channel,
         created_at: iso(e.createdAt),
         body: e.body,
       })),
@@ -76,4 +82,9 @@ export const readInbox = (deps: Deps, input: InboxInput): Promise<InboxResult> =
       ...(wake ? { wake } : {}),
       note: DATA_NOT_INSTRUCTIONS,
     };
-  });
+  };
+  // Using up a wake token is a write of its own: without the disk it fails whole, the token stays unused.
+  if (input.wakeToken) return deps.store.write((tx) => read(tx, true));
+  const { value, warning } = await withPresence(deps, read);
+  return warning ? { ...value, warning } : value;
+};

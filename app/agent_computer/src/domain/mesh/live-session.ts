@@ -1,5 +1,5 @@
 import { commandLine } from "../../command-line.ts";
-import { AppError } from "../../errors.ts";
+import { AppError, cannotWrite } from "../../errors.ts";
 import type { SessionRecord, StoreTx } from "../../store/port.ts";
 import type { Deps } from "../deps.ts";
 import { verifyCredentials } from "../identity/authenticate.ts";
@@ -59,12 +59,19 @@ export const writePresence = async (deps: Deps, tx: StoreTx, caller: MetCaller):
   if (caller.extend) await tx.mesh.extendSession(caller.agentId, deps.now());
 };
 
+const notCheckedIn = (agentId: string): AppError =>
+  new AppError("NOT_CHECKED_IN", `${agentId} has no live check-in, so it has no inbox to read`, {
+    hint: `check in first: ${commandLine("agent-checkin-cli", "--agent-id", agentId, "--confirm")} (see agent-checkin-cli --help)`,
+  });
+
 /**
  * The common start of an authenticated mesh call: check the token, expire what is due, renew presence.
  * One read answers all three questions; with nothing due and presence fresh, that read is the whole cost.
  * With `require` (inbox, ack), a missing live session is an error naming the command that fixes it, and presence
  * is written whatever its age and the renewed session returned; without it, presence is renewed if there is a
  * session, at most once a second, and the answer says whether the caller still has a live session.
+ * With `renew` false (a read transaction, see withPresence) nothing is written: the token is checked and the
+ * session looked at as it stands.
  */
 export async function enterMesh(
   deps: Deps,
@@ -72,6 +79,7 @@ export async function enterMesh(
   agentId: string,
   token: string | undefined,
   require: true,
+  renew?: boolean,
 ): Promise<SessionRecord>;
 export async function enterMesh(
   deps: Deps,
@@ -79,6 +87,7 @@ export async function enterMesh(
   agentId: string,
   token: string | undefined,
   require: false,
+  renew?: boolean,
 ): Promise<CallerPresence>;
 export async function enterMesh(
   deps: Deps,
@@ -86,23 +95,51 @@ export async function enterMesh(
   agentId: string,
   token: string | undefined,
   require: boolean,
+  renew = true,
 ): Promise<SessionRecord | CallerPresence> {
-  if (!require) {
+  if (!require && renew) {
     const caller = await meetCaller(deps, tx, agentId, token);
     await writePresence(deps, tx, caller);
     return { sessionLive: caller.sessionLive };
   }
   const caller = await tx.mesh.callerState(agentId, deps.now());
   verifyCredentials(agentId, token, caller);
+  if (!renew) {
+    // A session that ran out but was not ended yet (ending it is a write) is not live either.
+    const sessionLive = caller.sessionExpiresAt !== undefined && caller.sessionExpiresAt > deps.now();
+    if (!require) return { sessionLive };
+    const session = sessionLive ? await tx.mesh.openSession(agentId) : undefined;
+    if (!session) throw notCheckedIn(agentId);
+    return session;
+  }
   if (caller.expiryDue) await endExpiredSessions(tx, deps.now(), deps.newId);
   // Reading or acknowledging the inbox is looking: it always counts as being seen (task assignment breaks ties
   // by who was seen last).
   await tx.mesh.touchAgent(agentId, deps.now());
   const session = await tx.mesh.renewSession(agentId, deps.now());
-  if (!session) {
-    throw new AppError("NOT_CHECKED_IN", `${agentId} has no live check-in, so it has no inbox to read`, {
-      hint: `check in first: ${commandLine("agent-checkin-cli", "--agent-id", agentId, "--confirm")} (see agent-checkin-cli --help)`,
-    });
-  }
+  if (!session) throw notCheckedIn(agentId);
   return session;
 }
+
+/** What a call whose only write is presence answers: its result, and why presence was not renewed if it was not. */
+export interface WithPresence<T> {
+  value: T;
+  /** Set when the store could not take the presence write (disk full, read-only) and the call answered from a read. */
+  warning?: string;
+}
+
+/**
+ * Runs a call whose only write is the caller's presence (fn passes `renew` on to enterMesh): as one write
+ * transaction, or, when the store cannot take a write (disk full, read-only), again as a read that leaves
+ * presence as it was. A read never fails for want of a presence update; the warning says what was not done.
+ */
+export const withPresence = async <T>(deps: Deps, fn: (tx: StoreTx, renew: boolean) => Promise<T>): Promise<WithPresence<T>> => {
+  try {
+    return { value: await deps.store.write((tx) => fn(tx, true)) };
+  } catch (error) {
+    if (!cannotWrite(error)) throw error;
+    const value = await deps.store.read((tx) => fn(tx, false));
+    const { code, message } = error as AppError;
+    return { value, warning: `presence not renewed (${code}: ${message})` };
+  }
+};

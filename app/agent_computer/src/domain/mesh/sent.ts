@@ -1,6 +1,6 @@
 import type { DeliveryState } from "../../store/port.ts";
 import { type Deps, iso } from "../deps.ts";
-import { enterMesh } from "./live-session.ts";
+import { enterMesh, withPresence } from "./live-session.ts";
 
 export interface SentInput {
   agentId: string;
@@ -19,31 +19,35 @@ export interface SentResult {
     body_preview: string;
     recipients: { agent_id: string; state: DeliveryState; seq: number; acked_at: string | null; closed_at: string | null }[];
   }[];
+  /** Why presence was not renewed, when the store could not take that write (withPresence). */
+  warning?: string;
 }
 
 const PREVIEW_CHARS = 80;
 
 /** The sender's view: per message and recipient, pending / acked / expired_undelivered / not_checked_in. */
-export const listSent = (deps: Deps, input: SentInput): Promise<SentResult> =>
-  deps.store.write(async (tx) => {
-    await enterMesh(deps, tx, input.agentId, input.token, false);
-    const messages = await tx.mesh.sent(input.agentId, input.limit);
-    return {
-      agent_id: input.agentId,
-      messages: messages.map((m) => ({
-        id: m.id,
-        kind: m.kind,
-        created_at: iso(m.createdAt),
-        thread_id: m.threadId,
-        reply_to: m.replyTo,
-        body_preview: m.body.length > PREVIEW_CHARS ? `${m.body.slice(0, PREVIEW_CHARS)}…` : m.body,
-        recipients: m.deliveries.map((d) => ({
-          agent_id: d.recipient,
-          state: d.state,
-          seq: d.seq,
-          acked_at: d.ackedAt === null ? null : iso(d.ackedAt),
-          closed_at: d.closedAt === null ? null : iso(d.closedAt),
-        })),
-      })),
-    };
+export const listSent = async (deps: Deps, input: SentInput): Promise<SentResult> => {
+  const { value: messages, warning } = await withPresence(deps, async (tx, renew) => {
+    await enterMesh(deps, tx, input.agentId, input.token, false, renew);
+    return tx.mesh.sent(input.agentId, input.limit);
   });
+  return {
+    agent_id: input.agentId,
+    messages: messages.map((m) => ({
+      id: m.id,
+      kind: m.kind,
+      created_at: iso(m.createdAt),
+      thread_id: m.threadId,
+      reply_to: m.replyTo,
+      body_preview: m.body.length > PREVIEW_CHARS ? `${m.body.slice(0, PREVIEW_CHARS)}…` : m.body,
+      recipients: m.deliveries.map((d) => ({
+        agent_id: d.recipient,
+        state: d.state,
+        seq: d.seq,
+        acked_at: d.ackedAt === null ? null : iso(d.ackedAt),
+        closed_at: d.closedAt === null ? null : iso(d.closedAt),
+      })),
+    })),
+    ...(warning ? { warning } : {}),
+  };
+};

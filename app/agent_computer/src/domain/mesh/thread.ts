@@ -1,7 +1,7 @@
 import { AppError } from "../../errors.ts";
 import { type Deps, iso } from "../deps.ts";
 import { DATA_NOT_INSTRUCTIONS } from "./data-note.ts";
-import { enterMesh } from "./live-session.ts";
+import { enterMesh, withPresence } from "./live-session.ts";
 
 export interface ThreadInput {
   agentId: string;
@@ -31,6 +31,8 @@ export interface ThreadResult {
   count: number;
   has_more: boolean;
   note: string;
+  /** Why presence was not renewed, when the store could not take that write (withPresence). */
+  warning?: string;
 }
 
 /**
@@ -38,9 +40,9 @@ export interface ThreadResult {
  * oldest first. A message id is taken as the thread it belongs to. Like agent-sent-cli, it renews presence and
  * changes no message state.
  */
-export const readThread = (deps: Deps, input: ThreadInput): Promise<ThreadResult> =>
-  deps.store.write(async (tx) => {
-    await enterMesh(deps, tx, input.agentId, input.token, false);
+export const readThread = async (deps: Deps, input: ThreadInput): Promise<ThreadResult> => {
+  const { value, warning } = await withPresence(deps, async (tx, renew): Promise<ThreadResult> => {
+    await enterMesh(deps, tx, input.agentId, input.token, false, renew);
     const named = await tx.mesh.messageSeenBy(input.thread, input.agentId);
     const threadId = named ? (named.threadId ?? named.id) : input.thread;
     const entries = await tx.mesh.thread(threadId, input.agentId, input.limit + 1);
@@ -73,3 +75,5 @@ export const readThread = (deps: Deps, input: ThreadInput): Promise<ThreadResult
       note: DATA_NOT_INSTRUCTIONS,
     };
   });
+  return warning ? { ...value, warning } : value;
+};

@@ -1,6 +1,7 @@
 import { AppError } from "../../errors.ts";
 import { UniqueViolation } from "../port.ts";
 import type { Db, Driver } from "../sql/db.ts";
+import { classifyPostgresError, invalidUrlSetting } from "./errors.ts";
 import { SESSION_SETTINGS } from "./session-settings.ts";
 import { attemptsUsedUp, type TransactionPhase, transientFailure } from "./transient.ts";
 
@@ -16,29 +17,17 @@ const backoffMs = (attemptNo: number): number => Math.min(PAUSE_CAP_MS, 25 * 2 *
 /** How long an opener waits for another one's migrations (which run without a statement time limit). */
 const ADVISORY_LOCK_WAIT = "120s";
 
-const sqlState = (error: unknown): string => {
-  const e = error as { errno?: string; code?: string };
-  return e.errno ?? e.code ?? "";
-};
-
-const classify = (error: unknown, phase?: TransactionPhase): unknown => {
-  if (error instanceof AppError || error instanceof UniqueViolation) return error;
-  const transient = transientFailure(error, phase);
-  if (transient) return transient.error;
-  const state = sqlState(error);
-  if (state === "23505") {
-    const constraint = (error as { constraint?: string }).constraint ?? (error as Error).message;
-    return new UniqueViolation(constraint, { cause: error });
-  }
-  const code = (error as { code?: string }).code ?? "";
-  if (code.startsWith("ERR_POSTGRES_CONNECTION") || /ECONNREFUSED|ENOTFOUND|connection/i.test(code + (error as Error).message)) {
-    return new AppError("STORE_UNAVAILABLE", "cannot reach the PostgreSQL store named by AGENT_COMPUTER_DATABASE_URL", {
-      hint: "check that the server is up and the URL is right; retry",
-      cause: error,
-    });
-  }
-  return error;
-};
+/**
+ * The passing states first (transient.ts: what happened, whether anything was written), then what the failure
+ * says about the environment (errors.ts: login, database, TLS, disk, an unreachable server).
+ */
+type Classify = (error: unknown, phase?: TransactionPhase) => Promise<unknown>;
+const classifierFor =
+  (url: string): Classify =>
+  async (error, phase) => {
+    if (error instanceof AppError || error instanceof UniqueViolation) return error;
+    return transientFailure(error, phase)?.error ?? classifyPostgresError(error, url);
+  };
 
 /** The driver error behind a STORE_UNAVAILABLE that a statement inside the transaction raised, if it was transient. */
 const transientCause = (error: unknown): unknown =>
@@ -51,7 +40,11 @@ type Runner = { unsafe: (sql: string, params?: unknown[]) => Promise<unknown> };
  * a growing pause; anything else, or the last failure, is thrown classified. `at.phase` is set by the operation
  * once its COMMIT is under way: a failure from then on is never re-run, its outcome being unknown.
  */
-const retrying = async <T>(operation: (at: { phase: TransactionPhase }) => Promise<T>, closed: () => boolean): Promise<T> => {
+const retrying = async <T>(
+  operation: (at: { phase: TransactionPhase }) => Promise<T>,
+  classify: Classify,
+  closed: () => boolean,
+): Promise<T> => {
   for (let attemptNo = 1; ; attemptNo++) {
     const at: { phase: TransactionPhase } = { phase: "before_commit" };
     try {
@@ -59,7 +52,7 @@ const retrying = async <T>(operation: (at: { phase: TransactionPhase }) => Promi
     } catch (error) {
       if (error instanceof AppError && !transientCause(error)) throw error;
       const transient = transientFailure(transientCause(error) ?? error, at.phase);
-      if (!transient) throw classify(error, at.phase);
+      if (!transient) throw await classify(error, at.phase);
       // A pool closed by its owner fails every statement as "connection closed": nothing transient about it.
       if (!transient.retryable || closed()) throw transient.error;
       if (attemptNo >= MAX_ATTEMPTS) throw attemptsUsedUp(transient, attemptNo);
@@ -72,13 +65,13 @@ type Around = <T>(statement: () => Promise<T>) => Promise<T>;
 const once: Around = (statement) => statement();
 
 /** `around` wraps each statement: the statements of a transaction run once (the transaction is what is re-run). */
-const wrap = (runner: Runner, around: Around = once): Db => {
+const wrap = (runner: Runner, classify: Classify, around: Around = once): Db => {
   const query = <T>(sql: string, params: readonly unknown[] = []): Promise<T[] & { count: number }> =>
     around(async () => {
       try {
         return (await runner.unsafe(sql, [...params])) as T[] & { count: number };
       } catch (error) {
-        throw classify(error);
+        throw await classify(error);
       }
     });
   return {
@@ -93,30 +86,40 @@ const wrap = (runner: Runner, around: Around = once): Db => {
         try {
           await runner.unsafe(script);
         } catch (error) {
-          throw classify(error);
+          throw await classify(error);
         }
       }),
   };
 };
 
+const connect = (url: string) => {
+  try {
+    // Bun.SQL, not `import { SQL } from "bun"`: the bundler hoists that import and would load the
+    // PostgreSQL client into every binary's start-up, even on the SQLite default.
+    return new Bun.SQL({ url, max: 4, idleTimeout: 30, connectionTimeout: 5, connection: { ...SESSION_SETTINGS } });
+  } catch (error) {
+    throw invalidUrlSetting(error, url);
+  }
+};
+
 export const openPostgres = (url: string): Driver => {
-  // Bun.SQL, not `import { SQL } from "bun"`: the bundler hoists that import and would load the
-  // PostgreSQL client into every binary's start-up, even on the SQLite default.
-  const sql = new Bun.SQL({ url, max: 4, idleTimeout: 30, connectionTimeout: 5, connection: { ...SESSION_SETTINGS } });
+  const classify = classifierFor(url);
+  const sql = connect(url);
   // Statements outside a transaction (the migration runner's count and CREATE … IF NOT EXISTS) are re-run like
   // a transaction after a transient failure, so every such statement must be safe to repeat.
   let closed = false;
   const isClosed = () => closed;
-  const db = wrap(sql as unknown as Runner, (statement) => retrying(statement, isClosed));
+  const db = wrap(sql as unknown as Runner, classify, (statement) => retrying(statement, classify, isClosed));
   const begin = <T>(mode: string, fn: (db: Db) => Promise<T>): Promise<T> =>
     retrying(
       async (at) =>
         (await sql.begin(mode, async (tx) => {
-          const result = await fn(wrap(tx as unknown as Runner));
+          const result = await fn(wrap(tx as unknown as Runner, classify));
           // Bun.SQL sends COMMIT once this callback returns: a failure from here on came from the COMMIT.
           at.phase = "commit";
           return result;
         })) as T,
+      classify,
       isClosed,
     );
   return {
@@ -124,15 +127,17 @@ export const openPostgres = (url: string): Driver => {
     transaction: (fn) => begin("ISOLATION LEVEL READ COMMITTED", fn),
     snapshot: (fn) => begin("ISOLATION LEVEL REPEATABLE READ READ ONLY", fn),
     withAdvisoryLock: async (key, fn) => {
-      const locker = await sql.reserve().catch((error: unknown) => Promise.reject(classify(error)));
+      const locker = await sql.reserve().catch(async (error: unknown) => Promise.reject(await classify(error)));
       try {
         // The holder may be applying a long migration: wait for it longer than for a row, and without the
         // statement limit; the session's own limits come back before the connection returns to the pool.
         await locker
           .unsafe(`SET lock_timeout = '${ADVISORY_LOCK_WAIT}'; SET statement_timeout = 0`)
-          .catch((error: unknown) => Promise.reject(classify(error)));
+          .catch(async (error: unknown) => Promise.reject(await classify(error)));
         try {
-          await locker.unsafe("SELECT pg_advisory_lock($1)", [key]).catch((error: unknown) => Promise.reject(classify(error)));
+          await locker
+            .unsafe("SELECT pg_advisory_lock($1)", [key])
+            .catch(async (error: unknown) => Promise.reject(await classify(error)));
           try {
             return await fn();
           } finally {

@@ -8,6 +8,7 @@ import sessionExpiry from "./migrations/006_session_expiry.sql" with { type: "te
 import idempotencyHash from "./migrations/007_idempotency_hash.sql" with { type: "text" };
 import threads from "./migrations/008_threads.sql" with { type: "text" };
 import contacts from "./migrations/009_contacts.sql" with { type: "text" };
+import channels from "./migrations/010_channels.sql" with { type: "text" };
 
 export const postgresMigrations: readonly Migration[] = [
   { version: 1, name: "mesh", sql: mesh },
@@ -19,4 +20,5 @@ export const postgresMigrations: readonly Migration[] = [
   { version: 7, name: "idempotency_hash", sql: idempotencyHash },
   { version: 8, name: "threads", sql: threads },
   { version: 9, name: "contacts", sql: contacts },
+  { version: 10, name: "channels", sql: channels },
 ];

@@ -275,8 +275,19 @@ export const meshRepo = (db: Db): MeshRepo => {
     },
     insertMessage: async (m) => {
       await db.run(
-        "INSERT INTO messages (id, sender, kind, body, thread_id, idempotency_key, idempotency_hash, reply_to, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-        [m.id, m.sender, m.kind, m.body, m.threadId, m.idempotencyKey, m.idempotencyHash ?? null, m.replyTo ?? null, m.createdAt],
+        "INSERT INTO messages (id, sender, kind, body, thread_id, idempotency_key, idempotency_hash, reply_to, channel, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+        [
+          m.id,
+          m.sender,
+          m.kind,
+          m.body,
+          m.threadId,
+          m.idempotencyKey,
+          m.idempotencyHash ?? null,
+          m.replyTo ?? null,
+          m.channel ?? null,
+          m.createdAt,
+        ],
       );
     },
     insertDelivery,
@@ -294,7 +305,7 @@ export const meshRepo = (db: Db): MeshRepo => {
     pending: async (sessionId, limit) =>
       (
         await db.all<Row>(
-          `SELECT m.id, d.seq, m.sender, m.kind, m.body, m.thread_id, m.reply_to, m.created_at
+          `SELECT m.id, d.seq, m.sender, m.kind, m.body, m.thread_id, m.reply_to, m.channel, m.created_at
          FROM deliveries d JOIN messages m ON m.id = d.message_id
          WHERE d.session_id = $1 AND d.state = 'pending' ORDER BY d.seq LIMIT $2`,
           [sessionId, limit],
@@ -307,6 +318,7 @@ export const meshRepo = (db: Db): MeshRepo => {
         body: str(r.body),
         threadId: strOrNull(r.thread_id),
         replyTo: strOrNull(r.reply_to),
+        channel: strOrNull(r.channel),
         createdAt: num(r.created_at),
       })) satisfies InboxEntry[],
     countPending: async (sessionId) =>

@@ -1,5 +1,6 @@
 import type { StoreTx } from "../port.ts";
 import { automationRepo } from "./automation.ts";
+import { channelRepo } from "./channels.ts";
 import type { Db } from "./db.ts";
 import { herdrRepo } from "./herdr.ts";
 import { identityRepo } from "./identity.ts";
@@ -19,6 +20,7 @@ export const reposFor = (db: Db): StoreTx => {
   if (!repos) {
     repos = {
       mesh: meshRepo(db),
+      channels: channelRepo(db),
       identity: identityRepo(db),
       tasks: tasksRepo(db),
       automation: automationRepo(db),

@@ -100,7 +100,7 @@ export const wakeRepo = (db: Db): WakeRepo => ({
   pendingFrom: async (sessionId, fromSeq, limit) =>
     (
       await db.all<Row>(
-        `SELECT m.id, d.seq, m.sender, m.kind, m.body, m.thread_id, m.reply_to, m.created_at
+        `SELECT m.id, d.seq, m.sender, m.kind, m.body, m.thread_id, m.reply_to, m.channel, m.created_at
          FROM deliveries d JOIN messages m ON m.id = d.message_id
          WHERE d.session_id = $1 AND d.state = 'pending' AND d.seq >= $2 ORDER BY d.seq LIMIT $3`,
         [sessionId, fromSeq, limit],
@@ -114,6 +114,7 @@ export const wakeRepo = (db: Db): WakeRepo => ({
         body: String(r.body),
         threadId: r.thread_id === null || r.thread_id === undefined ? null : String(r.thread_id),
         replyTo: r.reply_to === null || r.reply_to === undefined ? null : String(r.reply_to),
+        channel: r.channel === null || r.channel === undefined ? null : String(r.channel),
         createdAt: num(r.created_at),
       }),
     ),

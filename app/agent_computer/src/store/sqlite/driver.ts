@@ -1,8 +1,8 @@
-import type { Statement } from "bun:sqlite";
+import type { Database, Statement } from "bun:sqlite";
 import { AppError } from "../../errors.ts";
-import { UniqueViolation } from "../port.ts";
 import type { Db, Driver } from "../sql/db.ts";
 import { type CheckpointThread, LONG_LIVED_AUTOCHECKPOINT_PAGES, startCheckpointThread } from "./checkpoint-thread.ts";
+import { classifySqliteError } from "./errors.ts";
 import { GroupCommitQueue } from "./group-commit.ts";
 import { SerialTransactions } from "./serial-transactions.ts";
 import { WriteLane } from "./write-lane.ts";
@@ -22,20 +22,6 @@ const KEPT_WAL_MAX_BYTES = 256 * 1024;
 
 /** $1 → ?1: SQLite binds ?NNN by position, whatever order the placeholders appear in. */
 const toSqlite = (sql: string): string => sql.replace(/\$(\d+)/g, "?$1");
-
-const classify = (error: unknown): unknown => {
-  const code = (error as { code?: string }).code ?? "";
-  if (code.startsWith("SQLITE_CONSTRAINT_UNIQUE") || code === "SQLITE_CONSTRAINT_PRIMARYKEY") {
-    return new UniqueViolation((error as Error).message, { cause: error });
-  }
-  if (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED")) {
-    return new AppError("STORE_UNAVAILABLE", "the SQLite store stayed locked by another process", {
-      hint: "retry; if it persists, look for a stuck process holding the store",
-      cause: error,
-    });
-  }
-  return error;
-};
 
 const modeOf = async (path: string): Promise<number | undefined> => {
   try {
@@ -86,22 +72,34 @@ export interface SqliteOptions {
   trace?: (statement: string) => void;
 }
 
+/** The connection with this store's settings; the first read of the file is here, so a foreign file fails here. */
+const opened = async (file: string, open: typeof Database): Promise<Database> => {
+  await prepareFile(file);
+  const database = new open(file, { create: true, strict: true });
+  try {
+    database.run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    database.run("PRAGMA journal_mode = WAL");
+    database.run("PRAGMA synchronous = NORMAL");
+    database.run("PRAGMA foreign_keys = ON");
+    // Statement and savepoint journals (group commit's guarded batches) stay in memory instead of temp files:
+    // in temp files they were measured as the largest single cost of a send after the COMMIT itself.
+    database.run("PRAGMA temp_store = MEMORY");
+  } catch (error) {
+    database.close(false);
+    throw error;
+  }
+  return database;
+};
+
 /**
  * Opens the file; bun:sqlite is imported here, not statically, so commands that never open a store never load it.
  * The rules every transaction on it follows are written down once, in group-commit.ts.
  */
 export const openSqlite = async (file: string, options: SqliteOptions = {}): Promise<Driver> => {
-  const { Database, constants } = await import("bun:sqlite");
-  await prepareFile(file);
-  const database = new Database(file, { create: true, strict: true });
-  database.run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
-  database.run("PRAGMA journal_mode = WAL");
-  database.run("PRAGMA synchronous = NORMAL");
-  database.run("PRAGMA foreign_keys = ON");
-  // Statement and savepoint journals (group commit's guarded batches) stay in memory instead of temp files:
-  // in temp files they were measured as the largest single cost of a send after the COMMIT itself.
-  database.run("PRAGMA temp_store = MEMORY");
-  database.fileControl(constants.SQLITE_FCNTL_PERSIST_WAL, 1);
+  const sqlite = await import("bun:sqlite");
+  const classify = (error: unknown): unknown => classifySqliteError(error, file);
+  const database = await opened(file, sqlite.Database).catch((error: unknown) => Promise.reject(classify(error)));
+  database.fileControl(sqlite.constants.SQLITE_FCNTL_PERSIST_WAL, 1);
   let checkpoints: CheckpointThread | undefined;
   if (options.longLived) {
     database.run(`PRAGMA wal_autocheckpoint = ${LONG_LIVED_AUTOCHECKPOINT_PAGES}`);

@@ -1,0 +1,148 @@
+import { AppError } from "../../errors.ts";
+import type { ChannelRecord, StoreTx } from "../../store/port.ts";
+import { type Deps, iso } from "../deps.ts";
+import { DATA_NOT_INSTRUCTIONS } from "./data-note.ts";
+import { deliverTo } from "./deliver.ts";
+import { enterMesh, withPresence } from "./live-session.ts";
+
+export interface ChannelView {
+  name: string;
+  created_by: string;
+  created_at: string;
+  members: string[];
+}
+
+export type ChannelAction =
+  | { kind: "create" | "join" | "leave"; channel: string }
+  | { kind: "list"; all: boolean }
+  | { kind: "post"; channel: string; body: string }
+  | { kind: "read"; channel: string; limit: number };
+
+export interface ChannelResult {
+  agent_id: string;
+  /** create, join, leave: whether anything changed (false: it already was so). */
+  changed?: boolean;
+  channel?: ChannelView;
+  channels?: ChannelView[];
+  /** post: the message and who it reached. */
+  post?: { id: string; created_at: string; delivered_to: string[]; not_checked_in: string[] };
+  /** read: the channel's most recent posts, oldest first. */
+  posts?: { id: string; from: string; created_at: string; body: string }[];
+  note?: string;
+  /** list, read: why presence was not renewed, when the store could not take that write (withPresence). */
+  warning?: string;
+}
+
+const view = (c: ChannelRecord): ChannelView => ({
+  name: c.name,
+  created_by: c.createdBy,
+  created_at: iso(c.createdAt),
+  members: c.members,
+});
+
+const existing = async (tx: StoreTx, name: string): Promise<ChannelRecord> => {
+  const channel = await tx.channels.getChannel(name);
+  if (!channel) {
+    throw new AppError("NOT_FOUND", `no channel named ${name}`, {
+      hint: "agent-channel-cli list --all shows every channel; agent-channel-cli create makes one",
+    });
+  }
+  return channel;
+};
+
+const member = async (tx: StoreTx, name: string, agentId: string): Promise<ChannelRecord> => {
+  const channel = await existing(tx, name);
+  if (!channel.members.includes(agentId)) {
+    throw new AppError("NOT_A_MEMBER", `${agentId} is not a member of channel ${name}; nothing was done`, {
+      hint: `join it first: agent-channel-cli join --agent-id ${agentId} --channel ${name}`,
+    });
+  }
+  return channel;
+};
+
+const act = async (deps: Deps, tx: StoreTx, agentId: string, action: ChannelAction): Promise<ChannelResult> => {
+  const now = deps.now();
+  switch (action.kind) {
+    case "create": {
+      const created = await tx.channels.createChannel(action.channel, agentId, now);
+      if (!created) {
+        throw new AppError("CONFLICT", `a channel named ${action.channel} exists already`, {
+          hint: `join it: agent-channel-cli join --agent-id ${agentId} --channel ${action.channel}`,
+        });
+      }
+      await tx.channels.join(action.channel, agentId, now);
+      return { agent_id: agentId, changed: true, channel: view(await existing(tx, action.channel)) };
+    }
+    case "join": {
+      await existing(tx, action.channel);
+      const changed = await tx.channels.join(action.channel, agentId, now);
+      return { agent_id: agentId, changed, channel: view(await existing(tx, action.channel)) };
+    }
+    case "leave": {
+      await existing(tx, action.channel);
+      const changed = await tx.channels.leave(action.channel, agentId);
+      return { agent_id: agentId, changed, channel: view(await existing(tx, action.channel)) };
+    }
+    case "list":
+      return { agent_id: agentId, channels: (await tx.channels.listChannels(action.all ? undefined : agentId)).map(view) };
+    case "post": {
+      const channel = await member(tx, action.channel, agentId);
+      const id = deps.newId("msg");
+      await tx.mesh.insertMessage({
+        id,
+        sender: agentId,
+        kind: "message",
+        body: action.body,
+        threadId: null,
+        idempotencyKey: null,
+        channel: channel.name,
+        createdAt: now,
+      });
+      const delivered: string[] = [];
+      const away: string[] = [];
+      for (const recipient of channel.members.filter((m) => m !== agentId)) {
+        const delivery = await deliverTo(tx, id, recipient, now);
+        if (delivery?.live) delivered.push(recipient);
+        else if (delivery) away.push(recipient);
+      }
+      return {
+        agent_id: agentId,
+        channel: view(channel),
+        post: { id, created_at: iso(now), delivered_to: delivered, not_checked_in: away },
+      };
+    }
+    case "read": {
+      const channel = await member(tx, action.channel, agentId);
+      const posts = await tx.channels.posts(channel.name, action.limit);
+      return {
+        agent_id: agentId,
+        channel: view(channel),
+        posts: posts.map((p) => ({ id: p.id, from: p.sender, created_at: iso(p.createdAt), body: p.body })),
+        note: DATA_NOT_INSTRUCTIONS,
+      };
+    }
+  }
+};
+
+/**
+ * One channel action by an authenticated agent, in one transaction. Membership belongs to the agent name, so it
+ * survives re-check-in; a post reaches each other member's live session (or is stored not_checked_in, never
+ * delivered, like any message to an agent that is not checked in).
+ */
+export const channelAction = async (
+  deps: Deps,
+  input: { agentId: string; token: string | undefined; action: ChannelAction },
+): Promise<ChannelResult> => {
+  if (input.action.kind === "list" || input.action.kind === "read") {
+    // Reads whose only write is presence still answer on a full or read-only store.
+    const { value, warning } = await withPresence(deps, async (tx, renew) => {
+      await enterMesh(deps, tx, input.agentId, input.token, false, renew);
+      return act(deps, tx, input.agentId, input.action);
+    });
+    return warning ? { ...value, warning } : value;
+  }
+  return deps.store.write(async (tx) => {
+    await enterMesh(deps, tx, input.agentId, input.token, false);
+    return act(deps, tx, input.agentId, input.action);
+  });
+};
