@@ -37,7 +37,7 @@ describe.skipIf(!onPostgres)("transient PostgreSQL failures", () => {
   });
   afterEach(async () => {
     proxy.refuseNext(STARTING_UP, 0);
-    proxy.cutAtCommit(false);
+    proxy.cutAtCommit(0);
     await Promise.all(drivers.splice(0).map((d) => d.close().catch(() => undefined)));
   });
   afterAll(async () => {
@@ -106,7 +106,7 @@ describe.skipIf(!onPostgres)("transient PostgreSQL failures", () => {
   });
 
   test("the connection lost while committing: STORE_UNAVAILABLE, outcome unknown, and the transaction is not re-run", async () => {
-    proxy.cutAtCommit(true);
+    proxy.cutAtCommit(1);
     let runs = 0;
     const error = await caught(
       viaProxy().transaction(async (db) => {
@@ -120,6 +120,19 @@ describe.skipIf(!onPostgres)("transient PostgreSQL failures", () => {
     expect((error as AppError).message).toMatch(/while committing: the write may or may not have been applied/);
     expect((error as AppError).details).toMatchObject({ outcome: "unknown" });
     expect((error as AppError).hint).toMatch(/idempotency-key/);
+  });
+
+  test("a read-only snapshot whose COMMIT is cut has nothing in doubt: it is read again", async () => {
+    proxy.cutAtCommit(1);
+    const cutBefore = proxy.stats.cutAtCommit;
+    let runs = 0;
+    const row = await viaProxy().snapshot(async (db) => {
+      runs++;
+      return db.get<{ n: unknown }>("SELECT COUNT(*) AS n FROM notes");
+    });
+    expect(proxy.stats.cutAtCommit).toBe(cutBefore + 1);
+    expect(runs).toBe(2);
+    expect(Number(row?.n)).toBeGreaterThanOrEqual(0);
   });
 
   test("deadlocks that keep coming: re-run, then STORE_UNAVAILABLE naming the attempts, not INTERNAL", async () => {

@@ -19,8 +19,8 @@ export interface PgProxy {
   url: string;
   /** The next `count` connections are refused with `refusal`; later ones are forwarded. */
   refuseNext(refusal: Refusal, count: number): void;
-  /** Forwarded connections are cut (both ends) when their client sends COMMIT, which is never forwarded. */
-  cutAtCommit(on: boolean): void;
+  /** The next `count` forwarded COMMITs are never forwarded: their connection is cut (both ends) instead. */
+  cutAtCommit(count: number): void;
   /** How many connections were refused so far, and how many cut at COMMIT. */
   readonly stats: { refused: number; cutAtCommit: number };
   close(): void;
@@ -54,7 +54,7 @@ export const startPgProxy = async (upstreamUrl: string): Promise<PgProxy> => {
   const upstreamPort = Number(upstream.port || 5432);
   let refusal: Refusal | undefined;
   let refuseLeft = 0;
-  let cutOnCommit = false;
+  let commitsToCut = 0;
   const stats = { refused: 0, cutAtCommit: 0 };
 
   const endBoth = (client: Socket<Conn>) => {
@@ -64,7 +64,8 @@ export const startPgProxy = async (upstreamUrl: string): Promise<PgProxy> => {
   };
 
   const forward = (client: Socket<Conn>, chunk: Buffer) => {
-    if (cutOnCommit && chunk.includes(COMMIT_QUERY)) {
+    if (commitsToCut > 0 && chunk.includes(COMMIT_QUERY)) {
+      commitsToCut--;
       stats.cutAtCommit++;
       endBoth(client);
       return;
@@ -150,8 +151,8 @@ export const startPgProxy = async (upstreamUrl: string): Promise<PgProxy> => {
       refusal = next;
       refuseLeft = count;
     },
-    cutAtCommit(on) {
-      cutOnCommit = on;
+    cutAtCommit(count) {
+      commitsToCut = count;
     },
     stats,
     close: () => listener.stop(true),

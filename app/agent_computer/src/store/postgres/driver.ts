@@ -110,13 +110,14 @@ export const openPostgres = (url: string): Driver => {
   let closed = false;
   const isClosed = () => closed;
   const db = wrap(sql as unknown as Runner, classify, (statement) => retrying(statement, classify, isClosed));
-  const begin = <T>(mode: string, fn: (db: Db) => Promise<T>): Promise<T> =>
+  const begin = <T>(mode: string, writes: boolean, fn: (db: Db) => Promise<T>): Promise<T> =>
     retrying(
       async (at) =>
         (await sql.begin(mode, async (tx) => {
           const result = await fn(wrap(tx as unknown as Runner, classify));
-          // Bun.SQL sends COMMIT once this callback returns: a failure from here on came from the COMMIT.
-          at.phase = "commit";
+          // Bun.SQL sends COMMIT once this callback returns: a failure from here on came from the COMMIT, and
+          // leaves a write in doubt (a read-only snapshot has nothing to doubt and is simply read again).
+          if (writes) at.phase = "commit";
           return result;
         })) as T,
       classify,
@@ -124,8 +125,8 @@ export const openPostgres = (url: string): Driver => {
     );
   return {
     ...db,
-    transaction: (fn) => begin("ISOLATION LEVEL READ COMMITTED", fn),
-    snapshot: (fn) => begin("ISOLATION LEVEL REPEATABLE READ READ ONLY", fn),
+    transaction: (fn) => begin("ISOLATION LEVEL READ COMMITTED", true, fn),
+    snapshot: (fn) => begin("ISOLATION LEVEL REPEATABLE READ READ ONLY", false, fn),
     withAdvisoryLock: async (key, fn) => {
       const locker = await sql.reserve().catch(async (error: unknown) => Promise.reject(await classify(error)));
       try {
