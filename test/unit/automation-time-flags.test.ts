@@ -80,11 +80,37 @@ describe("--at", () => {
 
   test.each([
     ["2027-02-30T09:00:00Z", "day 30 does not exist in 2027-02 (it has 28 days)"],
+    ["2027-02-30T00:00Z", "day 30 does not exist in 2027-02 (it has 28 days)"],
+    ["2027-02-29T00:00Z", "day 29 does not exist in 2027-02 (it has 28 days)"],
+    ["2027-00-10T00:00Z", "month 00 does not exist (01-12)"],
+    ["2027-01-00T00:00Z", "day 00 does not exist in 2027-01 (it has 31 days)"],
+    ["2027-01-01T12:60Z", "the time of day is out of range (00:00:00-23:59:59)"],
+    ["2027-01-01T12:00:60Z", "the time of day is out of range (00:00:00-23:59:59)"],
     ["2027-04-31T09:00:00+02:00", "day 31 does not exist in 2027-04 (it has 30 days)"],
     ["2027-13-01T09:00:00Z", "month 13 does not exist (01-12)"],
     ["2027-01-01T24:00Z", "the time of day is out of range (00:00:00-23:59:59)"],
     ["2027-01-01T10:00:00+24:00", "the zone offset is out of range"],
   ])("%s is not a real time (not rolled over into another day)", async (at, why) => {
     expect(await refusal(at)).toEqual({ code: "INVALID_INPUT", message: `--at: ${at} is not a real time: ${why}` });
+  });
+
+  /** What runCheckback answers: the refusal, or "accepted" once it reaches for the store (validation passed). */
+  const outcome = async (input: { at?: string; in?: string }) => {
+    const error = await runCheckback(checkbackOptionsSchema.parse({ agentId: "a1", ...input }), ctx).catch((e: unknown) => e);
+    return isAppError(error) ? error.message : "accepted";
+  };
+
+  test("a leap day that exists is a real time (refused only for being too far ahead)", async () => {
+    expect(await outcome({ at: "2028-02-29T00:00Z" })).toBe("--at: 2028-02-29T00:00Z is more than 366 days ahead");
+  });
+
+  test("--at and --in share one bound: at most 366 days ahead, whichever is given", async () => {
+    const ahead = (days: number, extraMs = 0) => new Date(NOW + days * 86_400_000 + extraMs).toISOString();
+    expect(await outcome({ at: ahead(366) })).toBe("accepted");
+    expect(await outcome({ in: "366d" })).toBe("accepted");
+    expect(await outcome({ at: ahead(366, 1000) })).toBe(`--at: ${ahead(366, 1000)} is more than 366 days ahead`);
+    expect(await outcome({ in: "366d1s" })).toBe("--in: must be at most 366 days");
+    expect(await outcome({ at: "9999-12-31T23:59Z" })).toBe("--at: 9999-12-31T23:59Z is more than 366 days ahead");
+    expect(await outcome({ in: "99999999999999999999d" })).toBe("--in: must be at most 366 days");
   });
 });

@@ -151,8 +151,16 @@ describe("help and version are recognised, except as an option's value", () => {
 describe("usage errors name what is wrong", () => {
   test.each([
     ["agent-inbox-cli", ["--agent-id", "a", "--limit", "0"], "--limit: must be >= 1 (got 0)"],
-    ["agent-inbox-cli", ["--agent-id", "a", "--limit", "1.5"], "--limit: must be a whole number (got 1.5)"],
-    ["agent-inbox-cli", ["--agent-id", "a", "--limit", "ten"], "--limit: must be a number (got ten)"],
+    [
+      "agent-inbox-cli",
+      ["--agent-id", "a", "--limit", "1.5"],
+      "--limit: must be a whole number in decimal digits, e.g. 5 (got 1.5)",
+    ],
+    [
+      "agent-inbox-cli",
+      ["--agent-id", "a", "--limit", "ten"],
+      "--limit: must be a whole number in decimal digits, e.g. 5 (got ten)",
+    ],
     ["agent-inbox-cli", ["--limit", "5"], "--agent-id: is required"],
     ["agent-inbox-cli", ["--agent-id"], "--agent-id: needs a value"],
     ["agent-inbox-cli", ["--agent-id", "a", "--nope"], "unknown option '--nope'"],

@@ -150,4 +150,13 @@ describe("tuning", () => {
     expect(tuning.pollMs).toBe(defaultWakeTuning("sqlite").pollMs);
     expect(warnings).toHaveLength(2);
   });
+
+  test("an override is decimal digits, as an integer flag is: 0x10, 1e3, ' 50 ', +50, 050 are reported and ignored", () => {
+    for (const raw of ["0x10", "1e3", " 50 ", "+50", "050", "50.0"]) {
+      const warnings: string[] = [];
+      const tuning = wakeTuningFromEnv({ AGENT_COMPUTER_WAKE_COALESCE_MS: raw }, "sqlite", (m) => warnings.push(m));
+      expect(tuning.coalesceMs, raw).toBe(defaultWakeTuning("sqlite").coalesceMs);
+      expect(warnings, raw).toEqual([`AGENT_COMPUTER_WAKE_COALESCE_MS=${raw} ignored: must be a decimal integer 0..10000`]);
+    }
+  });
 });

@@ -6,6 +6,7 @@
 import { readFileSync } from "node:fs";
 import type { AttemptFile } from "../domain/automation/attempt-file.ts";
 import type { CloudEvent } from "../domain/automation/cloudevent.ts";
+import { jsonNestedDeeperThan, MAX_JSON_DEPTH } from "../json-depth.ts";
 
 export type { CloudEvent };
 
@@ -73,6 +74,8 @@ export const emitEvent = async (payload: unknown): Promise<EmitReceipt> => {
   if (payload === undefined || body === undefined) throw new TypeError("emitEvent(payload): payload must be JSON-serialisable");
   if (Buffer.byteLength(body, "utf8") > MAX_EMIT_BYTES)
     throw new RangeError(`emitEvent(payload): at most ${MAX_EMIT_BYTES} bytes of JSON`);
+  if (jsonNestedDeeperThan(body, MAX_JSON_DEPTH + 1))
+    throw new RangeError(`emitEvent(payload): arrays and objects nested at most ${MAX_JSON_DEPTH} levels deep`);
   for (let tries = 1; ; tries++) {
     const response = await fetch(a.emit_url, {
       method: "POST",

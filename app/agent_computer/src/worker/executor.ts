@@ -4,6 +4,7 @@ import { chmodSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:f
 import { join } from "node:path";
 import { claimAttempts, emitFromAttempt, FencedError } from "../domain/automation/attempts.ts";
 import { errorText } from "../errors.ts";
+import { JsonTooDeep, MAX_JSON_DEPTH, parseJson } from "../json-depth.ts";
 import { mcporterShim } from "./attempt-plan.ts";
 import { type RunningAttempt, startAttempt } from "./attempt-run.ts";
 import type { WorkerContext } from "./context.ts";
@@ -31,8 +32,11 @@ const emitRoute =
     if (text.length > MAX_EMIT_BODY) return json(413, { error: "too_large", message: "at most 64 KiB of JSON per event" });
     let body: { run_id?: unknown; attempt?: unknown; payload?: unknown };
     try {
-      body = JSON.parse(text);
-    } catch {
+      // The payload sits one level inside the request body.
+      body = parseJson(text, MAX_JSON_DEPTH + 1) as typeof body;
+    } catch (error) {
+      if (error instanceof JsonTooDeep)
+        return json(400, { error: "too_deep", message: `the payload nests deeper than ${MAX_JSON_DEPTH} levels` });
       return json(400, { error: "bad_request", message: "the body must be JSON" });
     }
     if (typeof body.run_id !== "string" || typeof body.attempt !== "number" || !token || !("payload" in body)) {

@@ -4,6 +4,7 @@
 // server is ephemeral so no keep-alive daemon outlives the attempt.
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
+import { parseJson } from "../../json-depth.ts";
 
 export interface SkillDeclaration {
   skill: string;
@@ -27,7 +28,7 @@ export const readSkillDeclarations = (skillsDir: string): SkillDeclaration[] => 
     if (!statSync(dir).isDirectory() || !existsSync(file)) continue;
     let mcp: unknown;
     try {
-      mcp = JSON.parse(readFileSync(file, "utf8"));
+      mcp = parseJson(readFileSync(file, "utf8"));
     } catch (error) {
       mcp = { error: `mcp.json is not valid JSON: ${(error as Error).message}` };
     }

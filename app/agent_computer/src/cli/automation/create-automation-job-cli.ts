@@ -3,6 +3,7 @@ import { commandLine } from "../../command-line.ts";
 import { createJob } from "../../domain/automation/jobs.ts";
 import type { JobView } from "../../domain/automation/views.ts";
 import { STORE_ERRORS } from "../../errors.ts";
+import { MAX_JSON_DEPTH } from "../../json-depth.ts";
 import { shellQuote } from "../../worker/attempt-plan.ts";
 import { installPaths } from "../../worker/install-paths.ts";
 import { defineCommand } from "../kernel/command.ts";
@@ -83,7 +84,8 @@ export default defineCommand({
     '1. Make one directory (in your agent home) holding main.ts. It reads its trigger with `import { context, emitEvent } from "agent-computer/automation"`: ' +
     "context().event is the CloudEvents 1.0 envelope of the trigger (specversion, id, source, type, time, datacontenttype, " +
     "data), the same JSON a direct trigger appends to your inbox; `await emitEvent(payload)` appends a durable " +
-    "automation_job.emitted event (data = payload, at most 64 KiB of JSON) to YOUR session and resolves only once it is " +
+    `automation_job.emitted event (data = payload, at most 64 KiB of JSON nested at most ${MAX_JSON_DEPTH} levels) to YOUR ` +
+    "session and resolves only once it is " +
     "stored (only a live check-in shows it: agent-checkin-cli --help); it never falls back to stdout. A script may finish with no output, or emit once or more.\n" +
     "2. Check the setup and every branch that does not call the SDK by hand, with the command this prints as try_by_hand " +
     "(bun with the SDK preloaded). Outside a run context() and emitEvent() throw NotInAutomationRunError.\n" +

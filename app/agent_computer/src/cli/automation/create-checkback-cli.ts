@@ -11,6 +11,9 @@ import { triggerLine } from "./trigger-render.ts";
 
 const ISO_WITH_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/;
 const PAST_TOLERANCE_MS = 60_000;
+/** How far ahead a checkback may be due, whether given with --at or --in. */
+const MAX_AHEAD_DAYS = 366;
+const MAX_AHEAD_MS = MAX_AHEAD_DAYS * 86_400_000;
 
 /**
  * What is wrong with the calendar fields of an --at that has the ISO shape, or undefined. Date.parse rolls an
@@ -37,8 +40,10 @@ export const checkbackOptionsSchema = z
       .string()
       .regex(ISO_WITH_ZONE, "must be an ISO 8601 time with a zone, e.g. 2099-12-01T09:00:00Z")
       .optional()
-      .describe("when it is due"),
-    in: durationSchema.optional().describe("due after this long from now, e.g. 90s, 15m, 2h30m, 1d (at most 366d)"),
+      .describe(`when it is due: a real date and time, at most ${MAX_AHEAD_DAYS} days ahead (as for --in)`),
+    in: durationSchema
+      .optional()
+      .describe(`due after this long from now, e.g. 90s, 15m, 2h30m, 1d (at most ${MAX_AHEAD_DAYS}d, as for --at)`),
     jobId: jobIdSchema.optional().describe("run this job when due; without it the checkback event wakes you (inbox)"),
     note: labelSchema.optional().describe("one line carried in the event (data.note): what to check back on"),
   })
@@ -56,6 +61,15 @@ export const runCheckback = async (options: CheckbackOptions, ctx: CommandContex
   const dueAt = options.at !== undefined ? Date.parse(options.at) : now + (options.in as number) * 1000;
   if (Number.isNaN(dueAt)) throw new AppError("INVALID_INPUT", `--at: not a valid time (got ${JSON.stringify(options.at)})`);
   if (dueAt < now - PAST_TOLERANCE_MS) throw new AppError("INVALID_INPUT", `--at: ${options.at} is in the past`);
+  // One bound for both ways of saying when (NaN and Infinity fail it too).
+  if (!(dueAt <= now + MAX_AHEAD_MS)) {
+    throw new AppError(
+      "INVALID_INPUT",
+      options.at !== undefined
+        ? `--at: ${options.at} is more than ${MAX_AHEAD_DAYS} days ahead`
+        : `--in: must be at most ${MAX_AHEAD_DAYS} days`,
+    );
+  }
   return createCheckback(await buildDeps(ctx), {
     ...(await owner(options, ctx)),
     dueAt,
@@ -85,7 +99,7 @@ export default defineCommand({
   env: [...OWNER_ENV],
   examples: [
     "create-checkback-cli --agent-id builder-1 --in 45m --note 'is CI green on PR 12?'",
-    "create-checkback-cli --agent-id builder-1 --at 2099-12-01T09:00:00+01:00 --job-id job_0193a1b2c3d4e5f60718293a4b5c6d7e --json",
+    "create-checkback-cli --agent-id builder-1 --at \"$(date -d 'tomorrow 09:00' +%Y-%m-%dT%H:%M:%S%:z)\" --job-id job_0193a1b2c3d4e5f60718293a4b5c6d7e --json",
   ],
   run: runCheckback,
   render: triggerLine,

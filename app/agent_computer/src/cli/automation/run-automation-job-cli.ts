@@ -4,6 +4,7 @@ import { type ManualRunResult, startManualRun } from "../../domain/automation/ma
 import type { RunView } from "../../domain/automation/views.ts";
 import { runView } from "../../domain/automation/views.ts";
 import { AppError, STORE_ERRORS } from "../../errors.ts";
+import { JsonTooDeep, MAX_JSON_DEPTH, parseJson } from "../../json-depth.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildDeps } from "../kernel/deps.ts";
@@ -16,7 +17,13 @@ const TERMINAL = new Set(["succeeded", "failed", "cancelled"]);
 export const runJobOptionsSchema = z.object({
   ...ownerFields,
   jobId: jobIdSchema.describe("the automation job to run once"),
-  dataFile: z.string().min(1).optional().describe("JSON file (or - for stdin) that becomes the event's data; default null"),
+  dataFile: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      `JSON file (or - for stdin) that becomes the event's data, at most 256 KiB nested at most ${MAX_JSON_DEPTH} levels; default null`,
+    ),
   waitSeconds: z.coerce
     .number()
     .int()
@@ -33,8 +40,10 @@ const readData = async (options: RunJobOptions, ctx: CommandContext): Promise<un
   if (options.dataFile === undefined) return null;
   const text = await readFlagInput(ctx, "--data-file", options.dataFile, MAX_DATA_BYTES);
   try {
-    return JSON.parse(text);
-  } catch {
+    return parseJson(text);
+  } catch (error) {
+    if (error instanceof JsonTooDeep)
+      throw new AppError("INVALID_INPUT", `--data-file: nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`);
     throw new AppError("INVALID_INPUT", "--data-file: not valid JSON");
   }
 };

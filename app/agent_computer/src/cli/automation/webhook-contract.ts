@@ -1,5 +1,6 @@
 // The contract text of create-webhook-cli --help: the reference example of a contract document.
 import { TIMESTAMP_TOLERANCE_SECONDS } from "../../domain/automation/webhook-verify.ts";
+import { MAX_JSON_DEPTH } from "../../json-depth.ts";
 
 export const DEFAULT_MAX_BODY_BYTES = 262_144;
 
@@ -36,10 +37,11 @@ export const WEBHOOK_CONTRACT = [
     "timestamp, so replay protection rests on de-duplication alone. Content type application/json is expected.",
   "De-duplication: each delivery id is accepted once per endpoint, ever; a repeat answers 200 with duplicate:true and " +
     "creates nothing, so a sender may retry freely. Limits: the body may be at most --max-body-bytes (checked against " +
-    "Content-Length before reading and again after); delivery ids are 1-200 characters of A-Z a-z 0-9 _ : -.",
+    `Content-Length before reading and again after); a JSON body may nest arrays and objects at most ${MAX_JSON_DEPTH} ` +
+    "levels deep; delivery ids are 1-200 characters of A-Z a-z 0-9 _ : -.",
   "Answers: 202 {accepted:true, duplicate:false, delivery_id, run_id | message_id} means durably accepted: the delivery " +
     "and its run (or your inbox event) are committed together; the run itself happens asynchronously. 200: a duplicate, " +
-    "or a GitHub ping. 400 missing headers or a bad delivery id; 401 bad signature or stale timestamp; 404 unknown " +
+    "or a GitHub ping. 400 missing headers, a bad delivery id or JSON nested too deep (body_too_deep); 401 bad signature or stale timestamp; 404 unknown " +
     "endpoint; 410 the endpoint was cancelled (stop sending); 413 body too large; 503 the store is unavailable or the " +
     "worker is stopping: nothing was accepted, retry later.",
   "Event: the script's context().event (and the inbox event) is a CloudEvents 1.0 envelope: type webhook.delivery, " +

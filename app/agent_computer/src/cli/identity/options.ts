@@ -1,9 +1,10 @@
+import { AGENT_ID_RULE } from "../../agent-id.ts";
 import { agentId } from "../../domain/identity/names.ts";
 import type { AgentView } from "../../domain/identity/view.ts";
 import { neutralizeLine } from "../kernel/output.ts";
 
 /** The agent an identity command acts on; it authenticates with that agent's token. */
-export const nameOption = agentId("the agent, 1-64 characters of A-Z a-z 0-9 _ . - (authenticated by its token)");
+export const nameOption = agentId(`the agent, ${AGENT_ID_RULE} (authenticated by its token)`);
 
 export const STORE_ENV = ["AGENT_COMPUTER_HOME", "AGENT_COMPUTER_DATABASE_URL"] as const;
 export const AUTH_ENV = [...STORE_ENV, "RELAY_AGENT_TOKEN", "AGENT_COMPUTER_HOST_ID"] as const;

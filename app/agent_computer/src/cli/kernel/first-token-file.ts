@@ -4,7 +4,8 @@
 import { AppError, isAppError } from "../../errors.ts";
 import { neutralizeLine } from "../../terminal-text.ts";
 import type { CommandContext } from "./context.ts";
-import { resolveToken } from "./token.ts";
+import { InputTooLarge } from "./input.ts";
+import { MAX_TOKEN_FILE_BYTES, resolveToken } from "./token.ts";
 
 export const FIRST_TOKEN_FILE_DOC =
   "token file (else RELAY_AGENT_TOKEN, the vault); if missing/empty, a new name's token goes there (0600, no symlink/overwrite)";
@@ -12,10 +13,12 @@ export const FIRST_TOKEN_FILE_DOC =
 const unreadable = (path: string, why?: string): AppError =>
   new AppError("INVALID_INPUT", `--token-file: cannot read a token from ${neutralizeLine(path)}${why ? ` (${why})` : ""}`);
 
-const readToken = async (path: string): Promise<string | undefined> => {
+/** The token a file holds; undefined for a missing or empty file (which can take a new one). */
+const readToken = async (ctx: CommandContext, path: string): Promise<string | undefined> => {
   try {
-    return (await Bun.file(path).text()).trim() || undefined;
-  } catch {
+    return (await ctx.readInput(path, MAX_TOKEN_FILE_BYTES)).trim() || undefined;
+  } catch (error) {
+    if (error instanceof InputTooLarge) throw unreadable(path, `it holds more than ${MAX_TOKEN_FILE_BYTES} bytes`);
     return undefined;
   }
 };
@@ -30,9 +33,10 @@ export const withFirstTokenFile = async <R extends { agent_token?: string; auth_
   tokenFile: string | undefined,
   call: (token: string | undefined) => Promise<R>,
 ): Promise<R & { token_file?: string }> => {
-  if (tokenFile === undefined) return call(await resolveToken(ctx, agentId, undefined));
+  // stdin cannot take a new token: "-" must hold one, as everywhere else.
+  if (tokenFile === undefined || tokenFile === "-") return call(await resolveToken(ctx, agentId, tokenFile));
   // A file that holds a token is read as everywhere else (which notes where the token came from).
-  if ((await readToken(tokenFile)) !== undefined) return call(await resolveToken(ctx, agentId, tokenFile));
+  if ((await readToken(ctx, tokenFile)) !== undefined) return call(await resolveToken(ctx, agentId, tokenFile));
   const { claimTokenFile } = await import("../../local/token-file.ts");
   const claim = claimTokenFile(tokenFile);
   if ("refused" in claim) throw unreadable(tokenFile, `and it cannot take a new token: ${claim.refused}`);

@@ -29,6 +29,7 @@ interface ZodNode {
       element?: ZodNode;
       shape?: Record<string, ZodNode>;
       entries?: Record<string, string | number>;
+      checks?: { _zod: { def: { check?: string; format?: string; value?: unknown; inclusive?: boolean } } }[];
     };
   };
 }
@@ -93,6 +94,44 @@ const derivedPlaceholder = (key: string, node: ZodNode): string => {
     return choices.length <= 30 ? `<${choices}>` : `<${last}>`;
   }
   return BY_LAST_WORD[last] ?? (node._zod.def.type === "number" ? "<n>" : `<${last}>`);
+};
+
+/** What a number-typed key accepts; the front end hands every value over as the text the user typed. */
+export interface NumberKind {
+  integer: boolean;
+  /** The inclusive upper bound the schema sets, if any. */
+  max: number | undefined;
+}
+
+const INTEGER_FORMATS = new Set(["safeint", "int32", "uint32", "int64", "uint64"]);
+
+const numberKindOf = (node: ZodNode): NumberKind | undefined => {
+  const type = base(node);
+  const item = type._zod.def.type === "array" && type._zod.def.element ? base(type._zod.def.element) : type;
+  if (item._zod.def.type !== "number") return undefined;
+  const checks = (item._zod.def.checks ?? []).map((c) => c._zod.def);
+  const below = checks.find((c) => c.check === "less_than" && c.inclusive && typeof c.value === "number");
+  return {
+    integer: checks.some((c) => INTEGER_FORMATS.has(c.format ?? "")),
+    max: below?.value as number | undefined,
+  };
+};
+
+const numberCache = new WeakMap<CommandDef, ReadonlyMap<string, NumberKind>>();
+
+/** Every schema key (flag or positional) that takes a number or a list of numbers, with the kind of number. */
+export const numberKeys = (def: CommandDef): ReadonlyMap<string, NumberKind> => {
+  let found = numberCache.get(def);
+  if (!found) {
+    const kinds = new Map<string, NumberKind>();
+    for (const [key, node] of Object.entries(schemaShape(def))) {
+      const kind = numberKindOf(node);
+      if (kind) kinds.set(key, kind);
+    }
+    found = kinds;
+    numberCache.set(def, found);
+  }
+  return found;
 };
 
 const cache = new WeakMap<CommandDef, readonly Flag[]>();

@@ -9,7 +9,7 @@ import { AppError } from "../../errors.ts";
 import { neutralizeLine } from "../../terminal-text.ts";
 import type { BinaryDef, CommandDef } from "./command.ts";
 import { didYouMean } from "./did-you-mean.ts";
-import { commandFlags, type Flag } from "./flags.ts";
+import { commandFlags, type Flag, numberKeys } from "./flags.ts";
 import { validateOptions } from "./parse.ts";
 
 /** What argv asks for. `subcommand` is a key of binary.subcommands; undefined means the binary's own help. */
@@ -139,6 +139,7 @@ const attributeOf = (command: Command, spelled: string): string =>
 /** Gives a command the flags, positionals and action of one CommandDef. */
 const configureLeaf = (command: KernelCommand, def: CommandDef, done: (run: Invocation) => void): void => {
   const flags = commandFlags(def);
+  const numbers = numberKeys(def);
   const lists = new Map<string, string[]>();
   /** The spelling each key was given with, so an error names the flag as the user typed it. */
   const spelled = new Map<string, string>();
@@ -150,7 +151,8 @@ const configureLeaf = (command: KernelCommand, def: CommandDef, done: (run: Invo
         option.argParser((value: string) => {
           spelled.set(flag.key, spelledAs);
           const list = lists.get(flag.key) ?? [];
-          list.push(...(flag.commaList ? commaItems(value) : [value]));
+          // Numbers are kept as typed ("5, 6" has " 6"; "5,,6" an empty one), for parse.ts to refuse.
+          list.push(...(!flag.commaList ? [value] : numbers.has(flag.key) ? value.split(",") : commaItems(value)));
           lists.set(flag.key, list);
           return list;
         });

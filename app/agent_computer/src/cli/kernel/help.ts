@@ -42,13 +42,17 @@ const schemaDoc = (def: CommandDef): SchemaDoc => {
 /** The documented properties of a command's schema. */
 export const schemaProperties = (def: CommandDef): Record<string, PropertyDoc> => schemaDoc(def).properties;
 
+/** An integer flag takes decimal digits only (kernel/parse.ts): no 0x10, 1e3, +5 or 5.0. */
+const typeText = (type: string): string => (type === "integer" ? "decimal integer" : type);
+
 const constraintText = (doc: PropertyDoc): string => {
   const base = doc.anyOf?.find((d) => d.type !== "null") ?? doc;
   const parts: string[] = [];
   const item = base.items;
-  if (base.type === "array" && item) parts.push(`list of ${item.type ?? "value"}${item.pattern ? ` /${item.pattern}/` : ""}`);
+  if (base.type === "array" && item)
+    parts.push(`list of ${typeText(item.type ?? "value")}${item.pattern ? ` /${item.pattern}/` : ""}`);
   else if (base.enum) parts.push(`one of ${base.enum.join("|")}`);
-  else if (base.type) parts.push(base.type);
+  else if (base.type) parts.push(typeText(base.type));
   if (base.minimum !== undefined && base.maximum !== undefined) parts.push(`${base.minimum}..${base.maximum}`);
   else if (base.minimum !== undefined) parts.push(`>= ${base.minimum}`);
   else if (base.maximum !== undefined) parts.push(`<= ${base.maximum}`);

@@ -45,7 +45,7 @@ export const tokenFileSchema = tokenPathSchema(
 );
 
 /** A token is 60-odd characters; a file much larger than that holds no token. */
-const MAX_TOKEN_FILE_BYTES = 4096;
+export const MAX_TOKEN_FILE_BYTES = 4096;
 
 /** The token in `flag <path>` (or stdin for "-"): one message for a missing, unreadable, oversized or empty file. */
 export const readTokenFile = async (ctx: CommandContext, flag: string, path: string): Promise<string> => {

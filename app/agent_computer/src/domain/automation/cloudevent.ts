@@ -1,3 +1,4 @@
+import { JsonTooDeep, parseJson } from "../../json-depth.ts";
 import { iso } from "../deps.ts";
 // The CloudEvents 1.0 envelope every trigger produces: the same JSON is appended to the owner's session
 // when a trigger has no job (a direct wake), and handed to the script as context().event when it has one.
@@ -47,7 +48,10 @@ export const jsonEvent = (fields: {
   data: fields.data,
 });
 
-/** A webhook body becomes JSON data when it parses as JSON, otherwise text with the sender's content type. */
+/**
+ * A webhook body becomes JSON data when it parses as JSON, otherwise text with the sender's content type. Throws
+ * JsonTooDeep for JSON nested deeper than MAX_JSON_DEPTH.
+ */
 export const webhookEvent = (fields: {
   triggerId: string;
   deliveryId: string;
@@ -59,10 +63,11 @@ export const webhookEvent = (fields: {
   let data: unknown = fields.body;
   let contentType = fields.contentType?.split(";")[0]?.trim() || "text/plain";
   try {
-    data = JSON.parse(fields.body);
+    data = parseJson(fields.body);
     contentType = "application/json";
-  } catch {
-    // Not JSON: kept verbatim as text.
+  } catch (error) {
+    // Not JSON: kept verbatim as text. JSON nested too deep is refused, not kept: it would be JSON to its sender.
+    if (error instanceof JsonTooDeep) throw error;
   }
   return {
     ...jsonEvent({

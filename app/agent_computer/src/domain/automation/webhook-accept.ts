@@ -1,8 +1,10 @@
 // Accepting one webhook delivery. A 2xx answer means the delivery is durable: its firing and its run (or the
 // owner's wake message) are committed together. Rejected deliveries write nothing.
+
+import { JsonTooDeep } from "../../json-depth.ts";
 import type { TriggerRecord } from "../../store/port.ts";
 import { atOneInstant, type Deps } from "../deps.ts";
-import { webhookEvent } from "./cloudevent.ts";
+import { type CloudEvent, webhookEvent } from "./cloudevent.ts";
 import { fire } from "./fire.ts";
 import { verifyDelivery } from "./webhook-verify.ts";
 
@@ -44,14 +46,22 @@ export const acceptDelivery = async (
       verdict.message,
     );
   if (verdict.ping) return { status: 200, body: { ping: true, endpoint: endpoint.id } };
-  const event = webhookEvent({
-    triggerId: endpoint.id,
-    deliveryId: verdict.deliveryId,
-    time: deps.now(),
-    body: request.body.toString("utf8"),
-    contentType: request.headers["content-type"] ?? null,
-    extensions: verdict.extensions,
-  });
+  let event: CloudEvent;
+  try {
+    event = webhookEvent({
+      triggerId: endpoint.id,
+      deliveryId: verdict.deliveryId,
+      time: deps.now(),
+      body: request.body.toString("utf8"),
+      contentType: request.headers["content-type"] ?? null,
+      extensions: verdict.extensions,
+    });
+  } catch (error) {
+    // Never a 5xx: the same body would be refused on every retry.
+    if (error instanceof JsonTooDeep)
+      return reject(400, "body_too_deep", `the body nests arrays and objects deeper than ${error.limit} levels`);
+    throw error;
+  }
   return deps.store.write(async (tx) => {
     const current = await tx.automation.getTrigger(endpoint.id, true);
     if (current?.state !== "active") return reject(410, "endpoint_cancelled", "this webhook endpoint was cancelled");

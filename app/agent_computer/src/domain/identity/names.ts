@@ -1,17 +1,14 @@
 // Names every family shares. The schemas are zod/mini (the mesh commands' start-up path, where classic zod
 // costs milliseconds); classic schemas embed them like any other (z.array(capabilitySchema), z.object({ … })).
 import * as z from "zod/mini";
-import { AGENT_ID_PATTERN } from "../../agent-id.ts";
+import { AGENT_ID_PATTERN, AGENT_ID_RULE } from "../../agent-id.ts";
 
 /** The sender name of notices the mesh itself writes (bounces); no agent may register it. */
 export const SYSTEM_SENDER = "agent-computer";
 
 export const agentIdSchema = z
   .string()
-  .check(
-    z.regex(AGENT_ID_PATTERN, "must be 1-64 characters of A-Z a-z 0-9 _ . -"),
-    z.describe("agent name, 1-64 characters of A-Z a-z 0-9 _ . -"),
-  );
+  .check(z.regex(AGENT_ID_PATTERN, `must be ${AGENT_ID_RULE}`), z.describe(`agent name, ${AGENT_ID_RULE}`));
 
 /** An agent name documented for one command's flag: the same rule, its own description. */
 export const agentId = (description: string) => agentIdSchema.check(z.describe(description));

@@ -58,9 +58,10 @@ export const wakeTuningFromEnv = (
   for (const [key, knob] of Object.entries(WAKE_KNOBS) as [keyof WakeTuning, Knob][]) {
     const raw = env[knob.env];
     if (raw === undefined || raw === "") continue;
-    const value = Number(raw);
+    // Decimal digits only, as for integer flags: Number() would take 0x10, 1e3 and " 5 ".
+    const value = /^(0|[1-9][0-9]*)$/.test(raw) ? Number(raw) : Number.NaN;
     if (Number.isInteger(value) && value >= knob.min && value <= knob.max) tuning[key] = value;
-    else warn(`${knob.env}=${raw} ignored: must be an integer ${knob.min}..${knob.max}`);
+    else warn(`${knob.env}=${raw} ignored: must be a decimal integer ${knob.min}..${knob.max}`);
   }
   return tuning;
 };
