@@ -20,6 +20,19 @@ const ALLOWED = {
   // notification across processes, and its watchers poll (domain/wake/tuning.ts).
   postgresOnlyTriggers: ["deliveries.deliveries_wake_hint"],
   postgresOnlyFunctions: ["agent_computer_wake_hint"],
+  // Full-text search (migration 011): SQLite indexes message bodies in an FTS5 table (with its shadow tables),
+  // filled by an insert trigger; PostgreSQL indexes the same words with a GIN expression index on messages.
+  // test/contract/mesh-search-store.test.ts holds both to the same matches.
+  sqliteOnlyTables: [
+    "message_search",
+    "message_search_config",
+    "message_search_content",
+    "message_search_data",
+    "message_search_docsize",
+    "message_search_idx",
+  ],
+  sqliteOnlyTriggers: ["messages.messages_search_insert"],
+  postgresOnlyIndexes: ["messages_search"],
 };
 // Not compared, by design: SQLite's WITHOUT ROWID (a storage layout with no PostgreSQL counterpart; messages and
 // deliveries use it), and CHECK constraints (SQLite keeps them only in the CREATE TABLE text).
@@ -257,8 +270,9 @@ const postgresSchema = async (driver: Driver): Promise<Schema> => {
 
 /** The catalog with the allowed differences taken out, so what is left must be equal. */
 const comparable = (schema: Schema): Schema => ({
-  ...schema,
-  triggers: schema.triggers.filter((t) => !ALLOWED.postgresOnlyTriggers.includes(t)),
+  tables: Object.fromEntries(Object.entries(schema.tables).filter(([name]) => !ALLOWED.sqliteOnlyTables.includes(name))),
+  indexes: Object.fromEntries(Object.entries(schema.indexes).filter(([name]) => !ALLOWED.postgresOnlyIndexes.includes(name))),
+  triggers: schema.triggers.filter((t) => !ALLOWED.postgresOnlyTriggers.includes(t) && !ALLOWED.sqliteOnlyTriggers.includes(t)),
   functions: schema.functions.filter((f) => !ALLOWED.postgresOnlyFunctions.includes(f)),
 });
 
@@ -296,5 +310,14 @@ describe.runIf(pgUrl)("migration parity: SQLite against PostgreSQL catalogs", ()
       expect(sqliteCatalog.triggers).not.toContain(trigger);
     }
     for (const fn of ALLOWED.postgresOnlyFunctions) expect(postgresCatalog.functions).toContain(fn);
+    for (const table of ALLOWED.sqliteOnlyTables) {
+      expect(Object.keys(sqliteCatalog.tables)).toContain(table);
+      expect(Object.keys(postgresCatalog.tables)).not.toContain(table);
+    }
+    for (const trigger of ALLOWED.sqliteOnlyTriggers) expect(sqliteCatalog.triggers).toContain(trigger);
+    for (const index of ALLOWED.postgresOnlyIndexes) {
+      expect(Object.keys(postgresCatalog.indexes)).toContain(index);
+      expect(Object.keys(sqliteCatalog.indexes)).not.toContain(index);
+    }
   });
 });

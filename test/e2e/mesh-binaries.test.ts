@@ -299,4 +299,21 @@ describe.each(storeNames)("mesh through the binaries [%s]", (storeName) => {
     const history = await runBin("agent-channel-cli", ["read", ...as(member), "--channel", "ops", "--json"], { env });
     expect(history.json<{ posts: { from: string }[] }>().posts.map((p) => p.from)).toEqual(["chan-host"]);
   });
+  test("agent-search-cli finds the caller's own messages by whole words, and nobody else's", async () => {
+    const env = target.env;
+    const seeker = await checkInAgent(env, dir, "seeker");
+    await runBin("agent-send-cli", [...as(alice), "--to", "seeker", "--body", "Rollback of PR-31 is \u001b[31mdone"], { env });
+    await runBin("agent-send-cli", [...as(alice), "--to", "bob", "--body", "rollback of PR-31 for bob only"], { env });
+    const found = await runBin("agent-search-cli", [...as(seeker), "--query", "pr 31 ROLLBACK", "--json"], { env });
+    expect(found.exitCode, found.stderr).toBe(0);
+    expect(found.json<{ words: string[]; messages: { from: string }[] }>()).toMatchObject({
+      words: ["pr", "31", "rollback"],
+      messages: [{ from: "alice" }],
+    });
+    const human = await runBin("agent-search-cli", [...as(seeker), "--query", "rollback"], { env });
+    expect(human.stdout).toContain("seeker: 1 message(s) with rollback");
+    expect(human.stdout).not.toMatch(RAW_CONTROL);
+    const empty = await runBin("agent-search-cli", [...as(seeker), "--query", "--- ***"], { env });
+    expect(empty.exitCode).toBe(2);
+  });
 });

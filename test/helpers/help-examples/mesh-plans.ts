@@ -73,6 +73,13 @@ export const MESH_PLANS: Record<string, CommandPlan> = {
     ],
   },
   "agent-channel-cli read": { given: [checkIn("builder-1"), "agent-channel-cli create --agent-id builder-1 --channel release"] },
+  "agent-search-cli": {
+    given: [
+      checkIn("builder-1"),
+      checkIn("reviewer-1"),
+      "agent-send-cli --agent-id reviewer-1 --to builder-1 --body 'the migration rollback for pr-12 is ready'",
+    ],
+  },
   "agent-thread-cli": {
     given: [
       checkIn("builder-1"),

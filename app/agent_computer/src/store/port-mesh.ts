@@ -81,6 +81,18 @@ export interface InboxEntry {
   createdAt: number;
 }
 
+/** A message a search found, with the store's own relevance score (higher is better on both stores). */
+export interface SearchHit {
+  id: string;
+  sender: string;
+  kind: string;
+  body: string;
+  threadId: string | null;
+  channel: string | null;
+  createdAt: number;
+  score: number;
+}
+
 /** Who may message an agent: everyone (open), its allow list only (contacts-only), or nobody (closed). */
 export type ContactPolicy = "open" | "contacts-only" | "closed";
 
@@ -175,6 +187,13 @@ export interface MeshRepo {
   /** The caller's credentials and presence, and whether expiry is due at `now`; undefined for an unknown name. */
   callerState(agentId: string, now: number): Promise<CallerState | undefined>;
   insertAgent(agent: NewAgent): Promise<void>;
+  /**
+   * Locks the rows of these agents (the unknown ones are skipped) for the rest of the transaction, in one
+   * statement and in name order (byte order), before any of them is written: two transactions that write
+   * overlapping sets of agents (A sends to B while B sends to A) then queue instead of deadlocking. SQLite has
+   * one writer at a time and needs no row locks.
+   */
+  lockAgents(agentIds: readonly string[]): Promise<void>;
   touchAgent(agentId: string, now: number): Promise<void>;
   /** Atomically ends open sessions whose ttl ran out; each session is returned to exactly one caller. */
   endExpiredSessions(now: number): Promise<SessionRecord[]>;
@@ -192,6 +211,12 @@ export interface MeshRepo {
    * still live at `now` (the delivery rule). Undefined when no agent has that name: nothing changes.
    */
   takeInboxSlot(agentId: string, now: number): Promise<InboxSlot | undefined>;
+  /**
+   * takeInboxSlot and the delivery of message `messageId` on that slot, as one step (one statement on
+   * PostgreSQL: the recipient's row is held from here to COMMIT, and other senders to it wait that long):
+   * pending in the live session, or not_checked_in without one. Undefined when no agent has that name.
+   */
+  deliver(messageId: string, agentId: string, now: number): Promise<InboxSlot | undefined>;
   insertMessage(message: NewMessage): Promise<void>;
   insertDelivery(delivery: NewDelivery): Promise<void>;
   findByIdempotencyKey(sender: string, key: string): Promise<SentMessage | undefined>;
@@ -211,6 +236,11 @@ export interface MeshRepo {
   messageSeenBy(messageId: string, agentId: string): Promise<MessageRef | undefined>;
   /** The messages of a thread that `agentId` may see (as messageSeenBy), oldest first, at most `limit`. */
   thread(threadId: string, agentId: string, limit: number): Promise<ThreadEntry[]>;
+  /**
+   * Messages `agentId` may see (as messageSeenBy) whose body holds every one of `words` (lowercase runs of letters
+   * and digits) as a whole word, best match first, at most `limit`.
+   */
+  search(agentId: string, words: readonly string[], limit: number): Promise<SearchHit[]>;
   contactSettings(agentId: string): Promise<ContactSettings>;
   setContactPolicy(agentId: string, policy: ContactPolicy, now: number): Promise<void>;
   /** Lists `other` as allowed or blocked by `owner` (replacing either), or with kind null takes it off both lists. */

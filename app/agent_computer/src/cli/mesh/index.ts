@@ -8,6 +8,7 @@ export const meshBinaries: Record<string, BinaryLoader> = {
   "agent-send-cli": singleCommand(() => import("./agent-send-cli.ts")),
   "agent-sent-cli": singleCommand(() => import("./agent-sent-cli.ts")),
   "agent-thread-cli": singleCommand(() => import("./agent-thread-cli.ts")),
+  "agent-search-cli": singleCommand(() => import("./agent-search-cli.ts")),
   "agent-contacts-cli": () => import("./agent-contacts-cli.ts").then((m) => m.default),
   "agent-channel-cli": () => import("./agent-channel-cli.ts").then((m) => m.default),
   "agents-list-cli": singleCommand(() => import("./agents-list-cli.ts")),

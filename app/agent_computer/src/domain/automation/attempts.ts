@@ -3,6 +3,7 @@
 import { randomBytes } from "node:crypto";
 import type { ClaimedRun, EnvEntry, Fence, JobRecord, RunOutcome, RunRecord, StoreTx } from "../../store/port.ts";
 import { atOneInstant, type Deps } from "../deps.ts";
+import { lockAgentsInOrder } from "../mesh/lock-order.ts";
 import { deliverSystemMessage } from "../mesh/notify.ts";
 import { EVENT_TYPES, jobSource, jsonEvent } from "./cloudevent.ts";
 import { eventMessageBody } from "./fire.ts";
@@ -74,7 +75,13 @@ export const claimAttempts = async (
   const deps = atOneInstant(live);
   if (!input.hinted && !(await deps.store.read((tx) => tx.automation.claimableRunExists(deps.now())))) return [];
   return deps.store.write(async (tx) => {
-    for (const lost of await tx.automation.failAbandonedRuns(deps.now(), MAX_ATTEMPTS)) {
+    const abandoned = await tx.automation.failAbandonedRuns(deps.now(), MAX_ATTEMPTS);
+    // Their owners may each get a failure notice: several agents' inboxes, locked in the one order.
+    await lockAgentsInOrder(
+      tx,
+      abandoned.map((run) => run.owner),
+    );
+    for (const lost of abandoned) {
       await notifyFailure(tx, deps, lost, { ...lost, stderrTail: lost.stderrTail ?? "" });
     }
     if (input.limit <= 0) return [];

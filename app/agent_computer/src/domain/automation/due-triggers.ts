@@ -2,6 +2,7 @@
 // compare-and-set, and fire it (run or wake) before commit. Several workers may call this at once.
 import type { StoreTx, TriggerRecord } from "../../store/port.ts";
 import { atOneInstant, type Deps, iso, isoOrNull } from "../deps.ts";
+import { lockAgentsInOrder } from "../mesh/lock-order.ts";
 import { EVENT_TYPES, jsonEvent, triggerSource } from "./cloudevent.ts";
 import { MISFIRE_WINDOW_DEFAULT_SECONDS, planCatchUp } from "./cron.ts";
 import { type FireResult, fire } from "./fire.ts";
@@ -82,6 +83,11 @@ export const consumeDueTriggers = (live: Deps, limit: number): Promise<DueScan> 
   const deps = atOneInstant(live);
   return deps.store.write(async (tx) => {
     const due = await tx.automation.claimDueTriggers(deps.now(), limit);
+    // A wake goes to each trigger's owner: several agents' inboxes, locked in the one order.
+    await lockAgentsInOrder(
+      tx,
+      due.map((t) => t.owner),
+    );
     const fired: DueScan["fired"] = [];
     for (const trigger of due) {
       const result = trigger.kind === "checkback" ? await fireCheckback(tx, deps, trigger) : await fireCron(tx, deps, trigger);

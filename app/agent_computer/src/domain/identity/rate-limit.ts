@@ -1,6 +1,6 @@
 import { AppError } from "../../errors.ts";
 import type { StoreTx } from "../../store/port.ts";
-import type { RateKind, RateLimits } from "../deps.ts";
+import type { RateKind, RateLimits, RateScope } from "../deps.ts";
 import { RATE_SETTINGS } from "./rate-config.ts";
 
 const NOUN: Record<RateKind, string> = { register: "registrations", send: "sends" };
@@ -8,7 +8,8 @@ const NOUN: Record<RateKind, string> = { register: "registrations", send: "sends
 /**
  * Counts this call in the fixed-window counters of its name and its host, in the store, so every process
  * on the store shares them. It runs inside the caller's transaction: a call rejected for any reason
- * (this limit included) rolls back and is not counted.
+ * (this limit included) rolls back and is not counted. `scopes` lets a caller take the per-host counter, the row
+ * every call of the host writes, at the very end of its transaction.
  */
 export const takeRateSlots = async (
   tx: StoreTx,
@@ -16,9 +17,10 @@ export const takeRateSlots = async (
   kind: RateKind,
   keys: { name: string; host: string },
   now: number,
+  scopes: readonly RateScope[] = ["name", "host"],
 ): Promise<void> => {
   if (!limits) return;
-  for (const scope of ["name", "host"] as const) {
+  for (const scope of scopes) {
     const rule = limits.rule(kind, scope);
     if (!rule) continue;
     const windowMs = rule.windowS * 1000;

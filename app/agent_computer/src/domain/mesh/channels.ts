@@ -3,7 +3,8 @@ import type { ChannelRecord, StoreTx } from "../../store/port.ts";
 import { type Deps, iso } from "../deps.ts";
 import { DATA_NOT_INSTRUCTIONS } from "./data-note.ts";
 import { deliverTo } from "./deliver.ts";
-import { enterMesh, withPresence } from "./live-session.ts";
+import { enterMesh, meetCaller, presenceRows, withPresence, writePresence } from "./live-session.ts";
+import { lockAgentsInOrder } from "./lock-order.ts";
 
 export interface ChannelView {
   name: string;
@@ -133,6 +134,18 @@ export const channelAction = async (
   deps: Deps,
   input: { agentId: string; token: string | undefined; action: ChannelAction },
 ): Promise<ChannelResult> => {
+  const { action } = input;
+  if (action.kind === "post") {
+    // A post writes the rows of every member: the caller's presence and each member's inbox sequence all locked
+    // first, together and in the one order (lock-order.ts), as a send does.
+    return deps.store.write(async (tx) => {
+      const caller = await meetCaller(deps, tx, input.agentId, input.token);
+      const channel = await member(tx, action.channel, input.agentId);
+      await lockAgentsInOrder(tx, [...presenceRows(caller), ...channel.members.filter((m) => m !== input.agentId)]);
+      await writePresence(deps, tx, caller);
+      return act(deps, tx, input.agentId, action);
+    });
+  }
   if (input.action.kind === "list" || input.action.kind === "read") {
     // Reads whose only write is presence still answer on a full or read-only store.
     const { value, warning } = await withPresence(deps, async (tx, renew) => {

@@ -19,15 +19,8 @@ export const deliverTo = async (
   recipient: string,
   now: number,
 ): Promise<Delivery | undefined> => {
-  const slot = await tx.mesh.takeInboxSlot(recipient, now);
+  const slot = await tx.mesh.deliver(messageId, recipient, now);
   if (slot === undefined) return undefined;
   const { seq, sessionId, holder } = slot;
-  await tx.mesh.insertDelivery({
-    messageId,
-    recipient,
-    seq,
-    state: sessionId ? "pending" : "not_checked_in",
-    sessionId: sessionId ?? null,
-  });
   return { seq, live: sessionId !== undefined, holder };
 };

@@ -17,6 +17,48 @@ export interface CallerPresence {
   sessionLive: boolean;
 }
 
+/** An authenticated caller, and the presence writes its call owes (not yet made). */
+export interface MetCaller extends CallerPresence {
+  agentId: string;
+  /** last_seen_at is a second old: the agents row is written. */
+  touch: boolean;
+  /** The live session's activity is a second old: the session is extended. */
+  extend: boolean;
+}
+
+/**
+ * The first half of a call that only renews presence: check the token, expire what is due, and decide which
+ * presence writes are owed, without making them. A call that writes other agents' rows too (a send) makes them
+ * with writePresence once it has locked every row it writes in the one order (lock-order.ts).
+ */
+export const meetCaller = async (deps: Deps, tx: StoreTx, agentId: string, token: string | undefined): Promise<MetCaller> => {
+  const caller = await tx.mesh.callerState(agentId, deps.now());
+  verifyCredentials(agentId, token, caller);
+  if (caller.expiryDue) await endExpiredSessions(tx, deps.now(), deps.newId);
+  const stale = (writtenAt: number) => deps.now() - writtenAt >= PRESENCE_WRITE_INTERVAL_MS;
+  // A session that ran out was ended just above (expiry was due), so it is not extended here either.
+  const sessionLive = caller.sessionExpiresAt !== undefined && caller.sessionExpiresAt > deps.now();
+  return {
+    agentId,
+    sessionLive,
+    touch: stale(caller.lastSeenAt),
+    extend: sessionLive && stale(caller.sessionActivityAt as number),
+  };
+};
+
+/** The agents whose rows writePresence will write: the caller's, when its presence is due. */
+export const presenceRows = (caller: MetCaller): string[] => (caller.touch ? [caller.agentId] : []);
+
+/**
+ * Makes the presence writes meetCaller decided on: the agents row, then the session row. Across tables the one
+ * order is agents' rows before sessions' rows, as check-in (its agent, then its session) and inbox (touch, then
+ * renew) take them: a send that extended its session before locking agents' rows could deadlock with them.
+ */
+export const writePresence = async (deps: Deps, tx: StoreTx, caller: MetCaller): Promise<void> => {
+  if (caller.touch) await tx.mesh.touchAgent(caller.agentId, deps.now());
+  if (caller.extend) await tx.mesh.extendSession(caller.agentId, deps.now());
+};
+
 const notCheckedIn = (agentId: string): AppError =>
   new AppError("NOT_CHECKED_IN", `${agentId} has no live check-in, so it has no inbox to read`, {
     hint: `check in first: ${commandLine("agent-checkin-cli", "--agent-id", agentId, "--confirm")} (see agent-checkin-cli --help)`,
@@ -55,6 +97,11 @@ export async function enterMesh(
   require: boolean,
   renew = true,
 ): Promise<SessionRecord | CallerPresence> {
+  if (!require && renew) {
+    const caller = await meetCaller(deps, tx, agentId, token);
+    await writePresence(deps, tx, caller);
+    return { sessionLive: caller.sessionLive };
+  }
   const caller = await tx.mesh.callerState(agentId, deps.now());
   verifyCredentials(agentId, token, caller);
   if (!renew) {
@@ -66,16 +113,9 @@ export async function enterMesh(
     return session;
   }
   if (caller.expiryDue) await endExpiredSessions(tx, deps.now(), deps.newId);
-  const stale = (writtenAt: number) => deps.now() - writtenAt >= PRESENCE_WRITE_INTERVAL_MS;
   // Reading or acknowledging the inbox is looking: it always counts as being seen (task assignment breaks ties
-  // by who was seen last). Calls that only renew presence write it when it is a second old.
-  if (require || stale(caller.lastSeenAt)) await tx.mesh.touchAgent(agentId, deps.now());
-  if (!require) {
-    // A session that ran out was ended just above (expiry was due), so it is not extended here either.
-    const sessionLive = caller.sessionExpiresAt !== undefined && caller.sessionExpiresAt > deps.now();
-    if (sessionLive && stale(caller.sessionActivityAt as number)) await tx.mesh.extendSession(agentId, deps.now());
-    return { sessionLive };
-  }
+  // by who was seen last).
+  await tx.mesh.touchAgent(agentId, deps.now());
   const session = await tx.mesh.renewSession(agentId, deps.now());
   if (!session) throw notCheckedIn(agentId);
   return session;

@@ -5,7 +5,8 @@ import { type Deps, iso } from "../deps.ts";
 import { holderLiveness } from "../identity/liveness.ts";
 import { takeRateSlots } from "../identity/rate-limit.ts";
 import { type Delivery, deliverTo } from "./deliver.ts";
-import { enterMesh } from "./live-session.ts";
+import { meetCaller, presenceRows, writePresence } from "./live-session.ts";
+import { lockAgentsInOrder } from "./lock-order.ts";
 
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 
@@ -145,10 +146,16 @@ const broadcastRecipients = async (
   return live.filter((s) => s.agentId !== from && (!role || s.role === role) && (!repo || s.repo === repo)).map((s) => s.agentId);
 };
 
+/**
+ * The rows other writers queue for are taken last and held briefly: the agents' rows (the recipients' sequence
+ * numbers, the sender's presence) all at once in the one lock order, then the rate counters, whose per-host row
+ * every send from this host writes, right before COMMIT. Everything before them (authentication, the
+ * idempotency check, the message itself) runs without holding anything another send waits for.
+ */
 const sendOnce = (deps: Deps, input: SendInput): Promise<SendResult> =>
   deps.store.write(async (tx) => {
-    const { sessionLive } = await enterMesh(deps, tx, input.from, input.token, false);
-    const sender = senderFields(input.from, sessionLive);
+    const caller = await meetCaller(deps, tx, input.from, input.token);
+    const sender = senderFields(input.from, caller.sessionLive);
     const key = input.idempotencyKey ?? null;
     const hash = key ? requestHash(input) : null;
     if (key && hash) {
@@ -156,6 +163,7 @@ const sendOnce = (deps: Deps, input: SendInput): Promise<SendResult> =>
       const original = await tx.mesh.findByIdempotencyKey(input.from, key);
       if (original) {
         checkSameRequest(input, key, hash, original);
+        await writePresence(deps, tx, caller);
         return {
           id: original.id,
           from: input.from,
@@ -170,8 +178,10 @@ const sendOnce = (deps: Deps, input: SendInput): Promise<SendResult> =>
     }
     const reply = await repliedTo(tx, input);
     const threadId = reply?.threadId ?? input.threadId ?? null;
-    // A replay above sends nothing, so only new messages count against the sender's and the host's limits.
-    await takeRateSlots(tx, deps.limits, "send", { name: input.from, host: deps.local?.hostId ?? deps.host }, deps.now());
+    // A replay above sends nothing, so only new messages count against the sender's and the host's limits; a
+    // send refused by either rolls back whole. The host's counter, written by every send from the host, last.
+    const rateKeys = { name: input.from, host: deps.local?.hostId ?? deps.host };
+    await takeRateSlots(tx, deps.limits, "send", rateKeys, deps.now(), ["name"]);
     const names =
       input.recipients.kind === "to"
         ? uniqueSorted(input.recipients.agentIds)
@@ -197,6 +207,8 @@ const sendOnce = (deps: Deps, input: SendInput): Promise<SendResult> =>
       idempotencyHash: hash,
       createdAt: deps.now(),
     });
+    await lockAgentsInOrder(tx, [...presenceRows(caller), ...names.filter((name) => !refusing.has(name))]);
+    await writePresence(deps, tx, caller);
     const recipients: SendResult["recipients"] = [];
     for (const name of names) {
       if (refusing.has(name)) {
@@ -224,6 +236,7 @@ const sendOnce = (deps: Deps, input: SendInput): Promise<SendResult> =>
         hint: "agents-list-cli --include-stale lists the registered names",
       });
     }
+    await takeRateSlots(tx, deps.limits, "send", rateKeys, deps.now(), ["host"]);
     return {
       id,
       from: input.from,

@@ -1,7 +1,8 @@
 import type { TaskPriority, TaskRecord } from "../../store/port.ts";
 import type { Deps } from "../deps.ts";
-import { enterMesh } from "../mesh/live-session.ts";
-import { routeTask } from "./route.ts";
+import { meetCaller, presenceRows, writePresence } from "../mesh/live-session.ts";
+import { lockAgentsInOrder } from "../mesh/lock-order.ts";
+import { assignTask, pickAssignee } from "./route.ts";
 import { type TaskView, taskView } from "./view.ts";
 
 export interface PostInput {
@@ -22,7 +23,7 @@ export interface PostResult {
 /** Stores a task and routes it at once to the least-loaded live capable agent, or queues it. */
 export const postTask = (deps: Deps, input: PostInput): Promise<PostResult> =>
   deps.store.write(async (tx) => {
-    await enterMesh(deps, tx, input.agentId, input.token, false);
+    const caller = await meetCaller(deps, tx, input.agentId, input.token);
     const task: TaskRecord = {
       id: deps.newId("task"),
       title: input.title,
@@ -39,7 +40,11 @@ export const postTask = (deps: Deps, input: PostInput): Promise<PostResult> =>
       version: 1,
     };
     await tx.tasks.insert(task);
-    const routed = await routeTask(deps, tx, task, new Set([input.agentId]));
+    const assignee = await pickAssignee(deps, tx, task.requiredCaps, new Set([input.agentId]));
+    // The poster's presence and the assignee's inbox: two agents' rows, locked in the one order.
+    await lockAgentsInOrder(tx, [...presenceRows(caller), ...(assignee ? [assignee] : [])]);
+    await writePresence(deps, tx, caller);
+    const routed = (assignee ? await assignTask(deps, tx, task, assignee) : undefined) ?? task;
     const assigned = routed.state === "assigned";
     return {
       task: taskView(routed),

@@ -2,7 +2,8 @@ import { commandLine } from "../../command-line.ts";
 import { AppError } from "../../errors.ts";
 import type { StoreTx, TaskRecord, TaskState } from "../../store/port.ts";
 import type { Deps } from "../deps.ts";
-import { enterMesh } from "../mesh/live-session.ts";
+import { type MetCaller, meetCaller, presenceRows, writePresence } from "../mesh/live-session.ts";
+import { lockAgentsInOrder } from "../mesh/lock-order.ts";
 import { deliverSystemMessage } from "../mesh/notify.ts";
 import { type TaskView, taskView } from "./view.ts";
 
@@ -31,15 +32,19 @@ export interface TransitionInput {
   text?: string | undefined;
 }
 
-const notify = async (deps: Deps, tx: StoreTx, task: TaskRecord, actor: string): Promise<void> => {
-  const recipient = actor === task.poster ? task.assignee : task.poster;
-  if (!recipient || recipient === actor || !(await tx.mesh.getAgent(recipient))) return;
+/** Tells the other party through the mesh; its inbox row and the actor's presence are locked in the one order. */
+const notifyAndRenew = async (deps: Deps, tx: StoreTx, task: TaskRecord, actor: MetCaller): Promise<void> => {
+  const other = actor.agentId === task.poster ? task.assignee : task.poster;
+  const recipient = other && other !== actor.agentId && (await tx.mesh.getAgent(other)) ? other : undefined;
+  await lockAgentsInOrder(tx, [...presenceRows(actor), ...(recipient ? [recipient] : [])]);
+  await writePresence(deps, tx, actor);
+  if (!recipient) return;
   const detail = task.result ?? task.reason;
   await deliverSystemMessage(tx, {
     recipient,
     kind: "event",
     threadId: task.id,
-    body: `Task ${task.id} (${task.title}) is now ${task.state} by ${actor}${detail ? `: ${detail}` : ""}`,
+    body: `Task ${task.id} (${task.title}) is now ${task.state} by ${actor.agentId}${detail ? `: ${detail}` : ""}`,
     now: deps.now(),
     newId: deps.newId,
   });
@@ -51,7 +56,7 @@ const notify = async (deps: Deps, tx: StoreTx, task: TaskRecord, actor: string):
  */
 export const transitionTask = (deps: Deps, input: TransitionInput): Promise<TaskView> =>
   deps.store.write(async (tx) => {
-    await enterMesh(deps, tx, input.agentId, input.token, false);
+    const actor = await meetCaller(deps, tx, input.agentId, input.token);
     const task = await tx.tasks.get(input.taskId);
     if (!task)
       throw new AppError("NOT_FOUND", `no task ${input.taskId}`, {
@@ -81,6 +86,6 @@ export const transitionTask = (deps: Deps, input: TransitionInput): Promise<Task
         hint: `re-read it with ${commandLine("agent-task-cli", "list", "--agent-id", input.agentId, "--scope", "all")} and decide again`,
       });
     }
-    await notify(deps, tx, changed, input.agentId);
+    await notifyAndRenew(deps, tx, changed, actor);
     return taskView(changed);
   });

@@ -1,21 +1,79 @@
+import { AppError } from "../../errors.ts";
+import { UniqueViolation } from "../port.ts";
 import type { Db, Driver } from "../sql/db.ts";
-import { classifyPostgresError, invalidUrlSetting, sqlState } from "./errors.ts";
+import { classifyPostgresError, invalidUrlSetting } from "./errors.ts";
+import { SESSION_SETTINGS } from "./session-settings.ts";
+import { attemptsUsedUp, type TransactionPhase, transientFailure } from "./transient.ts";
 
-const RETRYABLE = new Set(["40P01", "40001"]); // deadlock detected, serialization failure
-const MAX_ATTEMPTS = 5;
+/**
+ * Runs of a transaction that failed transiently and was rolled back whole (deadlock victim, server restarting or
+ * full, connection lost before COMMIT): at most MAX_ATTEMPTS, the pauses between them doubling from about 50 ms
+ * to at most PAUSE_CAP_MS (4.5 s in all at most), so a server restart of a few seconds is ridden out while a
+ * command still answers within seconds when the server stays away.
+ */
+const MAX_ATTEMPTS = 8;
+const PAUSE_CAP_MS = 1_500;
+const backoffMs = (attemptNo: number): number => Math.min(PAUSE_CAP_MS, 25 * 2 ** attemptNo) * (0.5 + Math.random() / 2);
+/** How long an opener waits for another one's migrations (which run without a statement time limit). */
+const ADVISORY_LOCK_WAIT = "120s";
+
+/**
+ * The passing states first (transient.ts: what happened, whether anything was written), then what the failure
+ * says about the environment (errors.ts: login, database, TLS, disk, an unreachable server).
+ */
+type Classify = (error: unknown, phase?: TransactionPhase) => Promise<unknown>;
+const classifierFor =
+  (url: string): Classify =>
+  async (error, phase) => {
+    if (error instanceof AppError || error instanceof UniqueViolation) return error;
+    return transientFailure(error, phase)?.error ?? classifyPostgresError(error, url);
+  };
+
+/** The driver error behind a STORE_UNAVAILABLE that a statement inside the transaction raised, if it was transient. */
+const transientCause = (error: unknown): unknown =>
+  error instanceof AppError && error.code === "STORE_UNAVAILABLE" && transientFailure(error.cause) ? error.cause : undefined;
 
 type Runner = { unsafe: (sql: string, params?: unknown[]) => Promise<unknown> };
 
-type Classify = (error: unknown) => Promise<unknown>;
-
-const wrap = (runner: Runner, classify: Classify): Db => {
-  const query = async <T>(sql: string, params: readonly unknown[] = []): Promise<T[] & { count: number }> => {
+/**
+ * Runs `operation` again after a transient failure that rolled it back (transient.ts), up to MAX_ATTEMPTS, with
+ * a growing pause; anything else, or the last failure, is thrown classified. `at.phase` is set by the operation
+ * once its COMMIT is under way: a failure from then on is never re-run, its outcome being unknown.
+ */
+const retrying = async <T>(
+  operation: (at: { phase: TransactionPhase }) => Promise<T>,
+  classify: Classify,
+  closed: () => boolean,
+): Promise<T> => {
+  for (let attemptNo = 1; ; attemptNo++) {
+    const at: { phase: TransactionPhase } = { phase: "before_commit" };
     try {
-      return (await runner.unsafe(sql, [...params])) as T[] & { count: number };
+      return await operation(at);
     } catch (error) {
-      throw await classify(error);
+      if (error instanceof AppError && !transientCause(error)) throw error;
+      const transient = transientFailure(transientCause(error) ?? error, at.phase);
+      if (!transient) throw await classify(error, at.phase);
+      // A pool closed by its owner fails every statement as "connection closed": nothing transient about it.
+      if (!transient.retryable || closed()) throw transient.error;
+      if (attemptNo >= MAX_ATTEMPTS) throw attemptsUsedUp(transient, attemptNo);
+      await Bun.sleep(backoffMs(attemptNo));
     }
-  };
+  }
+};
+
+type Around = <T>(statement: () => Promise<T>) => Promise<T>;
+const once: Around = (statement) => statement();
+
+/** `around` wraps each statement: the statements of a transaction run once (the transaction is what is re-run). */
+const wrap = (runner: Runner, classify: Classify, around: Around = once): Db => {
+  const query = <T>(sql: string, params: readonly unknown[] = []): Promise<T[] & { count: number }> =>
+    around(async () => {
+      try {
+        return (await runner.unsafe(sql, [...params])) as T[] & { count: number };
+      } catch (error) {
+        throw await classify(error);
+      }
+    });
   return {
     dialect: "postgres",
     forUpdate: " FOR UPDATE",
@@ -23,13 +81,14 @@ const wrap = (runner: Runner, classify: Classify): Db => {
     get: async <T>(sql: string, params?: readonly unknown[]) => (await query<T>(sql, params))[0],
     run: async (sql: string, params?: readonly unknown[]) => (await query(sql, params)).count ?? 0,
     // Without parameters Bun.SQL sends a simple query, which may hold several statements; the server parses it.
-    exec: async (script) => {
-      try {
-        await runner.unsafe(script);
-      } catch (error) {
-        throw await classify(error);
-      }
-    },
+    exec: (script) =>
+      around(async () => {
+        try {
+          await runner.unsafe(script);
+        } catch (error) {
+          throw await classify(error);
+        }
+      }),
   };
 };
 
@@ -37,45 +96,57 @@ const connect = (url: string) => {
   try {
     // Bun.SQL, not `import { SQL } from "bun"`: the bundler hoists that import and would load the
     // PostgreSQL client into every binary's start-up, even on the SQLite default.
-    return new Bun.SQL({ url, max: 4, idleTimeout: 30, connectionTimeout: 5 });
+    return new Bun.SQL({ url, max: 4, idleTimeout: 30, connectionTimeout: 5, connection: { ...SESSION_SETTINGS } });
   } catch (error) {
     throw invalidUrlSetting(error, url);
   }
 };
 
 export const openPostgres = (url: string): Driver => {
-  const classify: Classify = (error) => classifyPostgresError(error, url);
+  const classify = classifierFor(url);
   const sql = connect(url);
-  const db = wrap(sql as unknown as Runner, classify);
-  const begin = async <T>(mode: string, fn: (db: Db) => Promise<T>): Promise<T> => {
-    for (let attemptNo = 1; ; attemptNo++) {
-      try {
-        return (await sql.begin(mode, (tx) => fn(wrap(tx as unknown as Runner, classify)))) as T;
-      } catch (error) {
-        const classified = await classify(error);
-        if (attemptNo < MAX_ATTEMPTS && RETRYABLE.has(sqlState(error))) {
-          await Bun.sleep(5 * attemptNo + Math.random() * 20);
-          continue;
-        }
-        throw classified;
-      }
-    }
-  };
+  // Statements outside a transaction (the migration runner's count and CREATE … IF NOT EXISTS) are re-run like
+  // a transaction after a transient failure, so every such statement must be safe to repeat.
+  let closed = false;
+  const isClosed = () => closed;
+  const db = wrap(sql as unknown as Runner, classify, (statement) => retrying(statement, classify, isClosed));
+  const begin = <T>(mode: string, writes: boolean, fn: (db: Db) => Promise<T>): Promise<T> =>
+    retrying(
+      async (at) =>
+        (await sql.begin(mode, async (tx) => {
+          const result = await fn(wrap(tx as unknown as Runner, classify));
+          // Bun.SQL sends COMMIT once this callback returns: a failure from here on came from the COMMIT, and
+          // leaves a write in doubt (a read-only snapshot has nothing to doubt and is simply read again).
+          if (writes) at.phase = "commit";
+          return result;
+        })) as T,
+      classify,
+      isClosed,
+    );
   return {
     ...db,
-    transaction: (fn) => begin("ISOLATION LEVEL READ COMMITTED", fn),
-    snapshot: (fn) => begin("ISOLATION LEVEL REPEATABLE READ READ ONLY", fn),
+    transaction: (fn) => begin("ISOLATION LEVEL READ COMMITTED", true, fn),
+    snapshot: (fn) => begin("ISOLATION LEVEL REPEATABLE READ READ ONLY", false, fn),
     withAdvisoryLock: async (key, fn) => {
       const locker = await sql.reserve().catch(async (error: unknown) => Promise.reject(await classify(error)));
       try {
+        // The holder may be applying a long migration: wait for it longer than for a row, and without the
+        // statement limit; the session's own limits come back before the connection returns to the pool.
         await locker
-          .unsafe("SELECT pg_advisory_lock($1)", [key])
+          .unsafe(`SET lock_timeout = '${ADVISORY_LOCK_WAIT}'; SET statement_timeout = 0`)
           .catch(async (error: unknown) => Promise.reject(await classify(error)));
         try {
-          return await fn();
+          await locker
+            .unsafe("SELECT pg_advisory_lock($1)", [key])
+            .catch(async (error: unknown) => Promise.reject(await classify(error)));
+          try {
+            return await fn();
+          } finally {
+            // Ending the session would release the lock too; unlocking hands it on before the connection is reused.
+            await locker.unsafe("SELECT pg_advisory_unlock($1)", [key]).catch(() => undefined);
+          }
         } finally {
-          // Ending the session would release the lock too; unlocking hands it on before the connection is reused.
-          await locker.unsafe("SELECT pg_advisory_unlock($1)", [key]).catch(() => undefined);
+          await locker.unsafe("RESET lock_timeout; RESET statement_timeout").catch(() => undefined);
         }
       } finally {
         await locker.release();
@@ -86,6 +157,9 @@ export const openPostgres = (url: string): Driver => {
       const subscription = await sql.listen(channel, onHint, onHint);
       return () => subscription.unlisten();
     },
-    close: () => sql.close({ timeout: 1 }),
+    close: () => {
+      closed = true;
+      return sql.close({ timeout: 1 });
+    },
   };
 };

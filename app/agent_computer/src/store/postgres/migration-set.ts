@@ -9,6 +9,7 @@ import idempotencyHash from "./migrations/007_idempotency_hash.sql" with { type:
 import threads from "./migrations/008_threads.sql" with { type: "text" };
 import contacts from "./migrations/009_contacts.sql" with { type: "text" };
 import channels from "./migrations/010_channels.sql" with { type: "text" };
+import search from "./migrations/011_search.sql" with { type: "text" };
 
 export const postgresMigrations: readonly Migration[] = [
   { version: 1, name: "mesh", sql: mesh },
@@ -21,4 +22,5 @@ export const postgresMigrations: readonly Migration[] = [
   { version: 8, name: "threads", sql: threads },
   { version: 9, name: "contacts", sql: contacts },
   { version: 10, name: "channels", sql: channels },
+  { version: 11, name: "search", sql: search },
 ];

@@ -17,7 +17,8 @@ export interface Db {
 export interface Driver extends Db {
   /**
    * A write transaction: BEGIN IMMEDIATE on SQLite, where a failing batchmate can replay fn (group-commit.ts);
-   * retried on deadlock/serialisation failure on PostgreSQL. fn follows Store.write's rules.
+   * on PostgreSQL re-run after a transient failure that rolled it back (deadlock, serialization failure, server
+   * restarting or full, connection lost before COMMIT: postgres/transient.ts). fn follows Store.write's rules.
    */
   transaction<T>(fn: (db: Db) => Promise<T>): Promise<T>;
   /** A read-only snapshot. */

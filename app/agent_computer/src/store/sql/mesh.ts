@@ -8,6 +8,7 @@ import type {
   InboxGlance,
   InboxSlot,
   MeshRepo,
+  SearchHit,
   SentMessage,
   SessionRecord,
   ThreadEntry,
@@ -115,10 +116,17 @@ const LIVE_SESSION_ID = `(SELECT id FROM sessions WHERE agent_name = $1 AND ${li
 const SLOT_COLUMNS = `last_seq, host_id, agent_pid, agent_pid_start, ${LIVE_SESSION_ID} AS session_id`;
 const INBOX_SLOT_SQL = `SELECT ${SLOT_COLUMNS} FROM agents WHERE name = $1`;
 const INBOX_SLOT_RETURNING_SQL = `${NEXT_SEQ_SQL} RETURNING ${SLOT_COLUMNS}`;
+const DELIVER_PG_SQL = `WITH slot AS (${INBOX_SLOT_RETURNING_SQL}),
+  delivered AS (INSERT INTO deliveries (message_id, recipient, seq, state, session_id)
+    SELECT $3, $1, last_seq, CASE WHEN session_id IS NULL THEN 'not_checked_in' ELSE 'pending' END, session_id FROM slot)
+  SELECT * FROM slot`;
 /** Extends the agent's open session by its own ttl; renewSession also reads the session back. */
 const EXTEND_SESSION_SQL =
   "UPDATE sessions SET last_activity_at = $2, expires_at = $2 + ttl_seconds * 1000 WHERE agent_name = $1 AND ended_at IS NULL";
 const RENEW_SESSION_SQL = `${EXTEND_SESSION_SQL} RETURNING ${SESSION_COLUMNS}`;
+// NO KEY UPDATE is the lock an UPDATE of these columns takes anyway; FOR UPDATE would also hold off every insert
+// that references the agent (its sessions, messages, jobs), which these writes never conflict with.
+const LOCK_AGENTS_SQL = 'SELECT name FROM agents WHERE name = ANY($1::text[]) ORDER BY name COLLATE "C" FOR NO KEY UPDATE';
 const TOUCH_AGENT_SQL = "UPDATE agents SET last_seen_at = $2 WHERE name = $1 AND last_seen_at < $2";
 // At most one open session per agent (index sessions_one_open), so the join finds at most one row.
 const CALLER_STATE_SQL = `SELECT a.token_hash, a.auth_state, a.last_seen_at,
@@ -151,6 +159,24 @@ const toInboxSlot = (row: Row | undefined): InboxSlot | undefined =>
 
 export const meshRepo = (db: Db): MeshRepo => {
   const agentLockedSql = `${AGENT_SQL}${db.forUpdate}`;
+  const takeInboxSlot: MeshRepo["takeInboxSlot"] = async (agentId, now) => {
+    // SQLite runs an UPDATE … RETURNING through a temporary table: an UPDATE and a read of the same row in
+    // the same transaction cost half as much. PostgreSQL keeps the single round trip.
+    if (db.dialect === "sqlite") {
+      if ((await db.run(NEXT_SEQ_SQL, [agentId])) === 0) return undefined;
+      return toInboxSlot(await db.get<Row>(INBOX_SLOT_SQL, [agentId, now]));
+    }
+    return toInboxSlot(await db.get<Row>(INBOX_SLOT_RETURNING_SQL, [agentId, now]));
+  };
+  const insertDelivery: MeshRepo["insertDelivery"] = async (d) => {
+    await db.run("INSERT INTO deliveries (message_id, recipient, seq, state, session_id) VALUES ($1, $2, $3, $4, $5)", [
+      d.messageId,
+      d.recipient,
+      d.seq,
+      d.state,
+      d.sessionId,
+    ]);
+  };
   return {
     getAgent: async (name, lock = false) => {
       const row = await db.get<Row>(lock ? agentLockedSql : AGENT_SQL, [name]);
@@ -166,6 +192,9 @@ export const meshRepo = (db: Db): MeshRepo => {
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $8)`,
         [a.agentId, a.tokenHash, a.role, JSON.stringify(a.capabilities), a.agentClass, a.description, a.hostId, a.now],
       );
+    },
+    lockAgents: async (names) => {
+      if (db.dialect === "postgres") await db.all(LOCK_AGENTS_SQL, [names]);
     },
     touchAgent: async (name, now) => {
       await db.run(TOUCH_AGENT_SQL, [name, now]);
@@ -234,16 +263,17 @@ export const meshRepo = (db: Db): MeshRepo => {
     extendSession: async (agentId, now) => {
       await db.run(EXTEND_SESSION_SQL, [agentId, now]);
     },
-    takeInboxSlot: async (agentId, now) => {
-      // SQLite runs an UPDATE … RETURNING through a temporary table: an UPDATE and a read of the same row in
-      // the same transaction cost half as much. PostgreSQL keeps the single round trip.
-      if (db.dialect === "sqlite") {
-        if ((await db.run(NEXT_SEQ_SQL, [agentId])) === 0) return undefined;
-        return toInboxSlot(await db.get<Row>(INBOX_SLOT_SQL, [agentId, now]));
-      }
-      return toInboxSlot(await db.get<Row>(INBOX_SLOT_RETURNING_SQL, [agentId, now]));
-    },
+    takeInboxSlot,
 
+    deliver: async (messageId, agentId, now) => {
+      if (db.dialect === "postgres") return toInboxSlot(await db.get<Row>(DELIVER_PG_SQL, [agentId, now, messageId]));
+      const slot = await takeInboxSlot(agentId, now);
+      if (slot) {
+        const state = slot.sessionId ? "pending" : "not_checked_in";
+        await insertDelivery({ messageId, recipient: agentId, seq: slot.seq, state, sessionId: slot.sessionId ?? null });
+      }
+      return slot;
+    },
     insertMessage: async (m) => {
       await db.run(
         "INSERT INTO messages (id, sender, kind, body, thread_id, idempotency_key, idempotency_hash, reply_to, channel, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
@@ -261,15 +291,7 @@ export const meshRepo = (db: Db): MeshRepo => {
         ],
       );
     },
-    insertDelivery: async (d) => {
-      await db.run("INSERT INTO deliveries (message_id, recipient, seq, state, session_id) VALUES ($1, $2, $3, $4, $5)", [
-        d.messageId,
-        d.recipient,
-        d.seq,
-        d.state,
-        d.sessionId,
-      ]);
-    },
+    insertDelivery,
     findByIdempotencyKey: async (sender, key) => {
       const rows = await db.all<Row>("SELECT * FROM messages WHERE sender = $1 AND idempotency_key = $2", [sender, key]);
       return (await withDeliveries(db, rows))[0];
@@ -380,6 +402,36 @@ export const meshRepo = (db: Db): MeshRepo => {
         recipients:
           str(r.sender) === agentId ? deliveries.filter((d) => d.message_id === r.id).map((d) => str(d.recipient)) : null,
       })) satisfies ThreadEntry[];
+    },
+    search: async (agentId, words, limit) => {
+      // SQLite: FTS5 phrases of one word each, all required; bm25 is lower for a better match.
+      // PostgreSQL: the expression of migration 011's index, so the index serves the match.
+      const rows =
+        db.dialect === "sqlite"
+          ? await db.all<Row>(
+              `SELECT m.id, m.sender, m.kind, m.body, m.thread_id, m.channel, m.created_at, -bm25(message_search) AS score
+               FROM message_search JOIN messages m ON m.id = message_search.message_id
+               WHERE message_search MATCH $1 AND ${seenBy("$2")} ORDER BY score DESC, m.created_at DESC, m.id DESC LIMIT $3`,
+              [words.map((w) => `"${w}"`).join(" "), agentId, limit],
+            )
+          : await db.all<Row>(
+              `SELECT m.id, m.sender, m.kind, m.body, m.thread_id, m.channel, m.created_at,
+                 ts_rank(to_tsvector('simple', regexp_replace(m.body, '[^[:alnum:]]+', ' ', 'g')), q) AS score
+               FROM messages m, to_tsquery('simple', $1) q
+               WHERE to_tsvector('simple', regexp_replace(m.body, '[^[:alnum:]]+', ' ', 'g')) @@ q AND ${seenBy("$2")}
+               ORDER BY score DESC, m.created_at DESC, m.id DESC LIMIT $3`,
+              [words.join(" & "), agentId, limit],
+            );
+      return rows.map((r) => ({
+        id: str(r.id),
+        sender: str(r.sender),
+        kind: str(r.kind),
+        body: str(r.body),
+        threadId: strOrNull(r.thread_id),
+        channel: strOrNull(r.channel),
+        createdAt: num(r.created_at),
+        score: Number(r.score),
+      })) satisfies SearchHit[];
     },
     contactSettings: async (agentId) => {
       const policy = await db.get<Row>("SELECT policy, updated_at FROM contact_policies WHERE agent_name = $1", [agentId]);
