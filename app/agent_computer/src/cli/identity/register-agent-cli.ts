@@ -129,7 +129,7 @@ export default defineCommand({
   name: "register-agent-cli",
   summary: "register this terminal as a named agent (token once, presence, auto-assigned tasks); call it first in a session",
   description:
-    "Registers this terminal as the agent --name: an idempotent upsert, first thing in a session and again on reconnect. " +
+    "Registers this terminal as the agent --name: an idempotent upsert, first in a session and again on reconnect. " +
     "A first agent-checkin-cli --confirm uses the same service. Each call starts or renews the name's presence session.\n" +
     "Token: the first registration prints it ONCE (agent_token), saves it to this host's 0600 vault and stores only its " +
     "SHA-256. Re-registering keeps it and needs it (--token-file, RELAY_AGENT_TOKEN or the vault).\n" +
@@ -146,8 +146,8 @@ export default defineCommand({
     "Recovery: after agent-identity-cli revoke-token --issue-recovery, registering without --recovery-token-file is " +
     "AUTH_FAILED, with a wrong one RECOVERY_REQUIRED; the right one mints a fresh token (recovery_completed: true). A " +
     "name revoked without recovery is re-registered with a new token.\n" +
-    "Queued tasks its capabilities cover are assigned to it (auto_assigned_tasks; agent-task-cli --help). Rate limits " +
-    "per name and host (Environment). Tokens stop impersonation between agents, not a hostile process of the same user.",
+    "Queued tasks its capabilities cover are assigned to it (auto_assigned_tasks; agent-task-cli --help). Rate limits: " +
+    "Environment. Tokens stop impersonation between agents, not a hostile process of the same user.",
   schema: registerOptionsSchema,
   flags: {
     agentId: { aliases: ["--name"] },

@@ -1,5 +1,5 @@
 import { toJSONSchema } from "zod/v4/core";
-import { ERROR_CODES, EXIT_CODE_TABLE } from "../../errors.ts";
+import { ERROR_CODES, type ErrorCode, EXIT_CODE_TABLE, STORE_ERRORS } from "../../errors.ts";
 import type { BinaryDef, CommandDef } from "./command.ts";
 import { ENV_DOCS, type EnvName } from "./env-docs.ts";
 import { commandFlags, flagSyntax } from "./flags.ts";
@@ -153,16 +153,36 @@ export const renderCommandHelp = (def: CommandDef): string =>
     "",
     section("Output (--json):", wrap(def.output, "  ")),
     "",
-    section(
-      "Errors (code, exit):",
-      def.errors.map((c) => `  ${c} (${ERROR_CODES[c].exit}): ${ERROR_CODES[c].meaning}`).join("\n"),
-    ),
+    section("Errors (code, exit):", errorLines(def.errors)),
     "",
     section("Exit codes:", wrap(EXIT_CODE_TABLE, "  ")),
     "",
     section("Examples:", def.examples.map((e) => `  ${e}`).join("\n")),
     "",
   ].join("\n");
+
+/**
+ * A command's own errors one per line with their meaning; the store and environment errors every store-opening
+ * command shares (STORE_ERRORS) in one closing line, so they cost each help a line instead of six.
+ */
+const errorLines = (codes: readonly ErrorCode[]): string => {
+  const shared = codes.filter((c) => (STORE_ERRORS as readonly string[]).includes(c));
+  const own = codes.filter((c) => !shared.includes(c));
+  const lines = own.map((c) => `  ${c} (${ERROR_CODES[c].exit}): ${ERROR_CODES[c].meaning}`);
+  if (shared.length > 0) {
+    const byExit = (exit: number, what: string) => {
+      const group = shared.filter((c) => ERROR_CODES[c].exit === exit);
+      return group.length > 0 ? [`${group.join(", ")} (${exit}: ${what})`] : [];
+    };
+    const text = [...byExit(8, "retry"), ...byExit(2, "fix the environment")].join("; ");
+    lines.splice(
+      own.includes("INTERNAL") ? own.indexOf("INTERNAL") : lines.length,
+      0,
+      ...wrap(`store, environment: ${text}; the message says what to do`, "  ").split("\n"),
+    );
+  }
+  return lines.join("\n");
+};
 
 export const renderBinaryHelp = async (binary: BinaryDef): Promise<string> => {
   if (binary.command) return renderCommandHelp(binary.command);
