@@ -7,6 +7,7 @@ import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeSync } from "
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
+import { PRESENCE_WRITE_INTERVAL_MS } from "../../app/agent_computer/src/domain/mesh/live-session.ts";
 import { runBin } from "../helpers/bin.ts";
 
 const mountPoint = mkdtempSync(join(tmpdir(), "ac-disk-full-"));
@@ -60,6 +61,9 @@ describe.skipIf(skipReason)(
         (await run("agent-send-cli", "--from", "writer", "--to", "reader", "--body", "before the disk filled")).exitCode,
       ).toBe(0);
       fill(filler);
+      // Presence is written at most once a second: past that, every call below is due a presence write (the
+      // compiled form runs the first ones within a second of the send, which then had nothing to renew).
+      await Bun.sleep(PRESENCE_WRITE_INTERVAL_MS + 100);
 
       const inbox = await run("agent-inbox-cli", "--agent-id", "reader");
       expect(inbox.exitCode).toBe(0);
