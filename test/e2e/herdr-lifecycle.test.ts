@@ -59,14 +59,24 @@ describe("reviewer start", () => {
   });
 
   test("busy beyond the window fails, and only the pane it created is closed", async () => {
-    const panesBefore = (await world.fake.state()).panes.length;
-    const r = await reviewer("rev-slow", ["--busy-window-ms", "150"]);
-    expect(r.exitCode).toBe(4);
-    expect(code(r.stderr)).toBe("HERDR_REFUSED");
-    expect(r.stderr).toContain("agent_pane_busy");
-    expect((await world.fake.state()).panes.length).toBe(panesBefore);
-    const status = await world.json<{ ended_leases: number }>("herdr-agent-control", ["status"]);
-    expect(status.ended_leases).toBeGreaterThan(0);
+    // A world of its own whose new panes stay busy for a minute: with the suite's 1.2 s, a CLI slowed down by a
+    // loaded machine could make its first start attempt after the shell was ready, and succeed.
+    const shared = world;
+    world = await startHerdrWorld({ timing: { shellReadyMs: 60_000 } });
+    try {
+      await world.acquire();
+      const panesBefore = (await world.fake.state()).panes.length;
+      const r = await reviewer("rev-slow", ["--busy-window-ms", "150"]);
+      expect(r.exitCode).toBe(4);
+      expect(code(r.stderr)).toBe("HERDR_REFUSED");
+      expect(r.stderr).toContain("agent_pane_busy");
+      expect((await world.fake.state()).panes.length).toBe(panesBefore);
+      const status = await world.json<{ ended_leases: number }>("herdr-agent-control", ["status"]);
+      expect(status.ended_leases).toBeGreaterThan(0);
+    } finally {
+      await world.stop();
+      world = shared;
+    }
   });
 
   test("any other start failure is not retried and cleans up its pane", async () => {
