@@ -1,12 +1,11 @@
 import { z } from "zod";
 import { type ExpandResult, expandCapabilities } from "../../domain/agents/expand.ts";
 import { capabilitySchema } from "../../domain/identity/names.ts";
-import { STORE_ERRORS } from "../../errors.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildDeps } from "../kernel/deps.ts";
 import { neutralizeLine } from "../kernel/output.ts";
-import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
+import { authenticatedErrorsWith, resolveToken, tokenFileSchema } from "../kernel/token.ts";
 import { AUTH_ENV, nameOption } from "./options.ts";
 
 export const expandOptionsSchema = z
@@ -53,16 +52,7 @@ export default defineCommand({
   flags: { agentId: { aliases: ["--name"] }, add: { placeholder: "<cap>" }, remove: { placeholder: "<cap>" } },
   writes: "the agent's capabilities and, if it is checked in, assignments of queued tasks it can now do.",
   output: '{"success":true,"name","added":[],"capabilities":[],"auto_assigned_tasks"?:[{"task_id","title","priority"}]}',
-  errors: [
-    "INVALID_INPUT",
-    "AUTH_FAILED",
-    "RECOVERY_REQUIRED",
-    "UNKNOWN_AGENT",
-    "REDUCTION_NOT_ALLOWED",
-    "NO_OP_EXPANSION",
-    ...STORE_ERRORS,
-    "INTERNAL",
-  ],
+  errors: authenticatedErrorsWith("REDUCTION_NOT_ALLOWED", "NO_OP_EXPANSION"),
   env: AUTH_ENV,
   examples: [
     "agent-identity-cli expand-capabilities --agent-id builder-1 --add docker --add k8s",

@@ -2,12 +2,11 @@ import { z } from "zod";
 import { agentId } from "../../domain/identity/names.ts";
 import { TASK_RULES, type TaskAction, transitionTask } from "../../domain/tasks/transition.ts";
 import type { TaskView } from "../../domain/tasks/view.ts";
-import { STORE_ERRORS } from "../../errors.ts";
 import { type CommandDef, defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildDeps } from "../kernel/deps.ts";
 import { neutralizeLine } from "../kernel/output.ts";
-import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
+import { authenticatedErrorsWith, resolveToken, tokenFileSchema } from "../kernel/token.ts";
 import { AUTH_ENV } from "./options.ts";
 
 // accept, complete, reject and cancel are one compare-and-swap with different rules, so one factory builds them.
@@ -57,16 +56,7 @@ const transitionCommand = (action: TaskAction): CommandDef => {
     output:
       '{"id","title","body","required_caps","priority","state","poster","assignee","result","reason","version",' +
       '"created_at","updated_at"}',
-    errors: [
-      "INVALID_INPUT",
-      "AUTH_FAILED",
-      "RECOVERY_REQUIRED",
-      "UNKNOWN_AGENT",
-      "NOT_FOUND",
-      "CONFLICT",
-      ...STORE_ERRORS,
-      "INTERNAL",
-    ],
+    errors: authenticatedErrorsWith("NOT_FOUND", "CONFLICT"),
     env: AUTH_ENV,
     examples: [
       `agent-task-cli ${action} --agent-id builder-1 --task-id task_0193a1b2c3d4e5f60718293a4b5c6d7e${text ? ` --${text.key} 'see PR 12'` : ""}`,

@@ -7,15 +7,22 @@ import type { CommandContext } from "./context.ts";
 import { readFlagInput } from "./input.ts";
 import { looksLikeToken } from "./redact-tokens.ts";
 
-/** What a command that authenticates an agent and opens the store can answer, and nothing else. */
-export const AUTHENTICATED_ERRORS: readonly ErrorCode[] = [
+/**
+ * What a command that authenticates an agent and opens the store can answer, with its own codes (`codes`) after the
+ * authentication ones and before the store's, the order every help lists them in.
+ */
+export const authenticatedErrorsWith = (...codes: ErrorCode[]): readonly ErrorCode[] => [
   "INVALID_INPUT",
   "AUTH_FAILED",
   "RECOVERY_REQUIRED",
   "UNKNOWN_AGENT",
+  ...codes,
   ...STORE_ERRORS,
   "INTERNAL",
 ];
+
+/** What a command that authenticates an agent and opens the store can answer, and nothing else. */
+export const AUTHENTICATED_ERRORS: readonly ErrorCode[] = authenticatedErrorsWith();
 
 /** The help sentence of a command whose only write is presence (domain/mesh/live-session.ts withPresence). */
 export const PRESENCE_FALLBACK =

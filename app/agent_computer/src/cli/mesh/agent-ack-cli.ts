@@ -1,11 +1,10 @@
 import * as z from "zod/mini";
 import { agentIdSchema } from "../../domain/identity/names.ts";
 import { type AckResult, ackMessages } from "../../domain/mesh/ack.ts";
-import { STORE_ERRORS } from "../../errors.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildDeps } from "../kernel/deps.ts";
-import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
+import { authenticatedErrorsWith, resolveToken, tokenFileSchema } from "../kernel/token.ts";
 
 export const ackOptionsSchema = z
   .object({
@@ -59,16 +58,7 @@ export default defineCommand({
   schema: ackOptionsSchema,
   writes: "the acknowledged deliveries (state acked, acked_at) and your presence renewal.",
   output: '{"agent_id","acked":["msg_…"],"already_closed":["msg_…"]}',
-  errors: [
-    "INVALID_INPUT",
-    "AUTH_FAILED",
-    "RECOVERY_REQUIRED",
-    "UNKNOWN_AGENT",
-    "NOT_CHECKED_IN",
-    "MESSAGE_NOT_FOUND",
-    ...STORE_ERRORS,
-    "INTERNAL",
-  ],
+  errors: authenticatedErrorsWith("NOT_CHECKED_IN", "MESSAGE_NOT_FOUND"),
   env: ["AGENT_COMPUTER_HOME", "AGENT_COMPUTER_DATABASE_URL", "RELAY_AGENT_TOKEN"],
   examples: [
     "agent-ack-cli --agent-id builder-1 --up-to-seq 42",

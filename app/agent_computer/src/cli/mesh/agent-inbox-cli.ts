@@ -3,12 +3,11 @@ import { commandLine } from "../../command-line.ts";
 import { agentIdSchema } from "../../domain/identity/names.ts";
 import { type InboxResult, readInbox } from "../../domain/mesh/inbox.ts";
 import { type PeekResult, peekInbox } from "../../domain/mesh/peek.ts";
-import { STORE_ERRORS } from "../../errors.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildDeps } from "../kernel/deps.ts";
 import { neutralizeLine } from "../kernel/output.ts";
-import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
+import { authenticatedErrorsWith, resolveToken, tokenFileSchema } from "../kernel/token.ts";
 
 const DEFAULT_LIMIT = 50;
 
@@ -133,16 +132,7 @@ export default defineCommand({
     '{"agent_id","session_id","messages":[{"id","seq","from","kind":"message|bounce|event","thread_id","reply_to","channel","created_at","body"}],' +
     '"count","has_more","wake"?:{"message_count","first_seq","last_seq"}(with --wake-token),"note","warning"?}; ' +
     'with --peek: {"agent_id","session_id","count","newest_seq":N|null,"oldest_waiting_s":N|null}',
-  errors: [
-    "INVALID_INPUT",
-    "AUTH_FAILED",
-    "RECOVERY_REQUIRED",
-    "UNKNOWN_AGENT",
-    "NOT_CHECKED_IN",
-    "WAKE_TOKEN_INVALID",
-    ...STORE_ERRORS,
-    "INTERNAL",
-  ],
+  errors: authenticatedErrorsWith("NOT_CHECKED_IN", "WAKE_TOKEN_INVALID"),
   env: ["AGENT_COMPUTER_HOME", "AGENT_COMPUTER_DATABASE_URL", "RELAY_AGENT_TOKEN"],
   examples: [
     "agent-inbox-cli --agent-id builder-1",

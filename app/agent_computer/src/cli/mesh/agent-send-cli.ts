@@ -2,11 +2,10 @@ import * as z from "zod/mini";
 import { commandLine } from "../../command-line.ts";
 import { agentIdSchema } from "../../domain/identity/names.ts";
 import { type RecipientOutcome, type SendResult, sendMessage } from "../../domain/mesh/send.ts";
-import { STORE_ERRORS } from "../../errors.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildDeps } from "../kernel/deps.ts";
-import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
+import { authenticatedErrorsWith, resolveToken, tokenFileSchema } from "../kernel/token.ts";
 import { bodySchemas, readBody } from "./send-body.ts";
 
 export const sendOptionsSchema = z
@@ -141,19 +140,7 @@ export default defineCommand({
     '{"id":"msg_…","from","created_at","thread_id","reply_to","replayed":false,' +
     '"recipients":[{"agent_id","outcome":"live|process_exited|not_checked_in|unknown_agent|refused_by_policy","seq"}],' +
     '"sender_session":"live|expired","sender_checkin"?:"agent-checkin-cli --agent-id <from> --confirm"}',
-  errors: [
-    "INVALID_INPUT",
-    "AUTH_FAILED",
-    "RECOVERY_REQUIRED",
-    "UNKNOWN_AGENT",
-    "IDEMPOTENCY_CONFLICT",
-    "REFUSED_BY_POLICY",
-    "MESSAGE_NOT_FOUND",
-    "NOT_FOUND",
-    "RATE_LIMITED",
-    ...STORE_ERRORS,
-    "INTERNAL",
-  ],
+  errors: authenticatedErrorsWith("IDEMPOTENCY_CONFLICT", "REFUSED_BY_POLICY", "MESSAGE_NOT_FOUND", "NOT_FOUND", "RATE_LIMITED"),
   env: [
     "AGENT_COMPUTER_HOME",
     "AGENT_COMPUTER_DATABASE_URL",

@@ -1,12 +1,11 @@
 import * as z from "zod/mini";
 import { agentIdSchema } from "../../domain/identity/names.ts";
 import { readThread, type ThreadResult } from "../../domain/mesh/thread.ts";
-import { STORE_ERRORS } from "../../errors.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildDeps } from "../kernel/deps.ts";
 import { neutralizeLine } from "../kernel/output.ts";
-import { PRESENCE_FALLBACK, resolveToken, tokenFileSchema } from "../kernel/token.ts";
+import { authenticatedErrorsWith, PRESENCE_FALLBACK, resolveToken, tokenFileSchema } from "../kernel/token.ts";
 
 export const threadOptionsSchema = z.object({
   agentId: agentIdSchema,
@@ -66,7 +65,7 @@ export default defineCommand({
   output:
     '{"agent_id","thread_id","participants":[…],' +
     '"messages":[{"id","from","to"?:[…](your messages only),"kind","reply_to","created_at","body"}],"count","has_more","note","warning"?}',
-  errors: ["INVALID_INPUT", "AUTH_FAILED", "RECOVERY_REQUIRED", "UNKNOWN_AGENT", "NOT_FOUND", ...STORE_ERRORS, "INTERNAL"],
+  errors: authenticatedErrorsWith("NOT_FOUND"),
   env: ["AGENT_COMPUTER_HOME", "AGENT_COMPUTER_DATABASE_URL", "RELAY_AGENT_TOKEN"],
   examples: [
     "agent-thread-cli --agent-id builder-1 --thread pr-12",

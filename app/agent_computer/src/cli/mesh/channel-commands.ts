@@ -1,11 +1,11 @@
 import * as z from "zod/mini";
 import { agentIdSchema } from "../../domain/identity/names.ts";
 import { type ChannelAction, type ChannelResult, channelAction } from "../../domain/mesh/channels.ts";
-import { type ErrorCode, STORE_ERRORS } from "../../errors.ts";
+import type { ErrorCode } from "../../errors.ts";
 import { type CommandDef, defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildDeps } from "../kernel/deps.ts";
-import { AUTHENTICATED_ERRORS, resolveToken, tokenFileSchema } from "../kernel/token.ts";
+import { AUTHENTICATED_ERRORS, authenticatedErrorsWith, resolveToken, tokenFileSchema } from "../kernel/token.ts";
 import { bodySchemas, readBody } from "./send-body.ts";
 
 const ENV = ["AGENT_COMPUTER_HOME", "AGENT_COMPUTER_DATABASE_URL", "RELAY_AGENT_TOKEN"];
@@ -17,17 +17,6 @@ const channelName = z
     z.regex(/^[a-z0-9][a-z0-9_.-]{0,63}$/, "must be 1-64 of a-z 0-9 _ . - starting with a letter or digit"),
     z.describe("the channel's name"),
   );
-
-/** The errors of a subcommand: those of every authenticated command, plus its own. */
-const errorsWith = (...codes: ErrorCode[]): ErrorCode[] => [
-  "INVALID_INPUT",
-  "AUTH_FAILED",
-  "RECOVERY_REQUIRED",
-  "UNKNOWN_AGENT",
-  ...codes,
-  ...STORE_ERRORS,
-  "INTERNAL",
-];
 
 type Authenticated = { agentId: string; tokenFile?: string | undefined };
 
@@ -62,7 +51,7 @@ const membershipCommand = (
     writes:
       kind === "create" ? "the channel and your membership." : `your membership (${kind === "join" ? "added" : "removed"}).`,
     output: `{"agent_id","changed","channel":${CHANNEL_VIEW}}`,
-    errors: errorsWith(...errors),
+    errors: authenticatedErrorsWith(...errors),
     env: ENV,
     examples: [`agent-channel-cli ${kind} --agent-id builder-1 --channel release`],
     run: runWith<MembershipOptions>((o) => ({ kind, channel: o.channel })),
@@ -127,7 +116,7 @@ export const postCommand: CommandDef = defineCommand({
   flags: { bodyFile: { placeholder: "<path|->" } },
   writes: "the post and one delivery per other member.",
   output: `{"agent_id","channel":${CHANNEL_VIEW},"post":{"id","created_at","delivered_to":[…],"not_checked_in":[…]}}`,
-  errors: errorsWith("NOT_FOUND", "NOT_A_MEMBER"),
+  errors: authenticatedErrorsWith("NOT_FOUND", "NOT_A_MEMBER"),
   env: ENV,
   examples: [
     "agent-channel-cli post --agent-id builder-1 --channel release --body 'freeze lifted'",
@@ -160,7 +149,7 @@ export const readCommand: CommandDef = defineCommand({
   schema: readSchema,
   writes: "only your presence renewal.",
   output: `{"agent_id","channel":${CHANNEL_VIEW},"posts":[{"id","from","created_at","body"}],"note"}`,
-  errors: errorsWith("NOT_FOUND", "NOT_A_MEMBER"),
+  errors: authenticatedErrorsWith("NOT_FOUND", "NOT_A_MEMBER"),
   env: ENV,
   examples: ["agent-channel-cli read --agent-id builder-1 --channel release --limit 10"],
   run: runWith<z.output<typeof readSchema>>((o) => ({ kind: "read", channel: o.channel, limit: o.limit })),
