@@ -61,7 +61,41 @@ const member = async (tx: StoreTx, name: string, agentId: string): Promise<Chann
   return channel;
 };
 
-const act = async (deps: Deps, tx: StoreTx, agentId: string, action: ChannelAction): Promise<ChannelResult> => {
+/** A post to a channel the caller is a member of: one message, delivered to every other member. */
+const postTo = async (deps: Deps, tx: StoreTx, agentId: string, channel: ChannelRecord, body: string): Promise<ChannelResult> => {
+  const now = deps.now();
+  const id = deps.newId("msg");
+  await tx.mesh.insertMessage({
+    id,
+    sender: agentId,
+    kind: "message",
+    body,
+    threadId: null,
+    idempotencyKey: null,
+    channel: channel.name,
+    createdAt: now,
+  });
+  const delivered: string[] = [];
+  const away: string[] = [];
+  for (const recipient of channel.members.filter((m) => m !== agentId)) {
+    const delivery = await deliverTo(tx, id, recipient, now);
+    if (delivery?.live) delivered.push(recipient);
+    else if (delivery) away.push(recipient);
+  }
+  return {
+    agent_id: agentId,
+    channel: view(channel),
+    post: { id, created_at: iso(now), delivered_to: delivered, not_checked_in: away },
+  };
+};
+
+/** Every action but a post, which locks its members first (channelAction). */
+const act = async (
+  deps: Deps,
+  tx: StoreTx,
+  agentId: string,
+  action: Exclude<ChannelAction, { kind: "post" }>,
+): Promise<ChannelResult> => {
   const now = deps.now();
   switch (action.kind) {
     case "create": {
@@ -86,32 +120,6 @@ const act = async (deps: Deps, tx: StoreTx, agentId: string, action: ChannelActi
     }
     case "list":
       return { agent_id: agentId, channels: (await tx.channels.listChannels(action.all ? undefined : agentId)).map(view) };
-    case "post": {
-      const channel = await member(tx, action.channel, agentId);
-      const id = deps.newId("msg");
-      await tx.mesh.insertMessage({
-        id,
-        sender: agentId,
-        kind: "message",
-        body: action.body,
-        threadId: null,
-        idempotencyKey: null,
-        channel: channel.name,
-        createdAt: now,
-      });
-      const delivered: string[] = [];
-      const away: string[] = [];
-      for (const recipient of channel.members.filter((m) => m !== agentId)) {
-        const delivery = await deliverTo(tx, id, recipient, now);
-        if (delivery?.live) delivered.push(recipient);
-        else if (delivery) away.push(recipient);
-      }
-      return {
-        agent_id: agentId,
-        channel: view(channel),
-        post: { id, created_at: iso(now), delivered_to: delivered, not_checked_in: away },
-      };
-    }
     case "read": {
       const channel = await member(tx, action.channel, agentId);
       const posts = await tx.channels.posts(channel.name, action.limit);
@@ -143,19 +151,19 @@ export const channelAction = async (
       const channel = await member(tx, action.channel, input.agentId);
       await lockAgentsInOrder(tx, [...presenceRows(caller), ...channel.members.filter((m) => m !== input.agentId)]);
       await writePresence(deps, tx, caller);
-      return act(deps, tx, input.agentId, action);
+      return postTo(deps, tx, input.agentId, channel, action.body);
     });
   }
-  if (input.action.kind === "list" || input.action.kind === "read") {
+  if (action.kind === "list" || action.kind === "read") {
     // Reads whose only write is presence still answer on a full or read-only store.
     const { value, warning } = await withPresence(deps, async (tx, renew) => {
       await enterMesh(deps, tx, input.agentId, input.token, false, renew);
-      return act(deps, tx, input.agentId, input.action);
+      return act(deps, tx, input.agentId, action);
     });
     return warning ? { ...value, warning } : value;
   }
   return deps.store.write(async (tx) => {
     await enterMesh(deps, tx, input.agentId, input.token, false);
-    return act(deps, tx, input.agentId, input.action);
+    return act(deps, tx, input.agentId, action);
   });
 };

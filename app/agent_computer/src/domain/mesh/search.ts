@@ -34,9 +34,7 @@ export interface SearchResult {
  * The words of a query, as both stores index them: runs of letters and digits, lowercased. Anything else
  * separates words, so a query cannot carry search syntax (quotes, operators) into either store.
  */
-export const searchWords = (query: string): string[] => [
-  ...new Set((query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).map((w) => w)),
-];
+export const searchWords = (query: string): string[] => [...new Set(query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])];
 
 /**
  * Full-text search over the caller's own messages: those it sent and those delivered to it (pending or acked),

@@ -93,6 +93,9 @@ const withDeliveries = async (db: Db, rows: Row[]): Promise<SentMessage[]> => {
 const seenBy = (agent: string): string =>
   `(m.sender = ${agent} OR EXISTS (SELECT 1 FROM deliveries d WHERE d.message_id = m.id AND d.recipient = ${agent} AND d.state IN ('pending', 'acked')))`;
 
+/** A body's words as PostgreSQL indexes them: the expression of migration 011's GIN index, so the index serves a match. */
+const PG_BODY_WORDS = "to_tsvector('simple', regexp_replace(m.body, '[^[:alnum:]]+', ' ', 'g'))";
+
 /** An open session whose ttl has run out by the time placeholder `now`: it is due to be ended. */
 const ranOut = (now: string): string => `ended_at IS NULL AND expires_at <= ${now}`;
 /** An open session still live at the time placeholder `now` (the delivery rule); `alias` qualifies the columns. */
@@ -405,7 +408,6 @@ export const meshRepo = (db: Db): MeshRepo => {
     },
     search: async (agentId, words, limit) => {
       // SQLite: FTS5 phrases of one word each, all required; bm25 is lower for a better match.
-      // PostgreSQL: the expression of migration 011's index, so the index serves the match.
       const rows =
         db.dialect === "sqlite"
           ? await db.all<Row>(
@@ -416,9 +418,9 @@ export const meshRepo = (db: Db): MeshRepo => {
             )
           : await db.all<Row>(
               `SELECT m.id, m.sender, m.kind, m.body, m.thread_id, m.channel, m.created_at,
-                 ts_rank(to_tsvector('simple', regexp_replace(m.body, '[^[:alnum:]]+', ' ', 'g')), q) AS score
+                 ts_rank(${PG_BODY_WORDS}, q) AS score
                FROM messages m, to_tsquery('simple', $1) q
-               WHERE to_tsvector('simple', regexp_replace(m.body, '[^[:alnum:]]+', ' ', 'g')) @@ q AND ${seenBy("$2")}
+               WHERE ${PG_BODY_WORDS} @@ q AND ${seenBy("$2")}
                ORDER BY score DESC, m.created_at DESC, m.id DESC LIMIT $3`,
               [words.join(" & "), agentId, limit],
             );
