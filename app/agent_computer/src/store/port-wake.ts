@@ -1,5 +1,6 @@
 // The store port of auto-wake: wake tokens and the cheap per-session query a wake watcher polls.
 // Nothing here holds a Herdr pane id or any other host-local value (those stay in the state directory).
+import type { InboxEntry } from "./port-mesh.ts";
 
 export type WakeTokenState = "outstanding" | "used" | "expired" | "settled" | "failed";
 
@@ -45,19 +46,6 @@ export interface WakeBacklog {
   outstanding: boolean;
 }
 
-/** A pending delivery as the inbox shows it. */
-export interface WakeInboxEntry {
-  id: string;
-  seq: number;
-  sender: string;
-  kind: string;
-  body: string;
-  threadId: string | null;
-  replyTo: string | null;
-  channel: string | null;
-  createdAt: number;
-}
-
 /** Everything auto-wake needs from the store, inside one transaction. */
 export interface WakeRepo {
   /**
@@ -78,7 +66,7 @@ export interface WakeRepo {
   markUsed(id: string, now: number, cursorSeq: number): Promise<void>;
   markFailed(id: string): Promise<void>;
   /** The session's pending deliveries with seq >= fromSeq, oldest first. */
-  pendingFrom(sessionId: string, fromSeq: number, limit: number): Promise<WakeInboxEntry[]>;
+  pendingFrom(sessionId: string, fromSeq: number, limit: number): Promise<InboxEntry[]>;
 }
 
 /** The PostgreSQL NOTIFY channel the 004 migration's trigger signals on every delivery insert. */

@@ -1,12 +1,12 @@
 // agent-inbox-cli --wake-token: uses up the token an auto-wake prompt carried and returns that wake's messages.
 import { commandLine } from "../../command-line.ts";
 import { AppError } from "../../errors.ts";
-import type { StoreTx, WakeInboxEntry, WakeTokenRecord } from "../../store/port.ts";
+import type { InboxEntry, StoreTx, WakeTokenRecord } from "../../store/port.ts";
 import { hashWakeToken } from "./prompt.ts";
 
 export interface RedeemedWake {
   /** The wake's still-unacknowledged messages and any newer pending ones, oldest first (limit + 1 read). */
-  entries: WakeInboxEntry[];
+  entries: InboxEntry[];
   wake: { message_count: number; first_seq: number; last_seq: number };
 }
 

@@ -53,6 +53,21 @@ const toSession = (r: Row): SessionRecord => ({
   endedAt: numOrNull(r.ended_at),
 });
 
+/** The columns of a pending delivery as the inbox shows it (deliveries d joined to messages m); see toInboxEntry. */
+export const INBOX_ENTRY_COLUMNS = "m.id, d.seq, m.sender, m.kind, m.body, m.thread_id, m.reply_to, m.channel, m.created_at";
+
+export const toInboxEntry = (r: Row): InboxEntry => ({
+  id: str(r.id),
+  seq: num(r.seq),
+  sender: str(r.sender),
+  kind: str(r.kind),
+  body: str(r.body),
+  threadId: strOrNull(r.thread_id),
+  replyTo: strOrNull(r.reply_to),
+  channel: strOrNull(r.channel),
+  createdAt: num(r.created_at),
+});
+
 const toDelivery = (r: Row): DeliveryRecord => ({
   messageId: str(r.message_id),
   recipient: str(r.recipient),
@@ -309,22 +324,11 @@ export const meshRepo = (db: Db): MeshRepo => {
     pending: async (sessionId, limit) =>
       (
         await db.all<Row>(
-          `SELECT m.id, d.seq, m.sender, m.kind, m.body, m.thread_id, m.reply_to, m.channel, m.created_at
-         FROM deliveries d JOIN messages m ON m.id = d.message_id
+          `SELECT ${INBOX_ENTRY_COLUMNS} FROM deliveries d JOIN messages m ON m.id = d.message_id
          WHERE d.session_id = $1 AND d.state = 'pending' ORDER BY d.seq LIMIT $2`,
           [sessionId, limit],
         )
-      ).map((r) => ({
-        id: str(r.id),
-        seq: num(r.seq),
-        sender: str(r.sender),
-        kind: str(r.kind),
-        body: str(r.body),
-        threadId: strOrNull(r.thread_id),
-        replyTo: strOrNull(r.reply_to),
-        channel: strOrNull(r.channel),
-        createdAt: num(r.created_at),
-      })) satisfies InboxEntry[],
+      ).map(toInboxEntry),
     countPending: async (sessionId) =>
       num(
         (await db.get<Row>("SELECT COUNT(*) AS n FROM deliveries WHERE session_id = $1 AND state = 'pending'", [sessionId]))?.n ??

@@ -1,5 +1,6 @@
-import type { WakeInboxEntry, WakeRepo, WakeTokenRecord, WakeTokenState } from "../port-wake.ts";
+import type { WakeRepo, WakeTokenRecord, WakeTokenState } from "../port-wake.ts";
 import { type Db, num, numOrNull } from "./db.ts";
+import { INBOX_ENTRY_COLUMNS, toInboxEntry } from "./mesh.ts";
 
 type Row = Record<string, unknown>;
 
@@ -100,22 +101,9 @@ export const wakeRepo = (db: Db): WakeRepo => ({
   pendingFrom: async (sessionId, fromSeq, limit) =>
     (
       await db.all<Row>(
-        `SELECT m.id, d.seq, m.sender, m.kind, m.body, m.thread_id, m.reply_to, m.channel, m.created_at
-         FROM deliveries d JOIN messages m ON m.id = d.message_id
+        `SELECT ${INBOX_ENTRY_COLUMNS} FROM deliveries d JOIN messages m ON m.id = d.message_id
          WHERE d.session_id = $1 AND d.state = 'pending' AND d.seq >= $2 ORDER BY d.seq LIMIT $3`,
         [sessionId, fromSeq, limit],
       )
-    ).map(
-      (r): WakeInboxEntry => ({
-        id: String(r.id),
-        seq: num(r.seq),
-        sender: String(r.sender),
-        kind: String(r.kind),
-        body: String(r.body),
-        threadId: r.thread_id === null || r.thread_id === undefined ? null : String(r.thread_id),
-        replyTo: r.reply_to === null || r.reply_to === undefined ? null : String(r.reply_to),
-        channel: r.channel === null || r.channel === undefined ? null : String(r.channel),
-        createdAt: num(r.created_at),
-      }),
-    ),
+    ).map(toInboxEntry),
 });
