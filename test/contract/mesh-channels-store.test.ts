@@ -1,48 +1,29 @@
 // Channels against every store: create, join, leave, post and read; members receive posts in their inbox with the
 // channel named; only members post or read; membership survives re-check-in and goes with an unregistered name.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { checkIn } from "../../app/agent_computer/src/domain/agents/checkin.ts";
 import { unregisterAgent } from "../../app/agent_computer/src/domain/agents/unregister.ts";
 import type { Deps } from "../../app/agent_computer/src/domain/deps.ts";
 import { type ChannelAction, channelAction } from "../../app/agent_computer/src/domain/mesh/channels.ts";
 import { readInbox } from "../../app/agent_computer/src/domain/mesh/inbox.ts";
-import type { Store } from "../../app/agent_computer/src/store/port.ts";
-import { type MeshClock, meshClock } from "../helpers/mesh.ts";
-import { createStoreTarget, type StoreTarget, storeNames } from "../helpers/stores.ts";
+import { failure, type MeshAgents, openMeshAgents } from "../helpers/mesh.ts";
+import { storeNames } from "../helpers/stores.ts";
 
 describe.each(storeNames)("channels [%s]", (storeName) => {
-  let target: StoreTarget;
-  let store: Store;
-  let clock: MeshClock;
-  const tokens = new Map<string, string>();
-  const deps = (): Deps => clock.deps();
+  let mesh: MeshAgents;
+  const deps = (): Deps => mesh.deps();
 
-  const join = async (agentId: string) => {
-    const r = await checkIn(deps(), { agentId, token: tokens.get(agentId), ttlSeconds: 3600 });
-    if (r.agent_token) tokens.set(agentId, r.agent_token);
-  };
   const act = (agentId: string, action: ChannelAction) => {
-    clock.advance(1000);
-    return channelAction(deps(), { agentId, token: tokens.get(agentId), action });
+    mesh.clock.advance(1000);
+    return channelAction(deps(), { agentId, token: mesh.token(agentId), action });
   };
-  const inbox = (agentId: string) => readInbox(deps(), { agentId, token: tokens.get(agentId), limit: 50 });
-  const failure = (promise: Promise<unknown>) =>
-    promise.then(
-      () => undefined,
-      (e: { code?: string }) => e,
-    );
-  const count = async (sql: string) => Number((await target.sql(sql))[0]?.n);
+  const inbox = (agentId: string) => readInbox(deps(), { agentId, token: mesh.token(agentId), limit: 50 });
+  const count = (sql: string) => mesh.count(sql);
 
   beforeAll(async () => {
-    target = await createStoreTarget(storeName);
-    store = await target.open();
-    clock = meshClock(store);
-    for (const agent of ["lead", "dev", "outsider"]) await join(agent);
+    mesh = await openMeshAgents(storeName);
+    for (const agent of ["lead", "dev", "outsider"]) await mesh.join(agent);
   });
-  afterAll(async () => {
-    await store?.close();
-    await target?.dispose();
-  });
+  afterAll(async () => mesh?.close());
 
   test("the creator is the first member; a second create of the name is CONFLICT; joining twice changes nothing", async () => {
     expect(await act("lead", { kind: "create", channel: "release" })).toMatchObject({
@@ -88,11 +69,11 @@ describe.each(storeNames)("channels [%s]", (storeName) => {
   });
 
   test("membership survives the end of a session and a new check-in; a member away gets no inbox copy", async () => {
-    await store.write((tx) => tx.mesh.endExpiredSessions(Number.MAX_SAFE_INTEGER));
-    await join("lead");
+    await mesh.store.write((tx) => tx.mesh.endExpiredSessions(Number.MAX_SAFE_INTEGER));
+    await mesh.join("lead");
     const whileAway = await act("lead", { kind: "post", channel: "release", body: "while you were away" });
     expect(whileAway.post).toMatchObject({ delivered_to: [], not_checked_in: ["dev"] });
-    await join("dev");
+    await mesh.join("dev");
     expect((await act("dev", { kind: "list", all: false })).channels?.map((c) => c.name)).toEqual(["release"]);
     const after = await act("lead", { kind: "post", channel: "release", body: "welcome back" });
     expect(after.post).toMatchObject({ delivered_to: ["dev"] });
@@ -108,9 +89,9 @@ describe.each(storeNames)("channels [%s]", (storeName) => {
       channel: { members: ["lead"] },
     });
     expect((await act("lead", { kind: "post", channel: "release", body: "anyone?" })).post).toMatchObject({ delivered_to: [] });
-    await join("temp");
+    await mesh.join("temp");
     await act("temp", { kind: "join", channel: "release" });
-    await unregisterAgent(deps(), { agentId: "temp", token: tokens.get("temp") });
+    await unregisterAgent(deps(), { agentId: "temp", token: mesh.token("temp") });
     expect(await count("SELECT COUNT(*) AS n FROM channel_members WHERE agent_name = 'temp'")).toBe(0);
   });
 });

@@ -2,52 +2,33 @@
 // that wins under every policy. A refused recipient gets refused_by_policy and nothing stored; when every recipient
 // refuses, nothing of the send is stored; broadcasts respect it; the mesh's own notices still arrive.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { checkIn } from "../../app/agent_computer/src/domain/agents/checkin.ts";
 import { unregisterAgent } from "../../app/agent_computer/src/domain/agents/unregister.ts";
 import type { Deps } from "../../app/agent_computer/src/domain/deps.ts";
 import { type ContactChange, manageContacts } from "../../app/agent_computer/src/domain/mesh/contacts.ts";
 import { type RecipientSelector, sendMessage } from "../../app/agent_computer/src/domain/mesh/send.ts";
-import type { Store } from "../../app/agent_computer/src/store/port.ts";
-import { type MeshClock, meshClock } from "../helpers/mesh.ts";
-import { createStoreTarget, type StoreTarget, storeNames } from "../helpers/stores.ts";
+import { failure, type MeshAgents, openMeshAgents } from "../helpers/mesh.ts";
+import { storeNames } from "../helpers/stores.ts";
 
 describe.each(storeNames)("contact policy [%s]", (storeName) => {
-  let target: StoreTarget;
-  let store: Store;
-  let clock: MeshClock;
-  const tokens = new Map<string, string>();
-  const deps = (): Deps => clock.deps();
+  let mesh: MeshAgents;
+  const deps = (): Deps => mesh.deps();
 
-  const join = async (agentId: string) => {
-    const r = await checkIn(deps(), { agentId, token: tokens.get(agentId), ttlSeconds: 3600 });
-    if (r.agent_token) tokens.set(agentId, r.agent_token);
-  };
   const send = (from: string, recipients: RecipientSelector, body = "hi") => {
-    clock.advance(1000);
-    return sendMessage(deps(), { from, token: tokens.get(from), recipients, body });
+    mesh.clock.advance(1000);
+    return sendMessage(deps(), { from, token: mesh.token(from), recipients, body });
   };
   const to = (...agentIds: string[]): RecipientSelector => ({ kind: "to", agentIds });
   const contacts = (agentId: string, change?: ContactChange) =>
-    manageContacts(deps(), { agentId, token: tokens.get(agentId), ...(change ? { change } : {}) });
+    manageContacts(deps(), { agentId, token: mesh.token(agentId), ...(change ? { change } : {}) });
   const outcomes = async (from: string, recipients: RecipientSelector) =>
     Object.fromEntries((await send(from, recipients)).recipients.map((r) => [r.agent_id, r.outcome]));
-  const failure = (promise: Promise<unknown>) =>
-    promise.then(
-      () => undefined,
-      (e: { code?: string }) => e,
-    );
-  const count = async (sql: string) => Number((await target.sql(sql))[0]?.n);
+  const count = (sql: string) => mesh.count(sql);
 
   beforeAll(async () => {
-    target = await createStoreTarget(storeName);
-    store = await target.open();
-    clock = meshClock(store);
-    for (const agent of ["owner", "friend", "stranger", "other"]) await join(agent);
+    mesh = await openMeshAgents(storeName);
+    for (const agent of ["owner", "friend", "stranger", "other"]) await mesh.join(agent);
   });
-  afterAll(async () => {
-    await store?.close();
-    await target?.dispose();
-  });
+  afterAll(async () => mesh?.close());
 
   test("every agent is open by default", async () => {
     expect(await contacts("owner")).toMatchObject({ policy: "open", allow: [], block: [], updated_at: null });
@@ -64,7 +45,7 @@ describe.each(storeNames)("contact policy [%s]", (storeName) => {
       { agent_id: "other", outcome: "live", seq: expect.any(Number) },
       { agent_id: "owner", outcome: "refused_by_policy", seq: null },
     ]);
-    expect(await target.sql("SELECT recipient FROM deliveries WHERE message_id = $1", [mixed.id])).toEqual([
+    expect(await mesh.target.sql("SELECT recipient FROM deliveries WHERE message_id = $1", [mixed.id])).toEqual([
       { recipient: "other" },
     ]);
   });
@@ -96,24 +77,24 @@ describe.each(storeNames)("contact policy [%s]", (storeName) => {
     });
     expect(broadcast.recipients.find((r) => r.agent_id === "friend")?.outcome).toBe("live");
     // owner's own mail to a session that then expires unread comes back as a bounce from agent-computer.
-    await join("leaver");
+    await mesh.join("leaver");
     await send("owner", to("leaver"), "unread");
     const bounceCount = () =>
       count(
         "SELECT COUNT(*) AS n FROM deliveries d JOIN messages m ON m.id = d.message_id WHERE d.recipient = 'owner' AND m.kind = 'bounce'",
       );
     const before = await bounceCount();
-    clock.advance(2 * 3600 * 1000);
-    await join("owner");
+    mesh.clock.advance(2 * 3600 * 1000);
+    await mesh.join("owner");
     expect(await bounceCount()).toBe(before + 1);
     await contacts("owner", { kind: "policy", policy: "open" });
   });
 
   test("an agent cannot list itself; the lists go with an unregistered name", async () => {
     expect(await failure(contacts("owner", { kind: "allow", contacts: ["owner"] }))).toMatchObject({ code: "INVALID_INPUT" });
-    await join("temp");
+    await mesh.join("temp");
     await contacts("temp", { kind: "block", contacts: ["stranger"] });
-    await unregisterAgent(deps(), { agentId: "temp", token: tokens.get("temp") });
+    await unregisterAgent(deps(), { agentId: "temp", token: mesh.token("temp") });
     expect(await count("SELECT COUNT(*) AS n FROM contacts WHERE owner = 'temp'")).toBe(0);
     expect(await count("SELECT COUNT(*) AS n FROM contact_policies WHERE agent_name = 'temp'")).toBe(0);
   });

@@ -2,13 +2,11 @@
 // among the body's words: lowercase runs of letters and digits), among the caller's own messages only, so SQLite's
 // FTS5 and PostgreSQL's full-text index match the same set for the same data.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { checkIn } from "../../app/agent_computer/src/domain/agents/checkin.ts";
 import type { Deps } from "../../app/agent_computer/src/domain/deps.ts";
 import { searchMessages, searchWords } from "../../app/agent_computer/src/domain/mesh/search.ts";
 import { sendMessage } from "../../app/agent_computer/src/domain/mesh/send.ts";
-import type { Store } from "../../app/agent_computer/src/store/port.ts";
-import { type MeshClock, meshClock } from "../helpers/mesh.ts";
-import { createStoreTarget, type StoreTarget, storeNames } from "../helpers/stores.ts";
+import { type MeshAgents, openMeshAgents } from "../helpers/mesh.ts";
+import { storeNames } from "../helpers/stores.ts";
 
 /** Bodies chosen for the edges of tokenising: punctuation, case, digits, addresses, paths, accents, other scripts. */
 const BODIES = [
@@ -59,30 +57,21 @@ const QUERIES = [
 ];
 
 describe.each(storeNames)("full-text search [%s]", (storeName) => {
-  let target: StoreTarget;
-  let store: Store;
-  let clock: MeshClock;
-  const tokens = new Map<string, string>();
-  const deps = (): Deps => clock.deps();
+  let mesh: MeshAgents;
+  const deps = (): Deps => mesh.deps();
   /** Message id → body, for the messages "reader" may see. */
   const visible = new Map<string, string>();
 
-  const join = async (agentId: string) => {
-    const r = await checkIn(deps(), { agentId, token: tokens.get(agentId), ttlSeconds: 3600 });
-    if (r.agent_token) tokens.set(agentId, r.agent_token);
-  };
   const send = async (from: string, to: string, body: string) => {
-    clock.advance(1000);
-    return sendMessage(deps(), { from, token: tokens.get(from), recipients: { kind: "to", agentIds: [to] }, body });
+    mesh.clock.advance(1000);
+    return sendMessage(deps(), { from, token: mesh.token(from), recipients: { kind: "to", agentIds: [to] }, body });
   };
   const search = (agentId: string, query: string, limit = 200) =>
-    searchMessages(deps(), { agentId, token: tokens.get(agentId), query, limit });
+    searchMessages(deps(), { agentId, token: mesh.token(agentId), query, limit });
 
   beforeAll(async () => {
-    target = await createStoreTarget(storeName);
-    store = await target.open();
-    clock = meshClock(store);
-    for (const agent of ["reader", "writer", "bystander"]) await join(agent);
+    mesh = await openMeshAgents(storeName);
+    for (const agent of ["reader", "writer", "bystander"]) await mesh.join(agent);
     for (const [i, body] of BODIES.entries()) {
       // Half received by reader, half sent by it; a copy of each goes between two others, never reader's.
       const sent = i % 2 === 0 ? await send("writer", "reader", body) : await send("reader", "writer", body);
@@ -90,10 +79,7 @@ describe.each(storeNames)("full-text search [%s]", (storeName) => {
       await send("writer", "bystander", body);
     }
   });
-  afterAll(async () => {
-    await store?.close();
-    await target?.dispose();
-  });
+  afterAll(async () => mesh?.close());
 
   test.each(QUERIES)("%s: exactly the caller's messages that hold every word", async (query) => {
     const words = searchWords(query);

@@ -2,62 +2,43 @@
 // every message of it the caller may see (sent, or delivered to one of its sessions), oldest first, with its
 // participants; a message the caller never saw can be neither answered nor read.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { checkIn } from "../../app/agent_computer/src/domain/agents/checkin.ts";
 import type { Deps } from "../../app/agent_computer/src/domain/deps.ts";
 import { readInbox } from "../../app/agent_computer/src/domain/mesh/inbox.ts";
 import { type RecipientSelector, sendMessage } from "../../app/agent_computer/src/domain/mesh/send.ts";
 import { readThread } from "../../app/agent_computer/src/domain/mesh/thread.ts";
-import type { Store } from "../../app/agent_computer/src/store/port.ts";
-import { type MeshClock, meshClock } from "../helpers/mesh.ts";
-import { createStoreTarget, type StoreTarget, storeNames } from "../helpers/stores.ts";
+import { failure, type MeshAgents, openMeshAgents } from "../helpers/mesh.ts";
+import { storeNames } from "../helpers/stores.ts";
 
 describe.each(storeNames)("threads [%s]", (storeName) => {
-  let target: StoreTarget;
-  let store: Store;
-  let clock: MeshClock;
-  const tokens = new Map<string, string>();
-  const deps = (): Deps => clock.deps();
+  let mesh: MeshAgents;
+  const deps = (): Deps => mesh.deps();
 
-  const join = async (agentId: string) => {
-    const r = await checkIn(deps(), { agentId, token: tokens.get(agentId), ttlSeconds: 3600 });
-    if (r.agent_token) tokens.set(agentId, r.agent_token);
-  };
   const send = (
     from: string,
     recipients: RecipientSelector,
     body: string,
     extra: { replyTo?: string; threadId?: string; idempotencyKey?: string } = {},
   ) => {
-    clock.advance(1000);
-    return sendMessage(deps(), { from, token: tokens.get(from), recipients, body, ...extra });
+    mesh.clock.advance(1000);
+    return sendMessage(deps(), { from, token: mesh.token(from), recipients, body, ...extra });
   };
   const to = (...agentIds: string[]): RecipientSelector => ({ kind: "to", agentIds });
   const thread = (agentId: string, id: string, limit = 200) =>
-    readThread(deps(), { agentId, token: tokens.get(agentId), thread: id, limit });
-  const failure = (promise: Promise<unknown>) =>
-    promise.then(
-      () => undefined,
-      (e: { code?: string; message?: string }) => e,
-    );
-  const messageCount = async () => Number((await target.sql("SELECT COUNT(*) AS n FROM messages"))[0]?.n);
+    readThread(deps(), { agentId, token: mesh.token(agentId), thread: id, limit });
+  const messageCount = async () => mesh.count("SELECT COUNT(*) AS n FROM messages");
 
   beforeAll(async () => {
-    target = await createStoreTarget(storeName);
-    store = await target.open();
-    clock = meshClock(store);
-    for (const agent of ["ann", "bob", "cy"]) await join(agent);
+    mesh = await openMeshAgents(storeName);
+    for (const agent of ["ann", "bob", "cy"]) await mesh.join(agent);
   });
-  afterAll(async () => {
-    await store?.close();
-    await target?.dispose();
-  });
+  afterAll(async () => mesh?.close());
 
   test("a reply without --to goes to the sender of the message it answers and starts a thread named after that message", async () => {
     const first = await send("ann", to("bob"), "first");
     expect(first.thread_id).toBeNull();
     const reply = await send("bob", { kind: "reply" }, "second", { replyTo: first.id });
     expect(reply).toMatchObject({ thread_id: first.id, reply_to: first.id, recipients: [{ agent_id: "ann", outcome: "live" }] });
-    const inbox = await readInbox(deps(), { agentId: "ann", token: tokens.get("ann"), limit: 50 });
+    const inbox = await readInbox(deps(), { agentId: "ann", token: mesh.token("ann"), limit: 50 });
     expect(inbox.messages.at(-1)).toMatchObject({ id: reply.id, thread_id: first.id, reply_to: first.id });
   });
 
@@ -88,12 +69,12 @@ describe.each(storeNames)("threads [%s]", (storeName) => {
   });
 
   test("mail stored while the recipient was not checked in was never seen: not in its thread view, not answerable", async () => {
-    await join("dee");
-    await store.write((tx) => tx.mesh.endExpiredSessions(Number.MAX_SAFE_INTEGER));
+    await mesh.join("dee");
+    await mesh.store.write((tx) => tx.mesh.endExpiredSessions(Number.MAX_SAFE_INTEGER));
     const unseen = await send("ann", to("dee"), "you were away", { threadId: "away" });
     expect(unseen.recipients).toEqual([{ agent_id: "dee", outcome: "not_checked_in", seq: expect.any(Number) }]);
-    for (const agent of ["ann", "bob", "cy"]) await join(agent);
-    await join("dee");
+    for (const agent of ["ann", "bob", "cy"]) await mesh.join(agent);
+    await mesh.join("dee");
     const before = await messageCount();
     const refused = await failure(send("dee", { kind: "reply" }, "re", { replyTo: unseen.id }));
     expect(refused).toMatchObject({ code: "MESSAGE_NOT_FOUND" });
