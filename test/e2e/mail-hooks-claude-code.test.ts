@@ -3,15 +3,15 @@
 // first request is served, another agent sends it mail; the model runs the family's peek through Bash. The
 // PostToolUse line and one Stop continuation must reach the next requests with the count and the command, the
 // second Stop (stop_hook_active) must end the turn, and the mail's text must reach no request at all.
-import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, expect, test } from "vitest";
+import { CLAUDE, jsonLines, offlineClaudeEnv, readmeBlocks, runClient } from "../helpers/agent-clients.ts";
 import { binaryForm, repoRoot, runBin } from "../helpers/bin.ts";
 import { type MessagesRequest, type ScriptedReply, startScriptedMessagesApi, textsOf } from "../helpers/scripted-messages-api.ts";
 
-const claude = join(repoRoot, "node_modules", ".bin", "claude");
 const CONTEXT = /SessionStart hook additional context: Agent Mesh: this session is checked in as ([A-Za-z0-9_.-]+) /;
 /** Mail whose words must never reach the model: not through a hook, not through anything else. */
 const SENDER = "sender-x9q";
@@ -48,14 +48,6 @@ const model = async (request: MessagesRequest): Promise<ScriptedReply> => {
 const api = startScriptedMessagesApi(model);
 afterAll(() => api.stop());
 
-/** The fenced blocks of one language in the README's "Use it from your agents", with the checkout's real path. */
-const readmeBlocks = (lang: string): string[] => {
-  const readme = readFileSync(join(repoRoot, "README.md"), "utf8");
-  const section = readme.split(/^## Use it from your agents$/m)[1]?.split(/^## /m)[0] ?? "";
-  const fence = new RegExp(`^ *\`\`\`${lang}\n([\\s\\S]*?)^ *\`\`\`$`, "gm");
-  return [...section.matchAll(fence)].map((m) => (m[1] as string).replaceAll("/path/to/agent-computer", repoRoot));
-};
-
 beforeAll(async () => {
   const [link] = readmeBlocks("sh");
   const [settings] = readmeBlocks("json");
@@ -68,48 +60,19 @@ beforeAll(async () => {
   expect(mailer.exitCode, mailer.stderr).toBe(0);
 });
 
-const env = {
-  HOME: home,
-  PATH: "/usr/local/bin:/usr/bin:/bin",
-  ANTHROPIC_BASE_URL: api.url,
-  ANTHROPIC_API_KEY: "sk-scripted-offline",
-  DISABLE_TELEMETRY: "1",
-  DISABLE_AUTOUPDATER: "1",
-  DISABLE_ERROR_REPORTING: "1",
-  CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-  TMPDIR: root,
-  AGENT_COMPUTER_HOME: state,
-  AGENT_COMPUTER_FORM: binaryForm,
-  NO_COLOR: "1",
-};
+const env = offlineClaudeEnv(home, root, api.url, { AGENT_COMPUTER_HOME: state, AGENT_COMPUTER_FORM: binaryForm });
 
 test("mail that arrives mid-turn is announced by PostToolUse and one Stop continuation, without its text", {
   timeout: 240_000,
 }, async () => {
-  const child = execa(claude, ["-p", "check for mail", "--output-format", "stream-json", "--verbose", "--include-hook-events"], {
-    cwd: project,
-    env,
-    extendEnv: false,
-    reject: false,
-    timeout: 150_000,
-    detached: true,
-  });
-  let result: Awaited<typeof child>;
-  try {
-    result = await child;
-  } finally {
-    try {
-      process.kill(-(child.pid as number), "SIGKILL");
-    } catch {
-      // the group already ended
-    }
-  }
-  const output = `${result.stdout}\n${result.stderr}`;
+  const result = await runClient(
+    CLAUDE,
+    ["-p", "check for mail", "--output-format", "stream-json", "--verbose", "--include-hook-events"],
+    { cwd: project, env },
+  );
+  const { output } = result;
   expect(result.exitCode, output).toBe(0);
-  const events = String(result.stdout)
-    .split("\n")
-    .filter((line) => line.startsWith("{"))
-    .map((line) => JSON.parse(line) as { type: string; is_error?: boolean });
+  const events = jsonLines<{ type: string; is_error?: boolean }>(result.stdout);
   expect(events.find((event) => event.type === "result")?.is_error, output).toBe(false);
 
   const main = api.requests.filter(hasBash);

@@ -3,11 +3,12 @@
 // agent-mesh Skill linked, the hook in settings). Two sessions start in one directory; the scripted model runs
 // the inbox command the hook's context names, through the client's own Bash tool, with bin/ not on PATH.
 import { createHash } from "node:crypto";
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, expect, test } from "vitest";
+import { CLAUDE, jsonLines, offlineClaudeEnv, readmeBlocks, runClient } from "../helpers/agent-clients.ts";
 import { binaryForm, repoRoot, runBin } from "../helpers/bin.ts";
 import {
   type MessagesRequest,
@@ -17,7 +18,6 @@ import {
   toolResultsOf,
 } from "../helpers/scripted-messages-api.ts";
 
-const claude = join(repoRoot, "node_modules", ".bin", "claude");
 const CONTEXT = /SessionStart hook additional context: Agent Mesh: this session is checked in as ([A-Za-z0-9_.-]+) /;
 const INBOX_COMMAND = /Read messages with: (.+?) \(see /;
 
@@ -38,14 +38,6 @@ const project = join(root, "project");
 const state = join(root, "state");
 mkdirSync(project, { recursive: true });
 
-/** The fenced blocks of one language in the README's "Use it from your agents", with the checkout's real path. */
-const readmeBlocks = (lang: string): string[] => {
-  const readme = readFileSync(join(repoRoot, "README.md"), "utf8");
-  const section = readme.split(/^## Use it from your agents$/m)[1]?.split(/^## /m)[0] ?? "";
-  const fence = new RegExp(`^ *\`\`\`${lang}\n([\\s\\S]*?)^ *\`\`\`$`, "gm");
-  return [...section.matchAll(fence)].map((m) => (m[1] as string).replaceAll("/path/to/agent-computer", repoRoot));
-};
-
 beforeAll(async () => {
   // Installed exactly as the README says: its shell lines link the Skill, its settings install the hook.
   const [link] = readmeBlocks("sh");
@@ -58,49 +50,19 @@ beforeAll(async () => {
   );
 });
 
-const env = {
-  HOME: home,
-  // bin/ deliberately absent: the context must name a command that works anyway.
-  PATH: "/usr/local/bin:/usr/bin:/bin",
-  ANTHROPIC_BASE_URL: api.url,
-  ANTHROPIC_API_KEY: "sk-scripted-offline",
-  DISABLE_TELEMETRY: "1",
-  DISABLE_AUTOUPDATER: "1",
-  DISABLE_ERROR_REPORTING: "1",
-  CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-  TMPDIR: root,
-  AGENT_COMPUTER_HOME: state,
-  AGENT_COMPUTER_FORM: binaryForm,
-  NO_COLOR: "1",
-};
+// bin/ deliberately absent from PATH: the context must name a command that works anyway.
+const env = offlineClaudeEnv(home, root, api.url, { AGENT_COMPUTER_HOME: state, AGENT_COMPUTER_FORM: binaryForm });
 
 /** One `claude -p` session in the project directory; returns its session id and the requests it made. */
 const session = async (): Promise<{ sessionId: string; requests: MessagesRequest[] }> => {
   const first = api.requests.length;
-  const child = execa(claude, ["-p", "check your Agent Mesh inbox", "--output-format", "stream-json", "--verbose"], {
+  const result = await runClient(CLAUDE, ["-p", "check your Agent Mesh inbox", "--output-format", "stream-json", "--verbose"], {
     cwd: project,
     env,
-    extendEnv: false,
-    reject: false,
-    timeout: 150_000,
-    detached: true,
   });
-  let result: Awaited<typeof child>;
-  try {
-    result = await child;
-  } finally {
-    try {
-      process.kill(-(child.pid as number), "SIGKILL");
-    } catch {
-      // the group already ended
-    }
-  }
-  const output = `${result.stdout}\n${result.stderr}`;
+  const { output } = result;
   expect(result.exitCode, output).toBe(0);
-  const lines = String(result.stdout)
-    .split("\n")
-    .filter((line) => line.startsWith("{"))
-    .map((line) => JSON.parse(line) as { type: string; subtype?: string; session_id?: string; is_error?: boolean });
+  const lines = jsonLines<{ type: string; subtype?: string; session_id?: string; is_error?: boolean }>(result.stdout);
   const init = lines.find((line) => line.type === "system" && line.subtype === "init");
   expect(init?.session_id, output).toMatch(/^[0-9a-f-]{36}$/);
   expect(lines.find((line) => line.type === "result")?.is_error, output).toBe(false);

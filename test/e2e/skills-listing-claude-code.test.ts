@@ -5,13 +5,12 @@
 import { mkdirSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { execa } from "execa";
 import { afterAll, expect, test } from "vitest";
+import { CLAUDE, offlineClaudeEnv, runClient } from "../helpers/agent-clients.ts";
 import { repoRoot } from "../helpers/bin.ts";
 import { type MessagesRequest, startScriptedMessagesApi, textsOf } from "../helpers/scripted-messages-api.ts";
 import { listingBytes, SKILL_LISTING_BUDGET_BYTES, skillListingLines } from "../helpers/skills.ts";
 
-const claude = join(repoRoot, "node_modules", ".bin", "claude");
 const LISTING_HEADER = "The following skills are available for use with the Skill tool:\n\n";
 
 const api = startScriptedMessagesApi(() => ({ text: "ok" }));
@@ -36,36 +35,11 @@ test(`the real client lists every Skill of skills/ whole, and our lines total un
   }
   writeFileSync(join(home, ".claude", "settings.json"), "{}");
 
-  const child = execa(claude, ["-p", "hello", "--output-format", "stream-json", "--verbose"], {
+  const result = await runClient(CLAUDE, ["-p", "hello", "--output-format", "stream-json", "--verbose"], {
     cwd: project,
-    env: {
-      HOME: home,
-      PATH: "/usr/local/bin:/usr/bin:/bin",
-      ANTHROPIC_BASE_URL: api.url,
-      ANTHROPIC_API_KEY: "sk-scripted-offline",
-      DISABLE_TELEMETRY: "1",
-      DISABLE_AUTOUPDATER: "1",
-      DISABLE_ERROR_REPORTING: "1",
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-      TMPDIR: root,
-      NO_COLOR: "1",
-    },
-    extendEnv: false,
-    reject: false,
-    timeout: 150_000,
-    detached: true,
+    env: offlineClaudeEnv(home, root, api.url),
   });
-  let result: Awaited<typeof child>;
-  try {
-    result = await child;
-  } finally {
-    try {
-      process.kill(-(child.pid as number), "SIGKILL");
-    } catch {
-      // the group already ended
-    }
-  }
-  expect(result.exitCode, `${result.stdout}\n${result.stderr}`).toBe(0);
+  expect(result.exitCode, result.output).toBe(0);
 
   const blocks = api.requests.map(listingBlockOf).filter((block): block is string => block !== undefined);
   expect(blocks.length, "a request carried the Skills listing").toBeGreaterThan(0);
