@@ -20,6 +20,7 @@ const binary: BinaryDef = {
     "controller resume": () => import("./lease-controller-resume.ts").then((m) => m.default),
     "controller renew": () => import("./lease-controller-renew.ts").then((m) => m.default),
     "controller release": () => import("./lease-controller-release.ts").then((m) => m.default),
+    "controller takeover": () => import("./lease-controller-takeover.ts").then((m) => m.default),
     "reviewer start": () => import("./lease-reviewer-start.ts").then((m) => m.default),
     "reviewer close": () => import("./lease-reviewer-close.ts").then((m) => m.default),
     "writer start": () => import("./lease-writer-start.ts").then((m) => m.default),
