@@ -8,11 +8,12 @@ import { buildHerdrDeps } from "../kernel/deps.ts";
 import { authorityOptionsSchema, renderController, TAKEOVER_OUTPUT } from "./lease-controller-options.ts";
 import { BINDING_ENV } from "./shared.ts";
 
-export const takeoverOptionsSchema = authorityOptionsSchema.extend({
+export const takeoverOptionsSchema = z.object({
   expectedLease: z
     .string()
     .regex(LEASE_REF_PATTERN, "must be a controller lease ref <controller_id>:g<generation>, e.g. proj.ctl:g3")
     .describe("the lease you saw and mean to replace (lease_ref from herdr-agent-control status or controller acquire)"),
+  ...authorityOptionsSchema.shape,
 });
 export type TakeoverOptions = z.output<typeof takeoverOptionsSchema>;
 
@@ -21,7 +22,7 @@ const runTakeover = async (options: TakeoverOptions, ctx: CommandContext): Promi
 
 export default defineCommand({
   name: "herdr-lease-cli controller takeover",
-  summary: "take over the controller lease of a holder that is gone, naming the lease you expect to replace",
+  summary: "take over the controller lease of a holder that is gone, naming the exact lease replaced",
   description:
     "For a new coordinator (a named agent in pane HERDR_PANE_ID, as for acquire) when the agent holding the controller " +
     "lease of AGENT_CONTROL_CONTROLLER_ID is gone. Succeeds only when the current lease is exactly --expected-lease AND " +

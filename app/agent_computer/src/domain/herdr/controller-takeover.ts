@@ -3,7 +3,6 @@
 // or (held from this host) Herdr answered pane_not_found for the holder's exact pane, or its bound process is
 // observed dead. A Herdr read that fails is no evidence. The swap re-reads the row under the transaction's lock:
 // if anything else took, resumed or renewed the lease meanwhile, the caller loses and is told the current lease.
-import { isHerdrError } from "../../adapters/herdr/client.ts";
 import { currentBootId } from "../../adapters/process-ancestry.ts";
 import { AppError } from "../../errors.ts";
 import { type ControllerBinding, fenceHashOf, readBinding, type SupersededHolder } from "../../local/controller-files.ts";
@@ -14,6 +13,7 @@ import { type AuthorityInput, bindHere, bindingOf, type ControllerView, newCrede
 import { type HerdrDeps, reserve } from "./deps.ts";
 import { herdrFailure } from "./herdr-failure.ts";
 import { LEASE_REF_PATTERN, leaseRefOf } from "./lease-ref.ts";
+import { observePane } from "./pane-presence.ts";
 
 export type GoneEvidence = "released" | "expired" | "pane_gone" | "process_gone";
 
@@ -46,17 +46,6 @@ const processGone = (deps: HerdrDeps, binding: ControllerBinding): string | unde
   return undefined;
 };
 
-/** Herdr answering pane_not_found for this exact pane; any other failure is no evidence and is thrown. */
-const paneGone = async (deps: HerdrDeps, paneId: string): Promise<boolean> => {
-  try {
-    await deps.herdr.getPane(paneId);
-    return false;
-  } catch (error) {
-    if (isHerdrError(error, "not_found") && error.herdrCode === "pane_not_found") return true;
-    throw herdrFailure(error);
-  }
-};
-
 /** The evidence that the lease's holder is gone, or undefined when it may still be there. */
 const evidenceOf = async (
   deps: HerdrDeps,
@@ -68,7 +57,9 @@ const evidenceOf = async (
   if (lease.expiresAt <= now) return { evidence: "expired", detail: `expired at ${iso(lease.expiresAt)}` };
   // Pane and process are facts of the holding host only; a lease of another host is gone only by expiry.
   if (lease.hostId !== deps.local.hostId || binding?.generation !== lease.generation) return undefined;
-  if (await paneGone(deps, binding.pane_id)) {
+  const pane = await observePane(deps.herdr, binding.pane_id);
+  if (pane.kind === "unknown") throw herdrFailure(pane.error);
+  if (pane.kind === "gone") {
     return { evidence: "pane_gone", detail: `Herdr answered pane_not_found for its pane ${binding.pane_id}` };
   }
   const process = processGone(deps, binding);
