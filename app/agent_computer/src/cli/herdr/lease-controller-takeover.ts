@@ -45,6 +45,7 @@ export default defineCommand({
     "CONTROLLER_LEASE_CHANGED",
     "RESERVATION_BUSY",
     "UNAVAILABLE",
+    "NOT_FOUND",
     "TIMEOUT",
     "HERDR_REFUSED",
     ...STORE_ERRORS,

@@ -47,7 +47,7 @@ export default defineCommand({
     '{"agents":[{"pane_id","name","kind","status","state_change_seq","cwd","leased","held_by":[{"kind":"controller|reviewer|' +
     'writer|adopted","controller_id","lease":"<lease_id or controller lease_ref>","state","identity":"matched|identity_mismatch"}]}],' +
     '"leased","unleased","leases_without_agent":[{"kind","controller_id","lease","state","pane_id"}]}',
-  errors: ["UNAVAILABLE", "TIMEOUT", "HERDR_REFUSED", "NOT_FOUND", ...STORE_ERRORS, "INTERNAL"],
+  errors: ["INVALID_INPUT", "UNAVAILABLE", "TIMEOUT", "HERDR_REFUSED", "NOT_FOUND", ...STORE_ERRORS, "INTERNAL"],
   env: ["HERDR_SOCKET_PATH", "AGENT_COMPUTER_HOME", "AGENT_COMPUTER_DATABASE_URL"],
   examples: ["herdr-lease-cli inventory", "herdr-lease-cli inventory --json | jq '.agents[] | select(.leased | not) | .name'"],
   run: runInventory,
