@@ -24,6 +24,10 @@ export const CAPABILITIES = [
   "owned-reviewer-tabs-v1",
   "owned-worker-lanes-v1",
   "owned-pane-cleanup-v1",
+  "controller-takeover-v1",
+  "lease-inventory-v1",
+  "lease-reconciliation-v1",
+  "owned-reviewer-sweep-v1",
   "wait-any-v1",
 ] as const;
 
