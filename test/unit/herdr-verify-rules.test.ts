@@ -34,7 +34,16 @@ describe("recipe", () => {
     ["an unknown field", { steps: [{ name: "t", argv: ["x"], shell: true }] }, "steps.0"],
     ["a timeout over an hour", { steps: [{ name: "t", argv: ["x"], timeout_s: 3601 }] }, "steps.0.timeout_s"],
     ["a lock path with ..", { steps: [{ name: "t", argv: ["x"] }], bootstrap: { python: ["../x.lock"] } }, "bootstrap.python.0"],
-    ["a step name used twice", { steps: [{ name: "t", argv: ["x"] }, { name: "t", argv: ["y"] }] }, "used twice"],
+    [
+      "a step name used twice",
+      {
+        steps: [
+          { name: "t", argv: ["x"] },
+          { name: "t", argv: ["y"] },
+        ],
+      },
+      "used twice",
+    ],
   ])("refuses %s", (_why, value, where) => {
     const answer = refusal(value);
     expect(answer).toMatch(/^VERIFICATION_REFUSED: /);
@@ -179,7 +188,13 @@ describe("phases and bwrap argv", () => {
   test("a host without merged /usr binds its top-level dirs; a plain resolver adds no mount", () => {
     const host: HostRoot = { topLevel: { "/bin": "dir", "/lib": "dir" }, resolver: { kind: "plain" } };
     const args = bwrapArgs(host, phases[0]?.spec as never);
-    expect(pairs(args, "--ro-bind")).toEqual(["/usr -> /usr", "/bin -> /bin", "/lib -> /lib", "/etc -> /etc", "/v/base -> /work"]);
+    expect(pairs(args, "--ro-bind")).toEqual([
+      "/usr -> /usr",
+      "/bin -> /bin",
+      "/lib -> /lib",
+      "/etc -> /etc",
+      "/v/base -> /work",
+    ]);
     expect(args).not.toContain("--symlink");
   });
 });
