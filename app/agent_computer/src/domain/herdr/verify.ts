@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { bwrapArgs, type HostRoot, SANDBOX, type StepOutcome } from "../../adapters/bwrap.ts";
 import { GitError } from "../../adapters/git.ts";
 import { AppError } from "../../errors.ts";
+import { neutralizeLine } from "../../terminal-text.ts";
 import { loadAuthority } from "./controller-authority.ts";
 import type { HerdrDeps } from "./deps.ts";
 import { ownedLease } from "./leases.ts";
@@ -124,6 +125,16 @@ const preflight = (host: VerifyHost, recipe?: Recipe) => {
   }
 };
 
+/** The last non-empty line of a phase's output, neutralised and cut short, for the one-line failure message. */
+const lastLine = (tail: string): string =>
+  neutralizeLine(
+    tail
+      .split("\n")
+      .map((line) => line.trim())
+      .filter((line) => line !== "")
+      .pop() ?? "",
+  ).slice(0, 200);
+
 /** The private dirs go whatever happened; a leftover (a file the sandbox made unremovable) must not hide the result. */
 const removeQuietly = (root: string) => {
   try {
@@ -200,7 +211,9 @@ export const verifyWriter = async (deps: HerdrDeps, host: VerifyHost, input: Ver
     if (!passed) {
       const last = records[records.length - 1];
       const how = last?.timed_out ? "timed out" : `exited ${last?.exit_code ?? `on ${last?.signal}`}`;
-      throw new AppError("VERIFICATION_FAILED", `${last?.kind} ${last?.name} ${how}; receipt ${receipt.id}`, {
+      const said = lastLine(last?.output_tail ?? "");
+      const message = `${last?.kind} ${last?.name} ${how}${said ? ` (last output: ${said})` : ""}; receipt ${receipt.id}`;
+      throw new AppError("VERIFICATION_FAILED", message, {
         details: { receipt },
       });
     }
