@@ -73,7 +73,7 @@ beforeAll(async () => {
     ]),
     "recipes/net.json": recipe([{ name: "connect", argv: node(connect) }]),
     "recipes/write-work.json": recipe([
-      { name: "write-work", argv: node("require('fs').writeFileSync('/work/docs/guide.md', 'x')") },
+      { name: "write-work", argv: node("require('fs').writeFileSync('/repo/docs/guide.md', 'x')") },
     ]),
     "recipes/write-home.json": recipe([
       { name: "write-home", argv: node("require('fs').writeFileSync(process.argv[1], 'x')", HOME_TARGET) },

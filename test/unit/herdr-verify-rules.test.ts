@@ -142,7 +142,7 @@ describe("phases and bwrap argv", () => {
       "--target",
       "/scratch/python-bootstrap",
       "-r",
-      "/work/requirements.lock",
+      "/repo/requirements.lock",
     ]);
   });
 
@@ -153,9 +153,9 @@ describe("phases and bwrap argv", () => {
       "/usr -> /usr",
       "/etc -> /etc",
       "/run/systemd/resolve/stub-resolv.conf -> /run/systemd/resolve/stub-resolv.conf",
-      "/v/base -> /work",
+      "/v/base -> /repo",
     ]);
-    expect(pairs(args, "--bind")).toEqual(["/v/scratch -> /scratch", "/v/scratch/node_modules -> /work/node_modules"]);
+    expect(pairs(args, "--bind")).toEqual(["/v/scratch -> /scratch", "/v/scratch/node_modules -> /repo/node_modules"]);
     expect(pairs(args, "--symlink")).toEqual(["usr/bin -> /bin", "usr/lib -> /lib", "usr/lib64 -> /lib64", "usr/sbin -> /sbin"]);
     expect(args.slice(args.indexOf("--"))).toEqual(["--", "npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund"]);
     expect(args).toContain("--remount-ro");
@@ -175,8 +175,8 @@ describe("phases and bwrap argv", () => {
     expect(pairs(args, "--ro-bind")).toEqual([
       "/usr -> /usr",
       "/etc -> /etc",
-      "/v/head -> /work",
-      "/v/scratch/node_modules -> /work/node_modules",
+      "/v/head -> /repo",
+      "/v/scratch/node_modules -> /repo/node_modules",
       "/home/u/.local/bin/uv -> /opt/agent-computer/bin/uv",
     ]);
     expect(pairs(args, "--bind")).toEqual(["/v/scratch -> /scratch"]);
@@ -193,7 +193,7 @@ describe("phases and bwrap argv", () => {
       "/bin -> /bin",
       "/lib -> /lib",
       "/etc -> /etc",
-      "/v/base -> /work",
+      "/v/base -> /repo",
     ]);
     expect(args).not.toContain("--symlink");
   });

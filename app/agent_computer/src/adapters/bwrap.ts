@@ -6,7 +6,7 @@ import { execa } from "execa";
 
 /** Where things sit inside the sandbox. */
 export const SANDBOX = {
-  work: "/work",
+  repo: "/repo",
   scratch: "/scratch",
   home: "/scratch/home",
   tools: "/opt/agent-computer/bin",
@@ -30,11 +30,11 @@ export interface SandboxBind {
 export interface SandboxSpec {
   /** Network phases (bootstrap downloads) share the host's network; every other phase has its own empty one. */
   network: boolean;
-  /** The derived copy of a commit, mounted read-only at /work. */
+  /** The derived copy of a commit, mounted read-only at /repo. */
   copy: string;
   /** The private scratch directory, the only writable host path (/scratch). */
   scratch: string;
-  /** Further mounts inside /work or /opt (node_modules, a tool binary). */
+  /** Further mounts inside /repo or /opt (node_modules, a tool binary). */
   binds: readonly SandboxBind[];
   env: Readonly<Record<string, string>>;
   cwd: string;
@@ -71,7 +71,7 @@ export const resolverFact = (path: string): ResolverFact => {
 
 /**
  * The fixed bwrap argv: every namespace unshared (network too, unless a bootstrap phase needs downloads), a cleared
- * environment, /usr and /etc read-only, fresh /proc, /dev and /tmp, the copy read-only at /work, scratch writable, and
+ * environment, /usr and /etc read-only, fresh /proc, /dev and /tmp, the copy read-only at /repo, scratch writable, and
  * the root remounted read-only, so a write anywhere else fails. A networked phase whose resolver is a symlink out of
  * /etc gets only that resolved file, read-only.
  */
@@ -89,7 +89,7 @@ export const bwrapArgs = (host: HostRoot, spec: SandboxSpec): string[] => {
     args.push("--ro-bind", host.resolver.target, host.resolver.target);
   }
   args.push("--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp");
-  args.push("--ro-bind", spec.copy, SANDBOX.work, "--bind", spec.scratch, SANDBOX.scratch);
+  args.push("--ro-bind", spec.copy, SANDBOX.repo, "--bind", spec.scratch, SANDBOX.scratch);
   for (const bind of spec.binds) args.push(bind.writable ? "--bind" : "--ro-bind", bind.source, bind.target);
   args.push("--remount-ro", "/");
   for (const [key, value] of Object.entries(spec.env).sort(([a], [b]) => a.localeCompare(b))) {

@@ -1,4 +1,3 @@
-import { tmpdir } from "node:os";
 import { z } from "zod";
 import { findProgram, readHostRoot, runBwrap } from "../../adapters/bwrap.ts";
 import { extractTar } from "../../adapters/tar.ts";
@@ -37,7 +36,7 @@ const verifyHost = (env: Record<string, string | undefined>): VerifyHost => ({
     return runBwrap(bwrap, args, { ...options, now: () => Date.now() });
   },
   extractTar,
-  tmpRoot: tmpdir(),
+  tmpRoot: env.TMPDIR?.startsWith("/") ? env.TMPDIR : "/tmp",
 });
 
 const runWriterVerify = async (options: WriterVerifyOptions, ctx: CommandContext) =>
@@ -63,12 +62,12 @@ export default defineCommand({
     "changes are not part of it) is what is verified. The recipe is read from the BASE commit's Git object, never the " +
     'worktree: JSON {"steps":[{"name","argv":[…],"timeout_s"?:1-3600 (600)}],"bootstrap"?:{"web"?:bool,"python"?:' +
     '["requirements.lock"],"timeout_s"?}}. Each argv runs without a shell in a Linux Bubblewrap sandbox: every namespace ' +
-    "unshared (its own empty network), a cleared environment (HOME=/scratch/home, PATH=/usr/local/bin:/usr/bin:/bin), " +
-    "/usr and /etc read-only, a read-only copy of the commit at /work (the working directory), a private scratch dir at " +
+    "unshared (its own empty network), a cleared environment (HOME=/scratch/home, PATH=/opt/agent-computer/bin:/usr/local/bin:/usr/bin:/bin, uv in the first), " +
+    "/usr and /etc read-only, a read-only copy of the commit at /repo (the working directory), a private scratch dir at " +
     "/scratch shared by the steps, a fresh /tmp; every other write fails. Steps run in order; the first failure or " +
     "timeout (its process group is killed) ends the run. Optional networked bootstrap, before the steps, over a " +
     "read-only copy of the base commit: web runs `npm ci --ignore-scripts` from the committed package-lock.json (no " +
-    "lifecycle scripts) into node_modules, mounted read-only at /work/node_modules for the steps; python warms a private " +
+    "lifecycle scripts) into node_modules, mounted read-only at /repo/node_modules for the steps; python warms a private " +
     "uv cache (/scratch/uv-cache, used offline by the steps) with `uv pip install --require-hashes --no-build` from " +
     "each named lock, which must be a regular file (not a symlink) with the base commit's bytes at the base, at HEAD " +
     "and in the worktree, every requirement pinned with == and --hash=sha256. A resolver symlinked out of /etc is " +

@@ -66,7 +66,7 @@ export const planPhases = (recipe: Recipe, dirs: PlanDirs): Phase[] => {
     scratch: dirs.scratch,
     binds,
     env: sandboxEnv(true),
-    cwd: SANDBOX.work,
+    cwd: SANDBOX.repo,
     argv,
   });
   if (recipe.bootstrap.web) {
@@ -76,7 +76,7 @@ export const planPhases = (recipe: Recipe, dirs: PlanDirs): Phase[] => {
       timeoutMs: bootstrapMs,
       spec: base(
         ["npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund"],
-        [{ source: modules, target: `${SANDBOX.work}/node_modules`, writable: true }],
+        [{ source: modules, target: `${SANDBOX.repo}/node_modules`, writable: true }],
       ),
     });
   }
@@ -99,14 +99,14 @@ export const planPhases = (recipe: Recipe, dirs: PlanDirs): Phase[] => {
           "--target",
           inScratch(SCRATCH.pythonTarget),
           "-r",
-          `${SANDBOX.work}/${lock}`,
+          `${SANDBOX.repo}/${lock}`,
         ],
         toolBinds(dirs),
       ),
     });
   }
   const gateBinds: SandboxBind[] = [
-    ...(recipe.bootstrap.web ? [{ source: modules, target: `${SANDBOX.work}/node_modules`, writable: false }] : []),
+    ...(recipe.bootstrap.web ? [{ source: modules, target: `${SANDBOX.repo}/node_modules`, writable: false }] : []),
     ...toolBinds(dirs),
   ];
   for (const step of recipe.steps) {
@@ -120,7 +120,7 @@ export const planPhases = (recipe: Recipe, dirs: PlanDirs): Phase[] => {
         scratch: dirs.scratch,
         binds: gateBinds,
         env: sandboxEnv(false),
-        cwd: SANDBOX.work,
+        cwd: SANDBOX.repo,
         argv: step.argv,
       },
     });

@@ -108,7 +108,7 @@ const runPhases = async (host: VerifyHost, phases: Phase[], tailBytes: number) =
 
 /** Checks this host can sandbox at all; bwrap's own complaint is the reason when it cannot. */
 const probeSandbox = async (host: VerifyHost, scratch: string, copy: string) => {
-  const spec = { network: false, copy, scratch, binds: [], env: { PATH: "/usr/bin:/bin" }, cwd: SANDBOX.work, argv: ["true"] };
+  const spec = { network: false, copy, scratch, binds: [], env: { PATH: "/usr/bin:/bin" }, cwd: SANDBOX.repo, argv: ["true"] };
   const outcome = await host.runSandbox(bwrapArgs(host.hostRoot(), spec), { timeoutMs: 30_000, tailBytes: 512 });
   if (outcome.exit_code !== 0) {
     throw unsupported(`bwrap cannot create a sandbox here: ${outcome.output_tail.trim().split("\n").pop() ?? "no output"}`);
