@@ -70,6 +70,10 @@ beforeAll(async () => {
         name: "scratch-is-shared",
         argv: node("process.exit(require('fs').readFileSync('/scratch/built', 'utf8') === 'ok' ? 0 : 3)"),
       },
+      {
+        name: "env-is-cleared",
+        argv: node("process.exit(Object.keys(process.env).some((k) => /HERDR|AGENT_/.test(k)) ? 4 : 0)"),
+      },
     ]),
     "recipes/net.json": recipe([{ name: "connect", argv: node(connect) }]),
     "recipes/write-work.json": recipe([
@@ -142,6 +146,7 @@ describe("a passing recipe", () => {
     expect(passed.phases.map((p) => [p.name, p.exit_code, p.network])).toEqual([
       ["sees-the-writers-commit", 0, false],
       ["scratch-is-shared", 0, false],
+      ["env-is-cleared", 0, false],
     ]);
     const file = join(world.home, "herdr", "verifications", `${passed.id}.json`);
     expect(statSync(file).mode & 0o777).toBe(0o600);
@@ -232,4 +237,8 @@ describe("release cites a receipt", () => {
     expect(released.exitCode).toBe(0);
     expect(released.json()).toMatchObject({ lease: { state: "released", verification_id: passed.id } });
   });
+});
+
+test("no credential leaked into output, receipts or state files", async () => {
+  expect(await world.leakedSecrets()).toEqual([]);
 });

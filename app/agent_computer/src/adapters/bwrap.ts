@@ -179,6 +179,7 @@ export const findProgram = (
   override: string | undefined,
   path: string | undefined,
 ): { path: string | null; looked: string } => {
+  if (override !== undefined && !override.startsWith("/")) return { path: null, looked: `${override}, not an absolute path` };
   const candidates = override !== undefined ? [override] : (path ?? "").split(":").filter((dir) => dir.startsWith("/"));
   for (const candidate of override !== undefined ? candidates : candidates.map((dir) => `${dir}/${name}`)) {
     try {

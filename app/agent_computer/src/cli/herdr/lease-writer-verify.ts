@@ -26,18 +26,18 @@ export const writerVerifyOptionsSchema = z.object({
 });
 export type WriterVerifyOptions = z.output<typeof writerVerifyOptionsSchema>;
 
-const verifyHost = (env: Record<string, string | undefined>): VerifyHost => ({
-  platform: process.platform,
-  bwrap: findProgram("bwrap", env.AGENT_COMPUTER_BWRAP, env.PATH),
-  uv: findProgram("uv", env.AGENT_COMPUTER_UV, env.PATH),
-  hostRoot: readHostRoot,
-  runSandbox: (args, options) => {
-    const bwrap = findProgram("bwrap", env.AGENT_COMPUTER_BWRAP, env.PATH).path as string;
-    return runBwrap(bwrap, args, { ...options, now: () => Date.now() });
-  },
-  extractTar,
-  tmpRoot: env.TMPDIR?.startsWith("/") ? env.TMPDIR : "/tmp",
-});
+const verifyHost = (env: Record<string, string | undefined>): VerifyHost => {
+  const bwrap = findProgram("bwrap", env.AGENT_COMPUTER_BWRAP, env.PATH);
+  return {
+    platform: process.platform,
+    bwrap,
+    uv: findProgram("uv", env.AGENT_COMPUTER_UV, env.PATH),
+    hostRoot: readHostRoot,
+    runSandbox: (args, options) => runBwrap(bwrap.path as string, args, { ...options, now: () => Date.now() }),
+    extractTar,
+    tmpRoot: env.TMPDIR?.startsWith("/") ? env.TMPDIR : "/tmp",
+  };
+};
 
 const runWriterVerify = async (options: WriterVerifyOptions, ctx: CommandContext) =>
   verifyWriter(await buildHerdrDeps(ctx), verifyHost(ctx.env), options);

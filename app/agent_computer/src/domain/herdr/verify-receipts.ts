@@ -33,8 +33,8 @@ export interface VerificationReceipt {
   python_locks: string[];
   web_bootstrap: boolean;
   status: "passed" | "failed";
-  started_at: number;
-  finished_at: number;
+  started_at: string;
+  finished_at: string;
   phases: PhaseRecord[];
   /** Steps not run because an earlier phase failed. */
   skipped: string[];

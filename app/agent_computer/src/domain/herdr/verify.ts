@@ -10,6 +10,7 @@ import { bwrapArgs, type HostRoot, SANDBOX, type StepOutcome } from "../../adapt
 import { GitError } from "../../adapters/git.ts";
 import { AppError } from "../../errors.ts";
 import { neutralizeLine } from "../../terminal-text.ts";
+import { iso } from "../deps.ts";
 import { loadAuthority } from "./controller-authority.ts";
 import type { HerdrDeps } from "./deps.ts";
 import { ownedLease } from "./leases.ts";
@@ -202,8 +203,8 @@ export const verifyWriter = async (deps: HerdrDeps, host: VerifyHost, input: Ver
       python_locks: [...recipe.bootstrap.python],
       web_bootstrap: recipe.bootstrap.web,
       status: passed ? "passed" : "failed",
-      started_at: startedAt,
-      finished_at: deps.now(),
+      started_at: iso(startedAt),
+      finished_at: iso(deps.now()),
       phases: records,
       skipped,
     };
