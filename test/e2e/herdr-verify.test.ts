@@ -82,6 +82,12 @@ beforeAll(async () => {
     "recipes/write-home.json": recipe([
       { name: "write-home", argv: node("require('fs').writeFileSync(process.argv[1], 'x')", HOME_TARGET) },
     ]),
+    "recipes/loud.json": recipe([
+      {
+        name: "loud",
+        argv: node("process.stdout.write('x'.repeat(100000) + '\\n\\u001b[31mlast words\\n'); process.exitCode = 1"),
+      },
+    ]),
     "recipes/slow.json": recipe([
       { name: "sleeps", argv: ["sleep", "300"], timeout_s: 1 },
       { name: "never", argv: ["true"] },
@@ -183,6 +189,20 @@ describe("a recipe fails", () => {
     expect(home.code).toBe("VERIFICATION_FAILED");
     expect(home.receipt?.phases[0]?.exit_code).toBe(1);
     expect(existsSync(HOME_TARGET)).toBe(false);
+  });
+
+  test("with a bounded output tail, whose control characters a terminal never receives", async () => {
+    const failure = error((await verify(["--recipe", "recipes/loud.json", "--tail-bytes", "256"])).stderr);
+    const phase = failure.receipt?.phases[0];
+    expect(Buffer.byteLength(phase?.output_tail ?? "")).toBeLessThanOrEqual(256);
+    expect(phase?.output_bytes).toBe(100_000 + 1 + 16);
+    expect(phase?.output_tail.endsWith("\u001b[31mlast words\n")).toBe(true);
+    const human = await world.run("herdr-lease-cli", [
+      ...["writer", "verify", "--lease-id", leaseId, "--expected-head", head, "--recipe", "recipes/loud.json"],
+    ]);
+    expect(human.exitCode).toBe(4);
+    expect(human.stderr).toContain("(last output: \\x1b[31mlast words)");
+    expect(human.stderr).not.toContain("\u001b");
   });
 
   test("when a step outlives its timeout: it is killed, the rest is skipped", async () => {
