@@ -18,6 +18,7 @@ interface Phase {
   exit_code: number | null;
   timed_out: boolean;
   output_tail: string;
+  output_bytes: number;
 }
 interface Receipt {
   id: string;
