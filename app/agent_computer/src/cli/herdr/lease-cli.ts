@@ -5,7 +5,7 @@ import { BINDING_ENV } from "./shared.ts";
 const binary: BinaryDef = {
   name: "herdr-lease-cli",
   summary:
-    "controller lease and takeover, leased reviewer/writer agents in Herdr, cleanup (adoption, sweep, reconcile), inventory, wait-any",
+    "controller lease and takeover, leased reviewer/writer agents in Herdr, writer verify, cleanup (adopt, sweep, reconcile), inventory, wait-any",
   description:
     "Lifecycle side of Herdr coordination (requests and results are herdr-agent-control --help). A coordinator agent " +
     'running inside Herdr as a NAMED agent (started by hand? `herdr agent rename "$HERDR_PANE_ID" <name>` first), with ' +
@@ -26,6 +26,7 @@ const binary: BinaryDef = {
     "reviewer close": () => import("./lease-reviewer-close.ts").then((m) => m.default),
     "reviewer sweep": () => import("./lease-reviewer-sweep.ts").then((m) => m.default),
     "writer start": () => import("./lease-writer-start.ts").then((m) => m.default),
+    "writer verify": () => import("./lease-writer-verify.ts").then((m) => m.default),
     "writer release": () => import("./lease-writer-release.ts").then((m) => m.default),
     adopt: () => import("./lease-adopt.ts").then((m) => m.default),
     "adopted close": () => import("./lease-adopted-close.ts").then((m) => m.default),
