@@ -66,19 +66,25 @@ const evidenceOf = async (
   return process ? { evidence: "process_gone", detail: process } : undefined;
 };
 
-const notGone = (lease: ControllerLeaseRecord, binding: ControllerBinding | undefined, here: boolean): AppError =>
-  new AppError(
+/** Why the holder may still be there: it was observed, or there is nothing here to observe it by. */
+const notGone = (lease: ControllerLeaseRecord, binding: ControllerBinding | undefined, hostId: string): AppError => {
+  const held = `lease ${leaseRefOf(lease)} is held until ${iso(lease.expiresAt)}`;
+  const observed = lease.hostId === hostId && binding?.generation === lease.generation;
+  if (observed && binding) {
+    return new AppError(
+      "CONTROLLER_HELD",
+      `${held} and its holder ${binding.agent_name} in pane ${binding.pane_id} is still there`,
+      {
+        hint: "a holder is gone once its lease expires, its pane is closed or its process ends; its own agent resumes it",
+      },
+    );
+  }
+  return new AppError(
     "CONTROLLER_HELD",
-    `lease ${leaseRefOf(lease)} is held until ${iso(lease.expiresAt)}` +
-      (here && binding
-        ? ` and its holder ${binding.agent_name} in pane ${binding.pane_id} is still there`
-        : " from another host"),
-    {
-      hint: here
-        ? "a holder is gone once its lease expires, its pane is closed or its process ends; its own agent resumes it"
-        : "a lease held from another host is taken over only once it expires",
-    },
+    `${held} ${lease.hostId === hostId ? "and this host kept no record of its pane or process" : "from another host"}`,
+    { hint: "with no pane or process to observe from here, it is taken over only once it expires" },
   );
+};
 
 export const takeoverController = async (
   deps: HerdrDeps,
@@ -100,7 +106,7 @@ export const takeoverController = async (
     if (!seen || leaseRefOf(seen) !== input.expectedLease) throw changed(ctx.controllerId, input.expectedLease, seen);
     const previous = readBinding(deps.dirs, ctx.controllerId);
     const gone = await evidenceOf(deps, seen, previous, deps.now());
-    if (!gone) throw notGone(seen, previous, seen.hostId === deps.local.hostId);
+    if (!gone) throw notGone(seen, previous, deps.local.hostId);
     const credential = newCredential();
     const lease = await store.write(async (tx) => {
       const now = deps.now();
