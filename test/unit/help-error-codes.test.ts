@@ -97,7 +97,8 @@ function herdrExemptions(): Record<string, Record<string, string>> {
     ),
     "herdr-lease-cli inventory": exempt(
       ["CONFLICT", "IDENTITY_CHANGED"],
-      "inventory lists lease files and compares identities (sameIdentity); it never requires a lease active or re-reads one",
+      "inventory compares identities only of leases that recorded their terminal (so leaseIdentity never refuses) and " +
+        "never re-reads a leased agent (observeLeased)",
     ),
     "herdr-lease-cli reconcile": {
       CONFLICT: "reconcile reads and ends leases itself (readLease, saveLease); it never requires one active (leases.ts)",
