@@ -1,0 +1,56 @@
+// One outbound webhook attempt over HTTP: the Standard Webhooks headers (webhook-id = the event id, the same on
+// every retry; webhook-timestamp; webhook-signature v1,<base64 HMAC-SHA256 of id.timestamp.body>), a timeout, no
+// redirects followed, the response body discarded unread. Only the status code or the class of error is kept.
+import { lookup } from "node:dns/promises";
+import { signStandard } from "../domain/automation/webhook-verify.ts";
+import { isPrivateAddress } from "../domain/webhooks/addresses.ts";
+import type { ClaimedWebhookEvent, WebhookAttemptResult } from "../store/port.ts";
+
+export type PostResult = Omit<WebhookAttemptResult, "endedAt">;
+
+/**
+ * Resolves the URL's host and refuses it when any address is not public (unless the endpoint allows private ones).
+ * fetch resolves the name again, so a name whose answer changes between the two lookups is not caught.
+ */
+const refusedAddress = async (url: URL, allowPrivate: boolean): Promise<boolean> => {
+  if (allowPrivate) return false;
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  const addresses = await lookup(host, { all: true }).catch(() => []);
+  return addresses.some((a) => isPrivateAddress(a.address));
+};
+
+export const postWebhook = async (
+  claimed: ClaimedWebhookEvent,
+  options: { timeoutMs: number; signal: AbortSignal; userAgent: string },
+): Promise<PostResult> => {
+  const started = performance.now();
+  const elapsed = () => performance.now() - started;
+  const url = new URL(claimed.endpoint.url);
+  if (await refusedAddress(url, claimed.endpoint.allowPrivate)) {
+    return { ok: false, statusCode: null, errorKind: "refused_address", durationMs: elapsed() };
+  }
+  const timestamp = Math.floor(Date.now() / 1000);
+  const body = claimed.event.payload;
+  try {
+    const response = await fetch(url, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "user-agent": options.userAgent,
+        "webhook-id": claimed.event.id,
+        "webhook-timestamp": String(timestamp),
+        "webhook-signature": signStandard(claimed.endpoint.secret, claimed.event.id, timestamp, body),
+      },
+      body,
+      redirect: "manual",
+      signal: AbortSignal.any([options.signal, AbortSignal.timeout(options.timeoutMs)]),
+    });
+    await response.body?.cancel().catch(() => undefined);
+    const ok = response.status >= 200 && response.status < 300;
+    return { ok, statusCode: response.status, errorKind: ok ? null : "http_status", durationMs: elapsed() };
+  } catch (error) {
+    const name = (error as { name?: string }).name;
+    const errorKind = name === "TimeoutError" ? "timeout" : name === "AbortError" ? "aborted" : "connection";
+    return { ok: false, statusCode: null, errorKind, durationMs: elapsed() };
+  }
+};
