@@ -6,7 +6,17 @@
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import type { TestAgent } from "../helpers/agents.ts";
-import { automationEnv, cli, createJob, type Daemon, jobDir, owner, startDaemon, waitFor } from "../helpers/automation.ts";
+import {
+  automationEnv,
+  cli,
+  consoleLinkFor,
+  createJob,
+  type Daemon,
+  jobDir,
+  owner,
+  startDaemon,
+  waitFor,
+} from "../helpers/automation.ts";
 import { runBin } from "../helpers/bin.ts";
 import { createStoreTarget, type StoreTarget } from "../helpers/stores.ts";
 
@@ -187,6 +197,18 @@ test("an endpoint that keeps failing is disabled after two events used every att
     60_000,
   );
   expect(received.filter((r) => r.path === "/dead")).toHaveLength(6);
+
+  // The console's Webhooks page shows the endpoints and their attempts, never a secret.
+  const worker = workers[0] as Daemon;
+  const signIn = await fetch(await consoleLinkFor(env, worker.url), { redirect: "manual" });
+  const cookie = (signIn.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+  const page = await (await fetch(`${worker.url}/webhooks`, { headers: { cookie } })).text();
+  expect(page).toContain(`data-endpoint-id="${dead.id}"`);
+  expect(page).toMatch(/state-disabled/);
+  // Every attempt so far is a row: six to the dead endpoint and more to the flaky one.
+  expect(page.split('<td data-field="started">').length - 1).toBeGreaterThan(6);
+  for (const secret of Object.values(secrets)) expect(page).not.toContain(secret);
+  expect(page).not.toContain(BODY);
 
   for (const w of workers) {
     expect(w.stderr()).not.toContain(BODY);

@@ -199,3 +199,19 @@ export const listDeliveries = async (
   });
   return warning ? { ...value, warning } : value;
 };
+
+export interface WebhooksOverview {
+  endpoints: (EndpointView & { owner: string })[];
+  attempts: AttemptView[];
+}
+
+/** Every owner's endpoints and the most recent attempts (the console; no secrets, URLs without their query). */
+export const webhooksOverview = (deps: Deps, limits: { endpoints: number; attempts: number }): Promise<WebhooksOverview> =>
+  deps.store.read(async (tx) => {
+    const endpoints: WebhooksOverview["endpoints"] = [];
+    for (const e of await tx.webhooks.listEndpoints(null, limits.endpoints)) {
+      endpoints.push({ ...(await endpointView(tx, e)), owner: e.owner });
+    }
+    const attempts = (await tx.webhooks.attempts({ owner: null }, limits.attempts)).map(attemptView);
+    return { endpoints, attempts };
+  });
