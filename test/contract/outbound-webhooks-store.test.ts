@@ -22,6 +22,7 @@ import {
   enableEndpoint,
   listDeliveries,
   listEndpoints,
+  MAX_ENDPOINTS_PER_AGENT,
   removeEndpoint,
 } from "../../app/agent_computer/src/domain/webhooks/endpoints.ts";
 import type { ClaimedWebhookEvent, WebhookEventKind } from "../../app/agent_computer/src/store/port.ts";
@@ -274,6 +275,14 @@ describe.each(storeNames)("outbound webhooks [%s]", (storeName) => {
     expect(
       Number((await mesh.target.sql("SELECT COUNT(*) AS n FROM webhook_attempts WHERE endpoint_id = $1", [endpoint.id]))[0]?.n),
     ).toBe(0);
+  });
+
+  test("an agent keeps at most MAX_ENDPOINTS_PER_AGENT endpoints; one more is CONFLICT and writes nothing", async () => {
+    const added = [];
+    for (let i = 0; i < MAX_ENDPOINTS_PER_AGENT; i++) added.push(await add("sender", ["message"]));
+    expect(await failure(add("sender", ["message"]))).toMatchObject({ code: "CONFLICT" });
+    expect(await mesh.count("SELECT COUNT(*) AS n FROM webhook_endpoints WHERE owner = 'sender'")).toBe(MAX_ENDPOINTS_PER_AGENT);
+    for (const e of added) await removeEndpoint(deps(), { agentId: "sender", token: mesh.token("sender"), endpointId: e.id });
   });
 
   test("another agent's endpoint is NOT_FOUND to every call, and the owner's token is required", async () => {

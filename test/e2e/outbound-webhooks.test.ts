@@ -216,3 +216,27 @@ test("an endpoint that keeps failing is disabled after two events used every att
     expect(w.stderr()).not.toContain("/dead");
   }
 });
+
+test("another agent's endpoint is not found (exit 5) and a wrong token is refused (exit 3); neither changes anything", async () => {
+  const { endpoints } = await cli<{ endpoints: EndpointJson[] }>(env, alice, "agent-webhook-cli list", []);
+  const id = endpoints[0]?.id as string;
+  const byBob = await runBin(
+    "agent-webhook-cli",
+    ["remove", "--agent-id", "bob", "--token-file", bob.tokenFile, "--endpoint-id", id, "--json"],
+    {
+      env,
+    },
+  );
+  expect(byBob.exitCode).toBe(5);
+  expect(JSON.parse(byBob.stderr).error.code).toBe("NOT_FOUND");
+  const wrongToken = await runBin(
+    "agent-webhook-cli",
+    ["remove", "--agent-id", "alice", "--token-file", bob.tokenFile, "--endpoint-id", id],
+    {
+      env,
+    },
+  );
+  expect(wrongToken.exitCode).toBe(3);
+  const after = await cli<{ endpoints: EndpointJson[] }>(env, alice, "agent-webhook-cli list", []);
+  expect(after.endpoints.map((e) => e.id)).toEqual(endpoints.map((e) => e.id));
+});
