@@ -4,6 +4,7 @@
 // backoff schedule, the last failure ends the event, and an endpoint that keeps failing is disabled with a notice
 // in its owner's inbox; enable sends what was kept.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { unregisterAgent } from "../../app/agent_computer/src/domain/agents/unregister.ts";
 import { claimAttempts, finishAttempt } from "../../app/agent_computer/src/domain/automation/attempts.ts";
 import { createJob } from "../../app/agent_computer/src/domain/automation/jobs.ts";
 import { startManualRun } from "../../app/agent_computer/src/domain/automation/manual-run.ts";
@@ -296,5 +297,20 @@ describe.each(storeNames)("outbound webhooks [%s]", (storeName) => {
       endpoint.id,
     );
     await removeEndpoint(deps(), as("owner"));
+  });
+
+  test("an unregistered name takes its endpoints, their events and attempts with it", async () => {
+    await mesh.join("leaver");
+    const endpoint = await add("leaver", ["message"]);
+    await send("sender", "leaver");
+    expect((await claim("w1")).some((c) => c.endpoint.id === endpoint.id)).toBe(true);
+    await unregisterAgent(deps(), { agentId: "leaver", token: mesh.token("leaver") });
+    for (const table of [
+      "webhook_endpoints WHERE id",
+      "webhook_events WHERE endpoint_id",
+      "webhook_attempts WHERE endpoint_id",
+    ]) {
+      expect(Number((await mesh.target.sql(`SELECT COUNT(*) AS n FROM ${table} = $1`, [endpoint.id]))[0]?.n), table).toBe(0);
+    }
   });
 });
