@@ -24,7 +24,9 @@ import {
   listDeliveries,
   listEndpoints,
   MAX_ENDPOINTS_PER_AGENT,
+  ROTATION_OVERLAP_MS,
   removeEndpoint,
+  rotateSecret,
 } from "../../app/agent_computer/src/domain/webhooks/endpoints.ts";
 import type { ClaimedWebhookEvent, WebhookEventKind } from "../../app/agent_computer/src/store/port.ts";
 import { jobDir } from "../helpers/automation.ts";
@@ -312,5 +314,20 @@ describe.each(storeNames)("outbound webhooks [%s]", (storeName) => {
     ]) {
       expect(Number((await mesh.target.sql(`SELECT COUNT(*) AS n FROM ${table} = $1`, [endpoint.id]))[0]?.n), table).toBe(0);
     }
+  });
+
+  test("rotate-secret keeps the old secret beside the new one for the overlap, and a claim carries both", async () => {
+    const endpoint = await add("other", ["message"]);
+    const rotated = await rotateSecret(deps(), { agentId: "other", token: mesh.token("other"), endpointId: endpoint.id });
+    expect(rotated.secret).not.toBe(endpoint.secret);
+    expect(rotated.previous_secret_until).toBe(new Date(mesh.clock.now + ROTATION_OVERLAP_MS).toISOString());
+    await send("sender", "other");
+    const [claimed] = (await claim("w1")).filter((c) => c.endpoint.id === endpoint.id);
+    expect(claimed?.endpoint).toMatchObject({
+      secret: rotated.secret,
+      previousSecret: endpoint.secret,
+      previousSecretUntil: mesh.clock.now + ROTATION_OVERLAP_MS - 1000,
+    });
+    await removeEndpoint(deps(), { agentId: "other", token: mesh.token("other"), endpointId: endpoint.id });
   });
 });

@@ -30,6 +30,7 @@ interface Received {
   status: number;
   verified: boolean;
   body: string;
+  headers: Record<string, string>;
 }
 
 let target: StoreTarget;
@@ -85,7 +86,7 @@ beforeAll(async () => {
         status = 500;
       }
       const type = verified ? String((JSON.parse(body) as { type?: string }).type) : "?";
-      received.push({ path, id, type, status, verified, body });
+      received.push({ path, id, type, status, verified, body, headers });
       return new Response(status === 204 ? null : "try again", { status });
     },
   });
@@ -239,4 +240,29 @@ test("another agent's endpoint is not found (exit 5) and a wrong token is refuse
   expect(wrongToken.exitCode).toBe(3);
   const after = await cli<{ endpoints: EndpointJson[] }>(env, alice, "agent-webhook-cli list", []);
   expect(after.endpoints.map((e) => e.id)).toEqual(endpoints.map((e) => e.id));
+});
+
+test("rotate-secret: the new secret is shown once and signs at once; the old one keeps verifying during the overlap", async () => {
+  const { endpoints } = await cli<{ endpoints: EndpointJson[] }>(env, alice, "agent-webhook-cli list", []);
+  const flaky = endpoints.find((e) => e.state === "active") as EndpointJson;
+  const oldSecret = secrets["/flaky"] as string;
+  const rotated = await cli<{ secret: string; previous_secret_until: string }>(env, alice, "agent-webhook-cli rotate-secret", [
+    "--endpoint-id",
+    flaky.id,
+  ]);
+  expect(rotated.secret).toMatch(/^whsec_/);
+  expect(rotated.secret).not.toBe(oldSecret);
+  // The receiver now verifies with the new secret only.
+  secrets["/flaky"] = rotated.secret;
+  const before = received.length;
+  await cli(env, bob, "agent-send-cli", ["--to", "alice", "--body", `${BODY} 6`]);
+  const request = await waitFor(async () => received.slice(before).find((r) => r.path === "/flaky" && r.status === 204));
+  expect(request.headers["webhook-signature"]?.split(" ")).toHaveLength(2);
+  expect(() => new Webhook(oldSecret).verify(request.body, request.headers)).not.toThrow();
+  expect(() => new Webhook(rotated.secret).verify(request.body, request.headers)).not.toThrow();
+  const listed = await runBin("agent-webhook-cli", ["list", "--agent-id", "alice", "--token-file", alice.tokenFile, "--json"], {
+    env,
+  });
+  expect(listed.stdout).not.toContain(rotated.secret);
+  expect(listed.stdout).not.toContain(oldSecret);
 });

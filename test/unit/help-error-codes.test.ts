@@ -46,6 +46,7 @@ const UNREACHABLE: Record<string, Record<string, string>> = {
   "agent-webhook-cli list": { CONFLICT: WEBHOOK_ADD_ONLY, NOT_FOUND: WEBHOOK_NO_ENDPOINT_NAMED },
   "agent-webhook-cli remove": { CONFLICT: WEBHOOK_ADD_ONLY },
   "agent-webhook-cli enable": { CONFLICT: WEBHOOK_ADD_ONLY },
+  "agent-webhook-cli rotate-secret": { CONFLICT: WEBHOOK_ADD_ONLY },
   "agent-webhook-cli deliveries": { CONFLICT: WEBHOOK_ADD_ONLY },
 };
 

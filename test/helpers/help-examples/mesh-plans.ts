@@ -85,6 +85,7 @@ export const MESH_PLANS: Record<string, CommandPlan> = {
   "agent-webhook-cli list": { given: withEndpoint },
   "agent-webhook-cli remove": { given: withEndpoint, vars: endpointIds },
   "agent-webhook-cli enable": { given: withEndpoint, vars: endpointIds },
+  "agent-webhook-cli rotate-secret": { given: withEndpoint, vars: endpointIds },
   "agent-webhook-cli deliveries": { given: withEndpoint, vars: endpointIds },
   "agent-search-cli": {
     given: [

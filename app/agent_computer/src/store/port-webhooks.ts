@@ -15,6 +15,9 @@ export interface WebhookEndpointRecord {
   events: WebhookEventKind[];
   /** whsec_…: the worker signs with it, so it is stored; never listed, printed after add, or logged. */
   secret: string;
+  /** The secret before the last rotation: it signs too, until previousSecretUntil, so receivers can switch over. */
+  previousSecret: string | null;
+  previousSecretUntil: number | null;
   allowPrivate: boolean;
   state: WebhookEndpointState;
   disabledReason: string | null;
@@ -84,6 +87,8 @@ export interface WebhookRepo {
   deleteEndpoint(id: string): Promise<boolean>;
   setEndpointState(id: string, state: WebhookEndpointState, reason: string | null, now: number): Promise<void>;
   setFailedStreak(id: string, streak: number, now: number): Promise<void>;
+  /** A new secret; the current one keeps signing beside it until `previousUntil`. */
+  rotateSecret(id: string, secret: string, previousUntil: number, now: number): Promise<void>;
   /** The active endpoints of `owner` that receive `kind`: the outbox rows an event of that kind needs. */
   subscribers(owner: string, kind: WebhookEventKind): Promise<string[]>;
   insertEvent(event: NewWebhookEvent, nextAttemptAt: number): Promise<void>;

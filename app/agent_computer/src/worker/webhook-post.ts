@@ -31,6 +31,11 @@ export const postWebhook = async (
   }
   const timestamp = Math.floor(Date.now() / 1000);
   const body = claimed.event.payload;
+  const { secret, previousSecret, previousSecretUntil } = claimed.endpoint;
+  // During a rotation's overlap both secrets sign; Standard Webhooks receivers accept any one matching signature.
+  const secrets =
+    previousSecret && previousSecretUntil !== null && previousSecretUntil > Date.now() ? [secret, previousSecret] : [secret];
+  const signature = secrets.map((s) => signStandard(s, claimed.event.id, timestamp, body)).join(" ");
   try {
     const response = await fetch(url, {
       method: "POST",
@@ -39,7 +44,7 @@ export const postWebhook = async (
         "user-agent": options.userAgent,
         "webhook-id": claimed.event.id,
         "webhook-timestamp": String(timestamp),
-        "webhook-signature": signStandard(claimed.endpoint.secret, claimed.event.id, timestamp, body),
+        "webhook-signature": signature,
       },
       body,
       redirect: "manual",

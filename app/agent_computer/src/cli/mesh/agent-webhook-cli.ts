@@ -25,12 +25,13 @@ const binary: BinaryDef = {
     "nothing is recorded for it while disabled, events already pending are kept, and enable sends them.\n" +
     "Trust: the secret is shown once by add. The worker must sign with it, so it is stored as is in the state store, " +
     "readable by the Unix user that owns it (SQLite) or the database role (PostgreSQL), and never printed again or " +
-    "logged. Lists show the URL without its query string.",
+    "logged (rotate-secret replaces it, with a day's overlap). Lists show the URL without its query string.",
   subcommands: {
     add: () => import("./webhook-commands.ts").then((m) => m.addCommand),
     list: () => import("./webhook-commands.ts").then((m) => m.listCommand),
     remove: () => import("./webhook-commands.ts").then((m) => m.removeCommand),
     enable: () => import("./webhook-commands.ts").then((m) => m.enableCommand),
+    "rotate-secret": () => import("./webhook-commands.ts").then((m) => m.rotateSecretCommand),
     deliveries: () => import("./webhook-commands.ts").then((m) => m.deliveriesCommand),
   },
   env: ["AGENT_COMPUTER_HOME", "AGENT_COMPUTER_DATABASE_URL", "RELAY_AGENT_TOKEN"],

@@ -113,6 +113,8 @@ export const addEndpoint = (deps: Deps, input: AddInput): Promise<AddResult> => 
       url: input.url,
       events: [...new Set(input.events)],
       secret: mintEndpointSecret(),
+      previousSecret: null,
+      previousSecretUntil: null,
       allowPrivate: input.allowPrivate,
       state: "active",
       disabledReason: null,
@@ -175,6 +177,35 @@ export const enableEndpoint = (deps: Deps, input: Caller & { endpointId: string 
     if (changed) await tx.webhooks.setEndpointState(endpoint.id, "active", null, deps.now());
     const after = (await tx.webhooks.getEndpoint(endpoint.id)) as WebhookEndpointRecord;
     return { agent_id: input.agentId, changed, ...(await endpointView(tx, after)) };
+  });
+
+/** How long the secret before a rotation keeps signing beside the new one. */
+export const ROTATION_OVERLAP_MS = 24 * 3600 * 1000;
+
+export type RotateResult = EndpointView & {
+  agent_id: string;
+  secret: string;
+  secret_note: string;
+  previous_secret_until: string;
+};
+
+/** A new secret, shown once; the old one signs beside it for ROTATION_OVERLAP_MS, then stops. */
+export const rotateSecret = (deps: Deps, input: Caller & { endpointId: string }): Promise<RotateResult> =>
+  deps.store.write(async (tx) => {
+    await enterMesh(deps, tx, input.agentId, input.token, false);
+    const endpoint = await ownEndpoint(tx, input.agentId, input.endpointId, true);
+    const secret = mintEndpointSecret();
+    const until = deps.now() + ROTATION_OVERLAP_MS;
+    await tx.webhooks.rotateSecret(endpoint.id, secret, until, deps.now());
+    const after = (await tx.webhooks.getEndpoint(endpoint.id)) as WebhookEndpointRecord;
+    return {
+      agent_id: input.agentId,
+      ...(await endpointView(tx, after)),
+      secret,
+      previous_secret_until: iso(until),
+      secret_note:
+        "shown once; until previous_secret_until every request carries two v1 signatures (new and old secret), so the receiver can switch over; then only the new one",
+    };
   });
 
 export interface DeliveriesResult {

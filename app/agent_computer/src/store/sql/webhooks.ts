@@ -20,6 +20,8 @@ const toEndpoint = (r: Row): WebhookEndpointRecord => ({
   url: String(r.url),
   events: String(r.events).split(",").filter(Boolean) as WebhookEventKind[],
   secret: String(r.secret),
+  previousSecret: r.previous_secret === null ? null : String(r.previous_secret),
+  previousSecretUntil: numOrNull(r.previous_secret_until),
   allowPrivate: num(r.allow_private) === 1,
   state: r.state === "disabled" ? "disabled" : "active",
   disabledReason: r.disabled_reason === null ? null : String(r.disabled_reason),
@@ -99,6 +101,13 @@ export const webhookRepo = (db: Db): WebhookRepo => ({
       `UPDATE webhook_endpoints SET state = $2, disabled_reason = $3, updated_at = $4,
          failed_streak = CASE WHEN $2 = 'active' THEN 0 ELSE failed_streak END WHERE id = $1`,
       [id, state, reason, now],
+    );
+  },
+  rotateSecret: async (id, secret, previousUntil, now) => {
+    await db.run(
+      `UPDATE webhook_endpoints SET previous_secret = secret, previous_secret_until = $3, secret = $2, updated_at = $4
+       WHERE id = $1`,
+      [id, secret, previousUntil, now],
     );
   },
   setFailedStreak: async (id, streak, now) => {

@@ -10,6 +10,9 @@ CREATE TABLE webhook_endpoints (
   -- The event kinds it receives, as ',message,task,' so one LIKE finds a kind.
   events TEXT NOT NULL,
   secret TEXT NOT NULL,
+  -- After rotate-secret, the old secret also signs (a second v1 signature) until previous_secret_until.
+  previous_secret TEXT,
+  previous_secret_until BIGINT,
   allow_private INTEGER NOT NULL DEFAULT 0,
   state TEXT NOT NULL DEFAULT 'active',
   disabled_reason TEXT,
