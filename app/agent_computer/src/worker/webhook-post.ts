@@ -9,14 +9,20 @@ import type { ClaimedWebhookEvent, WebhookAttemptResult } from "../store/port.ts
 export type PostResult = Omit<WebhookAttemptResult, "endedAt">;
 
 /**
- * Resolves the URL's host and refuses it when any address is not public (unless the endpoint allows private ones).
- * fetch resolves the name again, so a name whose answer changes between the two lookups is not caught.
+ * Resolves the URL's host and refuses it when any address is not public (unless the endpoint allows private ones);
+ * a lookup that outlasts the attempt's time limit is a timeout. fetch resolves the name again, so a name whose
+ * answer changes between the two lookups is not caught. A name that does not resolve is left to fetch to report.
  */
-const refusedAddress = async (url: URL, allowPrivate: boolean): Promise<boolean> => {
-  if (allowPrivate) return false;
+const addressCheck = async (
+  url: URL,
+  allowPrivate: boolean,
+  timeoutMs: number,
+): Promise<"ok" | "refused_address" | "timeout"> => {
+  if (allowPrivate) return "ok";
   const host = url.hostname.replace(/^\[|\]$/g, "");
-  const addresses = await lookup(host, { all: true }).catch(() => []);
-  return addresses.some((a) => isPrivateAddress(a.address));
+  const addresses = await Promise.race([lookup(host, { all: true }).catch(() => []), Bun.sleep(timeoutMs).then(() => undefined)]);
+  if (addresses === undefined) return "timeout";
+  return addresses.some((a) => isPrivateAddress(a.address)) ? "refused_address" : "ok";
 };
 
 export const postWebhook = async (
@@ -26,9 +32,8 @@ export const postWebhook = async (
   const started = performance.now();
   const elapsed = () => performance.now() - started;
   const url = new URL(claimed.endpoint.url);
-  if (await refusedAddress(url, claimed.endpoint.allowPrivate)) {
-    return { ok: false, statusCode: null, errorKind: "refused_address", durationMs: elapsed() };
-  }
+  const address = await addressCheck(url, claimed.endpoint.allowPrivate, options.timeoutMs);
+  if (address !== "ok") return { ok: false, statusCode: null, errorKind: address, durationMs: elapsed() };
   const timestamp = Math.floor(Date.now() / 1000);
   const body = claimed.event.payload;
   const { secret, previousSecret, previousSecretUntil } = claimed.endpoint;

@@ -24,8 +24,15 @@ const privateV4 = (address: string): boolean => {
 const privateV6 = (address: string): boolean => {
   const a = address.toLowerCase().replace(/^\[|\]$/g, "");
   if (a === "::" || a === "::1") return true;
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(a);
-  if (mapped) return privateV4(mapped[1] as string);
+  // IPv4-mapped and IPv4-compatible forms reach the IPv4 address inside: judge that one.
+  const dotted = /^::(?:ffff:)?(\d+\.\d+\.\d+\.\d+)$/.exec(a);
+  if (dotted) return privateV4(dotted[1] as string);
+  const hex = /^::(?:ffff:)?([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(a);
+  if (hex) {
+    const high = Number.parseInt(hex[1] as string, 16);
+    const low = Number.parseInt(hex[2] as string, 16);
+    return privateV4(`${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`);
+  }
   return /^(fc|fd|fe[89ab]|ff)/.test(a);
 };
 
