@@ -18,7 +18,7 @@ import {
   waitFor,
 } from "../helpers/automation.ts";
 import { runBin } from "../helpers/bin.ts";
-import { createStoreTarget, type StoreTarget } from "../helpers/stores.ts";
+import { createStoreTarget, pgUrl, type StoreTarget } from "../helpers/stores.ts";
 
 const BODY = "the-secret-body-text-7f3a";
 const WORKER_FLAGS = ["--poll-ms", "50", "--webhook-backoff", "300ms,300ms", "--webhook-disable-after", "2"];
@@ -90,7 +90,8 @@ beforeAll(async () => {
       return new Response(status === 204 ? null : "try again", { status });
     },
   });
-  target = await createStoreTarget("sqlite");
+  // Two workers on one PostgreSQL store is the case the leases are for; without PostgreSQL, one SQLite file.
+  target = await createStoreTarget(pgUrl ? "postgres" : "sqlite");
   env = automationEnv(target);
   alice = await owner(env, "alice");
   bob = await owner(env, "bob");
