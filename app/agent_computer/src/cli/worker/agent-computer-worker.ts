@@ -231,7 +231,8 @@ export default defineCommand({
     "Jobs and triggers: create-automation-job-cli --help.",
   schema: workerOptionsSchema,
   writes:
-    "trigger firings, runs and attempts (state, exit code, error, stdout/stderr tails), events in owners' sessions, its own " +
+    "trigger firings, runs and attempts (state, exit code, error, stdout/stderr tails), events in owners' sessions, " +
+    "outbound webhook attempts (and disabled endpoints' notices), its own " +
     "worker record; per-attempt files under $AGENT_COMPUTER_HOME/run/attempts (removed when the attempt ends); " +
     "$AGENT_COMPUTER_HOME/console-token (0600) when it is missing, also with --console-url (which writes nothing else).",
   output:
