@@ -72,15 +72,20 @@ export const settleDelivery = (
     const step = policy.backoffMs[claimed.attempt - 1];
     const retryAt = result.ok || step === undefined ? null : deps.now() + withJitter(step, random);
     const fence = { eventId: claimed.event.id, attempt: claimed.attempt, leaseToken: claimed.leaseToken };
-    const event = await tx.webhooks.settleAttempt(fence, { ...result, endedAt: deps.now() }, retryAt);
-    if (!event) return {};
-    if (event.state === "pending") return { event };
-    const endpoint = await tx.webhooks.getEndpoint(event.endpointId, true);
-    if (!endpoint) return { event };
-    if (event.state === "delivered") {
-      if (endpoint.failedStreak !== 0) await tx.webhooks.setFailedStreak(endpoint.id, 0, deps.now());
+    if (result.ok) {
+      const event = await tx.webhooks.settleAttempt(fence, { ...result, endedAt: deps.now() }, null);
+      if (!event) return {};
+      const endpoint = await tx.webhooks.getEndpoint(event.endpointId);
+      if (endpoint && endpoint.failedStreak !== 0) await tx.webhooks.setFailedStreak(endpoint.id, 0, deps.now());
       return { event };
     }
+    // A failure may disable the endpoint and write to its owner's inbox: rows are taken in the order every other
+    // writer takes them (the owner's agent row, then the endpoint, then its events), so none of them deadlocks here.
+    await lockAgentsInOrder(tx, [claimed.endpoint.owner]);
+    const endpoint = await tx.webhooks.getEndpoint(claimed.endpoint.id, true);
+    const event = await tx.webhooks.settleAttempt(fence, { ...result, endedAt: deps.now() }, retryAt);
+    if (!event || !endpoint) return event ? { event } : {};
+    if (event.state === "pending") return { event };
     const streak = endpoint.failedStreak + 1;
     if (streak < policy.disableAfter || endpoint.state !== "active") {
       await tx.webhooks.setFailedStreak(endpoint.id, streak, deps.now());
@@ -91,7 +96,6 @@ export const settleDelivery = (
       `(the last ended ${describeFailure(result)})`;
     await tx.webhooks.setFailedStreak(endpoint.id, streak, deps.now());
     await tx.webhooks.setEndpointState(endpoint.id, "disabled", reason, deps.now());
-    await lockAgentsInOrder(tx, [endpoint.owner]);
     const notice = await deliverSystemMessage(tx, {
       recipient: endpoint.owner,
       kind: "event",
