@@ -4,7 +4,6 @@
 import { randomBytes } from "node:crypto";
 import type { ClaimedWebhookEvent, WebhookAttemptResult, WebhookEventRecord } from "../../store/port.ts";
 import { atOneInstant, type Deps } from "../deps.ts";
-import { lockAgentsInOrder } from "../mesh/lock-order.ts";
 import { deliverSystemMessage } from "../mesh/notify.ts";
 
 export interface DeliveryPolicy {
@@ -81,7 +80,8 @@ export const settleDelivery = (
     }
     // A failure may disable the endpoint and write to its owner's inbox: rows are taken in the order every other
     // writer takes them (the owner's agent row, then the endpoint, then its events), so none of them deadlocks here.
-    await lockAgentsInOrder(tx, [claimed.endpoint.owner]);
+    // One row, so lockAgentsInOrder would leave it to the notice's UPDATE: too late, the endpoint is held by then.
+    await tx.mesh.lockAgents([claimed.endpoint.owner]);
     const endpoint = await tx.webhooks.getEndpoint(claimed.endpoint.id, true);
     const event = await tx.webhooks.settleAttempt(fence, { ...result, endedAt: deps.now() }, retryAt);
     if (!event || !endpoint) return event ? { event } : {};
