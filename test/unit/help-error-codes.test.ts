@@ -108,6 +108,9 @@ function herdrExemptions(): Record<string, Record<string, string>> {
 
 const CHANNEL_POSTS_ONLY = "only post and read require membership (domain/mesh/channels.ts, one module for every action)";
 const CHANNEL_CREATE_ONLY = "only create refuses a name that exists (domain/mesh/channels.ts, one module for every action)";
+const WEBHOOK_ADD_ONLY =
+  "only add refuses an agent that has the most endpoints (domain/webhooks/endpoints.ts, one module for every action)";
+const WEBHOOK_NO_ENDPOINT_NAMED = "it names no endpoint, so none can be missing (domain/webhooks/endpoints.ts)";
 const UNREACHABLE: Record<string, Record<string, string>> = {
   "agent-checkin-cli": {
     UNKNOWN_AGENT: "authenticate() runs only for a name that exists; an unknown name is registered instead",
@@ -125,11 +128,24 @@ const UNREACHABLE: Record<string, Record<string, string>> = {
   },
   "agent-channel-cli post": { CONFLICT: CHANNEL_CREATE_ONLY },
   "agent-channel-cli read": { CONFLICT: CHANNEL_CREATE_ONLY },
-  "agent-computer-worker": exempt(
-    ["AUTH_FAILED", "RECOVERY_REQUIRED", "UNKNOWN_AGENT"],
-    "loaded with domain/mesh/live-session.ts for the console's directory (console/routes.ts), which authenticates no " +
-      "agent token; a console request's failure is its HTTP answer, never the worker's exit",
-  ),
+  "agent-webhook-cli add": { NOT_FOUND: WEBHOOK_NO_ENDPOINT_NAMED },
+  "agent-webhook-cli list": { CONFLICT: WEBHOOK_ADD_ONLY, NOT_FOUND: WEBHOOK_NO_ENDPOINT_NAMED },
+  "agent-webhook-cli remove": { CONFLICT: WEBHOOK_ADD_ONLY },
+  "agent-webhook-cli enable": { CONFLICT: WEBHOOK_ADD_ONLY },
+  "agent-webhook-cli rotate-secret": { CONFLICT: WEBHOOK_ADD_ONLY },
+  "agent-webhook-cli deliveries": { CONFLICT: WEBHOOK_ADD_ONLY },
+  "agent-computer-worker": {
+    ...exempt(
+      ["AUTH_FAILED", "RECOVERY_REQUIRED", "UNKNOWN_AGENT"],
+      "loaded with domain/mesh/live-session.ts for the console's directory (console/routes.ts), which authenticates no " +
+        "agent token; a console request's failure is its HTTP answer, never the worker's exit",
+    ),
+    ...exempt(
+      ["CONFLICT", "NOT_FOUND"],
+      "domain/webhooks/endpoints.ts is loaded for the console's Webhooks page (webhooksOverview), which only reads; " +
+        "add, remove and enable, which refuse, are agent-webhook-cli's",
+    ),
+  },
   ...automationExemptions(),
   ...herdrExemptions(),
 };
