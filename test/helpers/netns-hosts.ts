@@ -105,7 +105,10 @@ const startOwnPostgres = async (dir: string, listen: string[], hostNets: string)
   await asPostgres([join(PG_BIN, "initdb"), "-D", data, "-U", USER, "--auth=trust", "--no-sync", "--no-locale", "-E", "UTF8"]);
   const port = await freePort();
   // Trust only for this instance's own link net and loopback; it listens nowhere else.
-  writeFileSync(join(data, "pg_hba.conf"), `local all all trust\nhost all all 127.0.0.1/32 trust\nhost all all ${hostNets} trust\n`);
+  writeFileSync(
+    join(data, "pg_hba.conf"),
+    `local all all trust\nhost all all 127.0.0.1/32 trust\nhost all all ${hostNets} trust\n`,
+  );
   writeFileSync(
     join(data, "postgresql.auto.conf"),
     [
@@ -181,7 +184,7 @@ export interface TestHosts {
 
 /** The command line that runs `argv` inside a host's network and UTS namespaces. */
 const inHost = (ns: string, uts: string, argv: readonly string[]): string[] => [
-  "--uts=" + uts,
+  `--uts=${uts}`,
   `--net=/run/netns/${ns}`,
   "--",
   ...argv,
@@ -234,11 +237,7 @@ export const startHosts = async (count: number, extraEnv: Record<string, string>
         mkdirSync(join(home, sub), { recursive: true });
       hosts.push(hostOf({ n, ns, uts, name, home, address, rootAddress, link, workers, extraEnv }));
     }
-    pg = await startOwnPostgres(
-      dir,
-      ["127.0.0.1", ...hosts.map((h) => h.rootAddress)],
-      `${NET}.${block}.0/22`,
-    );
+    pg = await startOwnPostgres(dir, ["127.0.0.1", ...hosts.map((h) => h.rootAddress)], `${NET}.${block}.0/22`);
     for (const h of hosts) h.env.AGENT_COMPUTER_DATABASE_URL = pg.url(h.rootAddress);
     return { hosts, pg, workers, teardown };
   } catch (error) {

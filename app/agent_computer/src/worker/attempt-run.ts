@@ -110,6 +110,7 @@ export const startAttempt = (ctx: WorkerContext, claimed: ClaimedAttempt, binDir
     let timedOut = false;
     let fenced = false;
     const stop = (why: "timeout" | "fenced") => {
+      if (why === "fenced" && fenced) return;
       if (why === "timeout") timedOut = true;
       else fenced = true;
       killGroup(pid, "SIGTERM");
@@ -118,11 +119,23 @@ export const startAttempt = (ctx: WorkerContext, claimed: ClaimedAttempt, binDir
     const timeout = setTimeout(() => stop("timeout"), plan.timeoutMs);
     const leaseMs = ctx.options.leaseSeconds * 1000;
     let leaseUntil = Date.now() + leaseMs;
-    const heartbeat = setInterval(async () => {
-      const ok = await heartbeatAttempt(ctx.deps, fence, leaseMs).catch(() => undefined);
-      if (ok) leaseUntil = Date.now() + leaseMs;
-      // Fenced, or unable to renew before the lease ran out: another worker may own the run now.
-      if (ok === false || (ok === undefined && Date.now() > leaseUntil)) stop("fenced");
+    let renewing = false;
+    const heartbeat = setInterval(() => {
+      // Unable to renew before the lease ran out: another worker may own the run now. Judged on the clock, not on
+      // the renewal's answer, which on a cut network link may not come for many minutes.
+      if (Date.now() > leaseUntil) return stop("fenced");
+      if (renewing) return;
+      renewing = true;
+      const sentAt = Date.now();
+      void heartbeatAttempt(ctx.deps, fence, leaseMs)
+        .then((ok) => {
+          if (ok) leaseUntil = sentAt + leaseMs;
+          else stop("fenced");
+        })
+        .catch(() => undefined)
+        .finally(() => {
+          renewing = false;
+        });
     }, leaseMs / 3);
     await Promise.all([proc.exited, drain(proc.stdout, stdout), drain(proc.stderr, stderr)]);
     clearTimeout(timeout);
