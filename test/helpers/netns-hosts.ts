@@ -167,7 +167,11 @@ export interface TestHost {
   home: string;
   env: Record<string, string>;
   /** Runs a binary on this host (its namespaces, its environment). */
-  run(bin: string, args: readonly string[], options?: { input?: string; timeoutMs?: number }): Promise<BinResult>;
+  run(
+    bin: string,
+    args: readonly string[],
+    options?: { input?: string; timeoutMs?: number; env?: Record<string, string> },
+  ): Promise<BinResult>;
   startWorker(args?: string[]): Promise<HostWorker>;
   /** Link down at the root end: the host keeps running, cut off from PostgreSQL and every other host. */
   cut(): Promise<void>;
@@ -292,7 +296,7 @@ const hostOf = (plan: HostPlan): TestHost => {
     run: async (bin, args, options = {}) => {
       const r = await execa("nsenter", inHost(ns, uts, [binPath(bin), ...args]), {
         reject: false,
-        env,
+        env: { ...env, ...options.env },
         extendEnv: false,
         input: options.input,
         stripFinalNewline: false,

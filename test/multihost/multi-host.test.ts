@@ -4,11 +4,13 @@
 // worker killed mid-run loses its attempt to another host; a host cut off past a session's ttl is rescued around and
 // carries on when its link returns; PostgreSQL restarted under load costs no message; and no host-local fact (pid,
 // pane id, boot id, wake registration) reaches the shared database.
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { signStandard } from "../../app/agent_computer/src/domain/automation/webhook-verify.ts";
+import { WAKE_PROMPT_PATTERN } from "../../app/agent_computer/src/domain/wake/prompt.ts";
+import { startFakeHerdr } from "../fixtures/fake-herdr/control.ts";
 import { jobDir, scratchDir, waitFor } from "../helpers/automation.ts";
 import type { BinResult } from "../helpers/bin.ts";
 import { repoRoot } from "../helpers/bin.ts";
@@ -180,6 +182,46 @@ describe.skipIf(noNamespaces !== undefined)(
       }
       expect(onFirst.get("pid-agent")).toMatchObject({ host: first.name, alive: true, liveness_evidence: "pid" });
       expect(onSecond.get("pid-agent")).toMatchObject({ host: first.name, alive: true, liveness_evidence: "age" });
+    });
+
+    test("auto-wake across hosts: an agent armed on one host is woken by that host's worker for mail from another", async () => {
+      const [, second] = hosts as [TestHost, TestHost];
+      const fake = await startFakeHerdr({ timing: { submitDelayMs: 20, turnStartMs: 20, turnMs: 100 } });
+      try {
+        const pane = await fake.script({ op: "createAgent", kind: "claude", cwd: "/tmp" });
+        const paneEnv = { ...fake.env, HERDR_ENV: "1", HERDR_PANE_ID: pane.pane_id };
+        const armed = await second.run(
+          "agent-checkin-cli",
+          ["--agent-id", "woken-2", "--herdr-pane", pane.pane_id, "--confirm", "--json"],
+          {
+            env: paneEnv,
+          },
+        );
+        expect(armed.exitCode, armed.stderr).toBe(0);
+        const wake = armed.json<{ herdr_wake: { state: string; watcher?: { pid: number } } }>().herdr_wake;
+        // Served by the host's own worker, not by a watcher of another host (nor a light one started beside it).
+        expect(wake).toMatchObject({ state: "armed", watcher: { pid: (workers.get(second.name) as HostWorker).pid } });
+        hostLocal.add(pane.pane_id);
+        const wakeDir = join(second.env.AGENT_COMPUTER_HOME as string, "wake");
+        for (const dir of readdirSync(wakeDir)) hostLocal.add(join(wakeDir, dir));
+        const woken: Agent = { id: "woken-2", host: second, tokenFile: join(second.home, "woken-2.token") };
+        writeFileSync(woken.tokenFile, armed.json<{ agent_token: string }>().agent_token, { mode: 0o600 });
+
+        await as(agents[0] as Agent, "agent-send-cli", ["--to", woken.id, "--body", "from the first host"]);
+        const [prompt] = await waitFor(
+          async () => {
+            const prompts = await fake.prompts(pane.pane_id);
+            return prompts.length > 0 ? prompts : undefined;
+          },
+          30_000,
+          "the wake prompt",
+        );
+        expect(prompt?.text).toMatch(WAKE_PROMPT_PATTERN);
+        const read = await as<InboxJson>(woken, "agent-inbox-cli", ["--wake-token", (prompt?.text ?? "").slice(-16)]);
+        expect(read.messages.map((m) => m.body)).toEqual(["from the first host"]);
+      } finally {
+        await fake.stop();
+      }
     });
 
     test("checkbacks, cron ticks and webhook deliveries fire exactly once across the three workers", async () => {
@@ -575,7 +617,8 @@ describe.skipIf(noNamespaces !== undefined)(
         `SELECT table_name, column_name FROM information_schema.columns
          WHERE table_schema = 'public' AND data_type IN ('text', 'character varying', 'integer', 'bigint', 'jsonb', 'json')`,
       );
-      const pattern = `(^|[^0-9A-Za-z])(${facts.join("|")})([^0-9A-Za-z]|$)`;
+      const escaped = facts.map((f) => f.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+      const pattern = `(^|[^0-9A-Za-z])(${escaped.join("|")})([^0-9A-Za-z]|$)`;
       const found: string[] = [];
       for (const { table_name, column_name } of columns) {
         const rows = await sql(
