@@ -8,7 +8,6 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa, type ResultPromise } from "execa";
-import { logLines } from "./automation.ts";
 import { type BinResult, binaryForm, binPath, repoRoot } from "./bin.ts";
 
 const PG_BIN = "/usr/lib/postgresql/15/bin";
@@ -33,6 +32,14 @@ const sh = async (command: string, args: string[], options: { input?: string } =
   return String(r.stdout);
 };
 const quietly = (command: string, args: string[]) => execa(command, args, { reject: false, timeout: 30_000 });
+
+/** The worker's complete structured log lines (JSON objects, one a line, on stderr). */
+const logLines = (stderr: string): Record<string, unknown>[] =>
+  stderr
+    .split("\n")
+    .slice(0, -1)
+    .filter((l) => l.startsWith("{"))
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 const pidAlive = (pid: number): boolean => existsSync(`/proc/${pid}`);
 const asPostgres = (args: string[]) => sh("runuser", ["-u", "postgres", "--", ...args]);
