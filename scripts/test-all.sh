@@ -9,6 +9,7 @@ if [ "$(id -u)" = 0 ]; then
   [ -x /usr/lib/postgresql/15/bin/postgres ] || need_apt+=(postgresql-15)
   [ -x /usr/bin/chromium ] || need_apt+=(chromium)
   command -v jq >/dev/null || need_apt+=(jq)
+  [ -x /usr/bin/bwrap ] || need_apt+=(bubblewrap)
   # The multi-host suite (test/multihost/) makes its hosts with `ip netns` and veth links.
   command -v ip >/dev/null || need_apt+=(iproute2)
   if [ ${#need_apt[@]} -gt 0 ]; then
@@ -53,13 +54,14 @@ AGENT_COMPUTER_TEST_FORM=compiled node_modules/.bin/bun --bun vitest run \
   --reporter=default --reporter=json --outputFile.json=test-artifacts/vitest-compiled.json || status=1
 # Left out of the second pass, each because the form changes nothing it checks: packaging installs the packed tarball;
 # help-examples runs every help example, and static-help proves the compiled help equals the source form's; the
-# real Claude Code and Codex clients only call the hooks, whose binaries and logic the other suites cover in both forms.
-# test/multihost/ (three network-namespace hosts on one PostgreSQL) is outside test/e2e, so it runs in the first pass
-# only: the form changes nothing it checks that the e2e suites do not check in both forms.
+# real Claude Code and Codex clients only call the hooks, whose binaries and logic the other suites cover in both forms;
+# herdr-verify spends its time in bwrap sandboxes, whose argv is the same in either form. test/multihost/ (three
+# network-namespace hosts on one PostgreSQL) is outside test/e2e, so it runs in the first pass only: the form changes
+# nothing it checks that the e2e suites do not check in both forms.
 AGENT_COMPUTER_TEST_FORM=source node_modules/.bin/bun --bun vitest run test/e2e --exclude test/e2e/packaging.test.ts \
   --exclude test/e2e/help-examples.test.ts --exclude test/e2e/session-hook-claude-code.test.ts \
   --exclude test/e2e/mail-hooks-claude-code.test.ts --exclude test/e2e/mail-hooks-codex.test.ts \
-  --exclude test/e2e/skills-listing-claude-code.test.ts \
+  --exclude test/e2e/skills-listing-claude-code.test.ts --exclude test/e2e/herdr-verify.test.ts \
   --reporter=default --reporter=json --outputFile.json=test-artifacts/vitest-source.json || status=1
 node -e '
 let passed = 0, failed = 0, skipped = 0;

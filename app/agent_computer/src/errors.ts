@@ -76,6 +76,18 @@ export const ERROR_CODES = {
   CURSOR_MOVED: { exit: EXIT.conflict, meaning: "the agent's state_change_seq is not the one expected (a later turn ran)" },
   WRITER_ADMISSION_REFUSED: { exit: EXIT.conflict, meaning: "a writer admission check failed (details.check names it)" },
   SCOPE_CONFLICT: { exit: EXIT.conflict, meaning: "a held writer lease has the branch, worktree or an overlapping scope" },
+  VERIFICATION_REFUSED: {
+    exit: EXIT.conflict,
+    meaning: "verification cannot start: recipe, lock file or commit fails a check (details.check names it); nothing ran",
+  },
+  VERIFICATION_FAILED: {
+    exit: EXIT.conflict,
+    meaning: "a verification phase exited non-zero or timed out; the stored receipt is in the error (receipt)",
+  },
+  UNSUPPORTED: {
+    exit: EXIT.conflict,
+    meaning: "this host cannot do it (not Linux, bwrap or uv missing, no sandbox possible); the message says why",
+  },
   HERDR_REFUSED: { exit: EXIT.conflict, meaning: "Herdr refused the request (its error code is in the message)" },
   MESSAGE_NOT_FOUND: { exit: EXIT.notFound, meaning: "a message id is not one of this agent's messages; nothing changed" },
   NOT_FOUND: { exit: EXIT.notFound, meaning: "the object does not exist" },

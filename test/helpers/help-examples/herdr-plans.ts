@@ -49,6 +49,12 @@ const writerRepo = [
   "git init -q -b main repo && mkdir -p repo/src && echo 1 > repo/src/a.ts && git -C repo add . && git -C repo commit -qm first",
   "git -C repo worktree add -q -b t7-retry ../t7",
 ];
+/** The writer repository with a verification recipe committed at its base commit. */
+const verifyRepo = [
+  "git init -q -b main repo && mkdir -p repo/src repo/.agent-computer && echo 1 > repo/src/a.ts",
+  `echo '{"steps":[{"name":"test","argv":["true"]}]}' > repo/.agent-computer/verify.json`,
+  "git -C repo add . && git -C repo commit -qm first && git -C repo worktree add -q -b t7-retry ../t7",
+];
 const writerStart =
   "herdr-lease-cli writer start --name w-api --kind codex --purpose 'ticket 7' --ticket-ref acme/api#7 --authority-ref acme/api#7 " +
   "--authority-sha256 $(sha256sum < issue7.md | cut -c1-64) --worktree $PWD/t7 --branch t7-retry " +
@@ -170,6 +176,14 @@ export const HERDR_PLANS: Record<string, CommandPlan> = {
         "--expected-seq 240": `--expected-seq ${await liveSeq(world, lease.lease_id)}`,
         "/srv/wt/t7": `${world.dir}/t7`,
       };
+    },
+  },
+  "herdr-lease-cli writer verify": {
+    herdr: true,
+    given: [...acquire, ...verifyRepo],
+    vars: async (world) => {
+      const lease = await world.json<Lease>(writerStart);
+      return { lease_7a1e9a1b2c3d4e5f60718293a4b5c6d7: lease.lease_id, "/srv/wt/t7": `${world.dir}/t7` };
     },
   },
   "herdr-lease-cli adopt": {

@@ -23,6 +23,7 @@ const binary: BinaryDef = {
     "reviewer start": () => import("./lease-reviewer-start.ts").then((m) => m.default),
     "reviewer close": () => import("./lease-reviewer-close.ts").then((m) => m.default),
     "writer start": () => import("./lease-writer-start.ts").then((m) => m.default),
+    "writer verify": () => import("./lease-writer-verify.ts").then((m) => m.default),
     "writer release": () => import("./lease-writer-release.ts").then((m) => m.default),
     adopt: () => import("./lease-adopt.ts").then((m) => m.default),
     "adopted close": () => import("./lease-adopted-close.ts").then((m) => m.default),

@@ -60,6 +60,7 @@ export const leaseView = (lease: LeaseRecord) => ({
       }
     : {}),
   ...(lease.failure ? { failure: lease.failure } : {}),
+  ...(lease.verification_id ? { verification_id: lease.verification_id } : {}),
 });
 
 /** What a command that closed a leased pane reports: the lease, the capture's digest and the seq it observed. */

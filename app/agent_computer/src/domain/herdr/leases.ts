@@ -57,6 +57,8 @@ export interface LeaseRecord {
   /** The content-free checkpoint given at release/close: a reference and its SHA-256. */
   checkpoint_ref?: string;
   checkpoint_sha256?: string;
+  /** The passed verification receipt a writer's release cited. */
+  verification_id?: string;
   writer?: WriterFacts;
 }
 
