@@ -1,22 +1,6 @@
 import type { PidStatus } from "../adapters/local-host.ts";
+import type { LocalProcess, LocalProcesses } from "../local/agent-processes.ts";
 import type { Store } from "../store/port.ts";
-
-/** The process an agent registered on this host with (--agent-pid, --agent-pid-start, --host-shell-pids). */
-export interface LocalProcess {
-  agentPid: number | null;
-  agentPidStart: string | null;
-  hostShellPids: number[] | null;
-}
-
-/**
- * Where this host keeps the processes of the agents registered on it, per store: a pid means something only on
- * its own host, so it lives in the host's state directory and never in a (possibly shared) store.
- */
-export interface LocalProcesses {
-  read(agentId: string): LocalProcess | undefined;
-  /** null forgets it (a registration without --agent-pid). */
-  write(agentId: string, process: LocalProcess | null): void;
-}
 
 /** This machine's stable id, a way to look at its processes and its record of agents' processes; injected so tests can fake them. */
 export interface LocalHost {
@@ -24,6 +8,8 @@ export interface LocalHost {
   probe(pid: number): PidStatus;
   processes: LocalProcesses;
 }
+
+export type { LocalProcess, LocalProcesses };
 
 export type RateKind = "register" | "send";
 export type RateScope = "name" | "host";

@@ -2,8 +2,24 @@
 // host, so it is kept here, in 0600 files of the state directory, one directory per store, and never in a (possibly
 // shared) store. node:fs and the private-file helpers load only when a record is read or written: the commands that
 // never look at a process do not pay for them.
-import type { LocalProcess, LocalProcesses } from "../domain/deps.ts";
 import type { Paths } from "../paths.ts";
+
+/** The process an agent registered on this host with (--agent-pid, --agent-pid-start, --host-shell-pids). */
+export interface LocalProcess {
+  agentPid: number | null;
+  agentPidStart: string | null;
+  hostShellPids: number[] | null;
+}
+
+/**
+ * Where this host keeps the processes of the agents registered on it, per store: a pid means something only on
+ * its own host, so it lives in the host's state directory and never in a (possibly shared) store.
+ */
+export interface LocalProcesses {
+  read(agentId: string): LocalProcess | undefined;
+  /** null forgets it (a registration with neither --agent-pid nor --host-shell-pids). */
+  write(agentId: string, process: LocalProcess | null): void;
+}
 
 /** The store these records belong to, without secrets: the SQLite file, or the PostgreSQL user, host, port and database. */
 const storeKey = (env: Readonly<Record<string, string | undefined>>, paths: Paths): string => {
@@ -29,13 +45,15 @@ const isProcess = (value: unknown): value is LocalProcess => {
 
 /** This host's records for the store the environment names: <state dir>/processes/<16 hex of the store>/<agent>.json. */
 export const agentProcesses = (env: Readonly<Record<string, string | undefined>>, paths: Paths): LocalProcesses => {
-  const dir = `${paths.stateDir}/processes/${storeKey(env, paths)}`;
+  // Hashed at the first use: most commands never look at a process.
+  let named: string | undefined;
+  const dirOf = () => (named ??= `${paths.stateDir}/processes/${storeKey(env, paths)}`);
   const fileName = (agentId: string) => `${agentId}.json`;
   const files = () => require("./private-files.ts") as typeof import("./private-files.ts");
   return {
     read: (agentId) => {
       try {
-        const text = files().readTextIfPresent(`${dir}/${fileName(agentId)}`);
+        const text = files().readTextIfPresent(`${dirOf()}/${fileName(agentId)}`);
         const value: unknown = text === undefined ? undefined : JSON.parse(text);
         // A damaged record is no evidence: the agent's liveness falls back to its age.
         return isProcess(value) ? value : undefined;
@@ -44,10 +62,10 @@ export const agentProcesses = (env: Readonly<Record<string, string | undefined>>
       }
     },
     write: (agentId, process) => {
-      if (process === null) files().removePrivateFile(dir, fileName(agentId));
+      if (process === null) files().removePrivateFile(dirOf(), fileName(agentId));
       else {
         files().ensurePrivateDir(`${paths.stateDir}/processes`);
-        files().writePrivateFile(dir, fileName(agentId), `${JSON.stringify(process)}\n`);
+        files().writePrivateFile(dirOf(), fileName(agentId), `${JSON.stringify(process)}\n`);
       }
     },
   };
