@@ -183,6 +183,12 @@ export interface TestHost {
   /** Link down at the root end: the host keeps running, cut off from PostgreSQL and every other host. */
   cut(): Promise<void>;
   heal(): Promise<void>;
+  /**
+   * Its packets to PostgreSQL vanish without an answer (a neighbour entry pointing nowhere), as behind a router whose
+   * far side is gone: no refusal and no unreachable error, only silence.
+   */
+  silence(): Promise<void>;
+  unsilence(): Promise<void>;
 }
 
 export interface TestHosts {
@@ -246,7 +252,7 @@ export const startHosts = async (count: number, extraEnv: Record<string, string>
       const home = join(dir, name);
       for (const sub of ["home", "state", "xdg-state", "xdg-config", "xdg-cache", "xdg-data"])
         mkdirSync(join(home, sub), { recursive: true });
-      hosts.push(hostOf({ n, ns, uts, name, home, address, rootAddress, link, workers, extraEnv }));
+      hosts.push(hostOf({ n, ns, uts, name, home, address, rootAddress, link, peer, workers, extraEnv }));
     }
     pg = await startOwnPostgres(dir, ["127.0.0.1", ...hosts.map((h) => h.rootAddress)], `${NET}.${block}.0/22`);
     for (const h of hosts) h.env.AGENT_COMPUTER_DATABASE_URL = pg.url(h.rootAddress);
@@ -266,6 +272,7 @@ interface HostPlan {
   address: string;
   rootAddress: string;
   link: string;
+  peer: string;
   workers: HostWorker[];
   extraEnv: Record<string, string>;
 }
@@ -353,6 +360,12 @@ const hostOf = (plan: HostPlan): TestHost => {
     },
     cut: () => sh("ip", ["link", "set", plan.link, "down"]).then(() => undefined),
     heal: () => sh("ip", ["link", "set", plan.link, "up"]).then(() => undefined),
+    silence: () =>
+      sh("ip", [
+        ...["-n", ns, "neigh", "replace", plan.rootAddress, "lladdr", "02:00:00:00:00:01"],
+        ...["dev", plan.peer, "nud", "permanent"],
+      ]).then(() => undefined),
+    unsilence: () => sh("ip", ["-n", ns, "neigh", "del", plan.rootAddress, "dev", plan.peer]).then(() => undefined),
   };
   return host;
 };

@@ -513,6 +513,22 @@ describe.skipIf(noNamespaces !== undefined)(
       expect(lost.map((a) => a.outcome)).toEqual(["lost", "lost"]);
     }, 240_000);
 
+    test("a host whose packets to PostgreSQL vanish: its CLIs exit 8 after their connect timeout instead of hanging", async () => {
+      const [, , silent] = hosts as [TestHost, TestHost, TestHost];
+      const agent = agents[2] as Agent;
+      await silent.silence();
+      try {
+        const r = await silent.run("agent-inbox-cli", ["--agent-id", agent.id, "--token-file", agent.tokenFile, "--json"]);
+        expect(r.exitCode, r.stderr).toBe(8);
+        expect(errorOf(r)).toMatchObject({ code: "STORE_UNAVAILABLE", hint: expect.stringContaining("retry") });
+        expect(r.stderr).not.toMatch(/\n\s+at /);
+      } finally {
+        await silent.unsilence();
+      }
+      const back = await silent.run("agent-inbox-cli", ["--agent-id", agent.id, "--token-file", agent.tokenFile, "--json"]);
+      expect(back.exitCode, back.stderr).toBe(0);
+    });
+
     test("PostgreSQL restarted under load: CLIs exit 8 with the retry hint; every send that succeeded is delivered once; workers resume", async () => {
       interface Attempted {
         key: string;
