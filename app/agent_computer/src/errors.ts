@@ -56,12 +56,19 @@ export const ERROR_CODES = {
     exit: EXIT.auth,
     meaning: "this caller is not the controller: no credential here, or pane/name/kind/cwd/process differ from acquire",
   },
-  CONTROLLER_HELD: { exit: EXIT.conflict, meaning: "another unexpired lease holds this controller id" },
+  CONTROLLER_HELD: {
+    exit: EXIT.conflict,
+    meaning: "a lease holds this controller id (unexpired, or expired and not released: take it over once its holder is gone)",
+  },
   CONTROLLER_FENCED: {
     exit: EXIT.conflict,
-    meaning: "a newer acquire/resume replaced this controller lease, or it was released",
+    meaning: "a newer acquire/resume/takeover replaced this controller lease, or it was released",
   },
   CONTROLLER_EXPIRED: { exit: EXIT.conflict, meaning: "the controller lease expired; resume it" },
+  CONTROLLER_LEASE_CHANGED: {
+    exit: EXIT.conflict,
+    meaning: "the controller lease is not the one expected (a takeover, resume or renew got there first); re-read it",
+  },
   RESERVATION_BUSY: { exit: EXIT.unavailable, meaning: "a reservation lock is held (or indeterminate); retry" },
   TARGET_NOT_LEASED: { exit: EXIT.conflict, meaning: "the target has no active reviewer/writer lease of this controller" },
   RECEIPT_OUTSTANDING: {

@@ -224,4 +224,25 @@ export const HERDR_PLANS: Record<string, CommandPlan> = {
     }),
   },
   "herdr-lease-cli bridge-status": { herdr: true },
+  // proj.ctl:g3 stands for the lease of a coordinator that acquired from another pane, which was closed since.
+  "herdr-lease-cli controller takeover": {
+    herdr: true,
+    given: [ISSUE],
+    setup: async (world) => {
+      const old = await fake(world).script({ op: "createAgent", kind: "claude", cwd: world.dir, name: "old-coord" });
+      await world.must(`HERDR_PANE_ID=${old.pane_id} ${acquire[1]}`);
+      await fake(world).script({ op: "closePane", paneId: old.pane_id });
+    },
+    vars: async () => ({ "proj.ctl:g3": "proj.ctl:g1" }),
+  },
+  "herdr-lease-cli inventory": { herdr: true, given: acquire, setup: reviewers("rev-a") },
+  "herdr-lease-cli reconcile": {
+    herdr: true,
+    given: acquire,
+    setup: async (world) => {
+      const lease = await reviewer(world, "rev-gone");
+      await fake(world).script({ op: "closePane", paneId: lease.pane_id });
+    },
+  },
+  "herdr-lease-cli reviewer sweep": { herdr: true, given: acquire, setup: reviewers("rev-a", "rev-b") },
 };

@@ -11,6 +11,7 @@ import { sameIdentity } from "./agent-identity.ts";
 import type { CloseResult } from "./close-leased.ts";
 import { controllerIdFrom } from "./controller-caller.ts";
 import type { HerdrDeps } from "./deps.ts";
+import { leaseRefOf } from "./lease-ref.ts";
 import { isHeld, type LeaseRecord, leaseIdentity, listLeases } from "./leases.ts";
 import { listReceipts, outstandingFor, tokenOf } from "./receipts.ts";
 import { inspectLock, RESERVATION_LOCKS } from "./reservation-lock.ts";
@@ -23,6 +24,10 @@ export const CAPABILITIES = [
   "owned-reviewer-tabs-v1",
   "owned-worker-lanes-v1",
   "owned-pane-cleanup-v1",
+  "controller-takeover-v1",
+  "lease-inventory-v1",
+  "lease-reconciliation-v1",
+  "owned-reviewer-sweep-v1",
   "wait-any-v1",
 ] as const;
 
@@ -92,6 +97,7 @@ export const controllerInventory = async (deps: HerdrDeps) => {
     controller: lease
       ? {
           state: lease.state,
+          lease_ref: leaseRefOf(lease),
           generation: lease.generation,
           expires_at: iso(lease.expiresAt),
           expired: lease.state === "active" && lease.expiresAt <= now,
