@@ -11,6 +11,7 @@ import { type AttemptPlan, planAttempt } from "./attempt-plan.ts";
 import { recordResult } from "./attempt-record.ts";
 import { outcomeOf, type ProcessEnd } from "./attempt-result.ts";
 import type { WorkerContext } from "./context.ts";
+import { watchLease } from "./lease-watch.ts";
 import { TailBuffer } from "./tail.ts";
 
 export const TAIL_BYTES = 8192;
@@ -110,7 +111,6 @@ export const startAttempt = (ctx: WorkerContext, claimed: ClaimedAttempt, binDir
     let timedOut = false;
     let fenced = false;
     const stop = (why: "timeout" | "fenced") => {
-      if (why === "fenced" && fenced) return;
       if (why === "timeout") timedOut = true;
       else fenced = true;
       killGroup(pid, "SIGTERM");
@@ -118,28 +118,14 @@ export const startAttempt = (ctx: WorkerContext, claimed: ClaimedAttempt, binDir
     };
     const timeout = setTimeout(() => stop("timeout"), plan.timeoutMs);
     const leaseMs = ctx.options.leaseSeconds * 1000;
-    let leaseUntil = Date.now() + leaseMs;
-    let renewing = false;
-    const heartbeat = setInterval(() => {
-      // Unable to renew before the lease ran out: another worker may own the run now. Judged on the clock, not on
-      // the renewal's answer, which on a cut network link may not come for many minutes.
-      if (Date.now() > leaseUntil) return stop("fenced");
-      if (renewing) return;
-      renewing = true;
-      const sentAt = Date.now();
-      void heartbeatAttempt(ctx.deps, fence, leaseMs)
-        .then((ok) => {
-          if (ok) leaseUntil = sentAt + leaseMs;
-          else stop("fenced");
-        })
-        .catch(() => undefined)
-        .finally(() => {
-          renewing = false;
-        });
-    }, leaseMs / 3);
+    const lease = watchLease(
+      leaseMs,
+      () => heartbeatAttempt(ctx.deps, fence, leaseMs),
+      () => stop("fenced"),
+    );
     await Promise.all([proc.exited, drain(proc.stdout, stdout), drain(proc.stderr, stderr)]);
     clearTimeout(timeout);
-    clearInterval(heartbeat);
+    lease.stop();
     killGroup(pid, "SIGKILL");
     const exceptionFile = join(attemptDir, "exception.json");
     const exception = existsSync(exceptionFile)
