@@ -3,7 +3,7 @@
 // real agent-send-cli process on its own host, and trigger-to-start latency (checkback due → the script's first
 // line) with a worker on each of the three hosts. Writes bench/results/multi-host.json.
 import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { checkIn } from "../app/agent_computer/src/domain/agents/checkin.ts";
 import { createJob } from "../app/agent_computer/src/domain/automation/jobs.ts";
@@ -26,6 +26,7 @@ if (why) {
 }
 
 const form = existsSync(join(root, "dist", "agent-computer")) ? "compiled" : "source";
+const loadBefore = loadavg()[0] ?? Number.NaN;
 const world = await startHosts(3, { AGENT_COMPUTER_FORM: form });
 try {
   const { hosts, pg } = world;
@@ -100,6 +101,8 @@ try {
   const file = writeResults("multi-host", {
     topology: "3 hosts (network namespaces, each its own host id, state dir and worker) on one PostgreSQL 15 over veth links",
     binary_form: form,
+    // Every figure here is mostly process start-up and CPU on a shared 2-core machine: read it beside the load.
+    load_average_1m: { before: round(loadBefore), after: round(loadavg()[0] ?? Number.NaN) },
     messages: {
       sent,
       concurrent_senders: hosts.length * SENDERS_PER_HOST,
