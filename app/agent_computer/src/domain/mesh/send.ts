@@ -215,7 +215,12 @@ const sendOnce = (deps: Deps, input: SendInput): Promise<SendResult> =>
         recipients.push({ agent_id: name, outcome: "refused_by_policy", seq: null });
         continue;
       }
-      const delivery = await deliverTo(tx, id, name, deps.now());
+      const delivery = await deliverTo(
+        tx,
+        { id, sender: input.from, kind: "message", threadId, replyTo: reply?.parent.id ?? null },
+        name,
+        deps.now(),
+      );
       recipients.push(
         delivery
           ? { agent_id: name, outcome: outcomeOf(deps, delivery), seq: delivery.seq }
