@@ -151,11 +151,11 @@ export interface ExpiredDelivery {
   kind: string;
 }
 
-/** A recipient's next sequence number, its live session (if any) and what registration recorded about its process. */
+/** A recipient's next sequence number, its live session (if any) and its name and host (whose process only its host knows). */
 export interface InboxSlot {
   seq: number;
   sessionId: string | undefined;
-  holder: Pick<AgentRecord, "hostId"> & { agentPid: number | null; agentPidStart: string | null };
+  holder: Pick<AgentRecord, "agentId" | "hostId">;
 }
 
 /** What the start of an authenticated mesh call needs, read in one step (see MeshRepo.callerState). */

@@ -131,7 +131,7 @@ const NEXT_SEQ_SQL = "UPDATE agents SET last_seq = last_seq + 1 WHERE name = $1"
 /** The open session of the agent named $1 if it is live at $2: the delivery rule. */
 const LIVE_SESSION_ID = `(SELECT id FROM sessions WHERE agent_name = $1 AND ${liveAt("$2")})`;
 /** Read with the slot (same row, no extra lookup): the recipient's recorded process, for the liveness rule. */
-const SLOT_COLUMNS = `last_seq, host_id, agent_pid, agent_pid_start, ${LIVE_SESSION_ID} AS session_id`;
+const SLOT_COLUMNS = `last_seq, name, host_id, ${LIVE_SESSION_ID} AS session_id`;
 const INBOX_SLOT_SQL = `SELECT ${SLOT_COLUMNS} FROM agents WHERE name = $1`;
 const INBOX_SLOT_RETURNING_SQL = `${NEXT_SEQ_SQL} RETURNING ${SLOT_COLUMNS}`;
 const DELIVER_PG_SQL = `WITH slot AS (${INBOX_SLOT_RETURNING_SQL}),
@@ -167,11 +167,7 @@ const toInboxSlot = (row: Row | undefined): InboxSlot | undefined =>
     ? {
         seq: num(row.last_seq),
         sessionId: row.session_id == null ? undefined : str(row.session_id),
-        holder: {
-          hostId: strOrNull(row.host_id),
-          agentPid: numOrNull(row.agent_pid),
-          agentPidStart: strOrNull(row.agent_pid_start),
-        },
+        holder: { agentId: str(row.name), hostId: strOrNull(row.host_id) },
       }
     : undefined;
 
