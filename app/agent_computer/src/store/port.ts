@@ -27,6 +27,15 @@ export interface StoreTx {
   herdr: HerdrRepo;
 }
 
+export interface WriteOptions {
+  /**
+   * The agents whose rows fn will lock, when known before it runs (a send names its sender and recipients). On
+   * PostgreSQL a batch of several processes' writes locks them all first, in the one order (lock-order.ts), so
+   * the batch cannot deadlock with another writer of the same agents. A hint: fn still locks what it writes.
+   */
+  agents?: readonly string[];
+}
+
 export interface Store {
   readonly dialect: "sqlite" | "postgres";
   /**
@@ -36,7 +45,7 @@ export interface Store {
    * do such things after write returns. It must not carry on past a failed statement either: on PostgreSQL
    * that aborts the transaction.
    */
-  write<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T>;
+  write<T>(fn: (tx: StoreTx) => Promise<T>, options?: WriteOptions): Promise<T>;
   /** One read-only transaction over a consistent snapshot; fn follows write's rules. */
   read<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T>;
   /** PostgreSQL only: calls onHint on each NOTIFY on the channel (and on every re-subscribe); returns the unsubscriber. */

@@ -18,13 +18,17 @@ export interface Driver extends Db {
   /**
    * A write transaction: BEGIN IMMEDIATE on SQLite, where a failing batchmate can replay fn (group-commit.ts);
    * on PostgreSQL re-run after a transient failure that rolled it back (deadlock, serialization failure, server
-   * restarting or full, connection lost before COMMIT: postgres/transient.ts). fn follows Store.write's rules.
+   * restarting or full, connection lost before COMMIT: postgres/transient.ts), and joined with the process's
+   * concurrent writes into one transaction (postgres/group-commit.ts). fn follows Store.write's rules; `agents`
+   * is Store.write's option of that name.
    */
-  transaction<T>(fn: (db: Db) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (db: Db) => Promise<T>, agents?: readonly string[]): Promise<T>;
   /** A read-only snapshot. */
   snapshot<T>(fn: (db: Db) => Promise<T>): Promise<T>;
+  /** PostgreSQL through a transaction pooler (postgres/pooling.ts): nothing of a session outlasts a transaction. */
+  readonly pooled?: boolean;
   /**
-   * PostgreSQL only: runs fn while this process holds the session advisory lock `key` (on a connection of its
+   * PostgreSQL only, on a direct connection: runs fn while this process holds the session advisory lock `key` (on a connection of its
    * own, so fn's transactions run beside it); another holder makes it wait.
    */
   withAdvisoryLock?<T>(key: number, fn: () => Promise<T>): Promise<T>;
