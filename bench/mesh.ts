@@ -167,13 +167,10 @@ if (pgUrl) {
     [8, 4000, "8_in_flight"],
     [64, 10000, "64_in_flight"],
   ] as const;
-  const pgRuns: Record<string, number[]> = {};
+  const pgRuns: Record<string, number[]> = Object.fromEntries(levels.map(([, , label]) => [label, []]));
   for (const [inFlight, count] of levels) await sendThroughput(send, count / 4, inFlight);
   for (let round = 0; round < 5; round++) {
-    for (const [inFlight, count, label] of levels) {
-      const runs = (pgRuns[label] ??= []);
-      runs.push(await sendThroughput(send, count, inFlight));
-    }
+    for (const [inFlight, count, label] of levels) pgRuns[label]?.push(await sendThroughput(send, count, inFlight));
   }
   for (const [, , label] of levels) {
     const runs = pgRuns[label] as number[];
