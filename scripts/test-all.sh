@@ -9,6 +9,8 @@ if [ "$(id -u)" = 0 ]; then
   [ -x /usr/lib/postgresql/15/bin/postgres ] || need_apt+=(postgresql-15)
   [ -x /usr/bin/chromium ] || need_apt+=(chromium)
   command -v jq >/dev/null || need_apt+=(jq)
+  # test/e2e/pg-pgbouncer.test.ts starts its own PgBouncer in transaction pooling mode.
+  [ -x /usr/sbin/pgbouncer ] || need_apt+=(pgbouncer)
   if [ ${#need_apt[@]} -gt 0 ]; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
   fi
@@ -51,11 +53,12 @@ AGENT_COMPUTER_TEST_FORM=compiled node_modules/.bin/bun --bun vitest run \
   --reporter=default --reporter=json --outputFile.json=test-artifacts/vitest-compiled.json || status=1
 # Left out of the second pass, each because the form changes nothing it checks: packaging installs the packed tarball;
 # help-examples runs every help example, and static-help proves the compiled help equals the source form's; the
-# real Claude Code and Codex clients only call the hooks, whose binaries and logic the other suites cover in both forms.
+# real Claude Code and Codex clients only call the hooks, whose binaries and logic the other suites cover in both forms;
+# pg-pgbouncer checks the store's connection settings, which both forms share, through a pooler.
 AGENT_COMPUTER_TEST_FORM=source node_modules/.bin/bun --bun vitest run test/e2e --exclude test/e2e/packaging.test.ts \
   --exclude test/e2e/help-examples.test.ts --exclude test/e2e/session-hook-claude-code.test.ts \
   --exclude test/e2e/mail-hooks-claude-code.test.ts --exclude test/e2e/mail-hooks-codex.test.ts \
-  --exclude test/e2e/skills-listing-claude-code.test.ts \
+  --exclude test/e2e/skills-listing-claude-code.test.ts --exclude test/e2e/pg-pgbouncer.test.ts \
   --reporter=default --reporter=json --outputFile.json=test-artifacts/vitest-source.json || status=1
 node -e '
 let passed = 0, failed = 0, skipped = 0;
