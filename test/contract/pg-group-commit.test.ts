@@ -77,6 +77,54 @@ describe.skipIf(!onPostgres)("PostgreSQL group commit: transactions [postgres]",
     expect(seen).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
   });
 
+  test("a member that waits out lock_timeout fails alone, once, saying nothing was written; its batchmates commit", async () => {
+    await driver.run("INSERT INTO t (k, v) VALUES ('held', 0)");
+    const holderDriver = await target.open();
+    let releaseHolder: () => void = () => {};
+    const holding = new Promise<void>((resolve) => {
+      releaseHolder = resolve;
+    });
+    let held: () => void = () => {};
+    const locked = new Promise<void>((resolve) => {
+      held = resolve;
+    });
+    const holder = holderDriver.transaction(async (db) => {
+      await db.run("UPDATE t SET v = -1 WHERE k = 'held'");
+      held();
+      await holding;
+    });
+    await locked;
+    let blockedRuns = 0;
+    try {
+      const results = await Promise.allSettled(
+        Array.from({ length: 10 }, (_, i) =>
+          driver.transaction(async (db) => {
+            await db.run("INSERT INTO t (k, v) VALUES ($1, $2)", [`beside-held-${i}`, i]);
+            if (i === 4) {
+              blockedRuns++;
+              await db.run("UPDATE t SET v = 1 WHERE k = 'held'");
+            }
+            return i;
+          }),
+        ),
+      );
+      results.forEach((result, i) => {
+        if (i === 4) {
+          expect(result).toMatchObject({
+            status: "rejected",
+            reason: { code: "STORE_UNAVAILABLE", message: expect.stringMatching(/lock_timeout.*nothing was written/) },
+          });
+        } else expect(result).toEqual({ status: "fulfilled", value: i });
+      });
+    } finally {
+      releaseHolder();
+      await holder;
+    }
+    expect(blockedRuns).toBe(1);
+    const kept = (await driver.all<{ k: string }>("SELECT k FROM t WHERE k LIKE 'beside-held-%' ORDER BY k")).map((r) => r.k);
+    expect(kept).toEqual(Array.from({ length: 10 }, (_, i) => `beside-held-${i}`).filter((k) => k !== "beside-held-4"));
+  });
+
   test("the batch's connection ended under it: the whole batch runs again and every write lands exactly once", async () => {
     const killer = await target.open();
     let killed = false;
