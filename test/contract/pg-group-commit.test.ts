@@ -5,7 +5,11 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { sendMessage } from "../../app/agent_computer/src/domain/mesh/send.ts";
+import { storeOver } from "../../app/agent_computer/src/store/open.ts";
+import { openPostgres } from "../../app/agent_computer/src/store/postgres/driver.ts";
+import { postgresMigrations } from "../../app/agent_computer/src/store/postgres/migration-set.ts";
 import type { Driver } from "../../app/agent_computer/src/store/sql/db.ts";
+import { migrate } from "../../app/agent_computer/src/store/sql/migrate.ts";
 import { repoRoot } from "../helpers/bin.ts";
 import { createDriverTarget, type DriverTarget } from "../helpers/drivers.ts";
 import { failure, type MeshAgents, openMeshAgents } from "../helpers/mesh.ts";
@@ -183,6 +187,34 @@ describe.skipIf(!onPostgres)("PostgreSQL group commit: sends [postgres]", () => 
     const stored = await mesh.target.sql("SELECT body FROM messages WHERE body LIKE 'batched %' ORDER BY body");
     expect(stored.map((r) => r.body)).toEqual(["batched 0", "batched 2", "batched 4", "batched 5"]);
     expect(await mesh.count("SELECT COUNT(*) AS n FROM deliveries WHERE recipient IN ('closed-dan', 'nobody')")).toBe(0);
+  });
+
+  test("sends batched together are interleaved: every caller's state is asked before any message is stored", async () => {
+    const statements: string[] = [];
+    const driver = openPostgres(mesh.target.env.AGENT_COMPUTER_DATABASE_URL as string, {
+      trace: (sql) => statements.push(sql),
+    });
+    await migrate(driver, postgresMigrations);
+    const store = storeOver(driver);
+    try {
+      statements.length = 0;
+      const deps = { ...mesh.deps(), store };
+      await Promise.all(
+        Array.from({ length: 8 }, (_, i) =>
+          sendMessage(deps, {
+            from: "alice",
+            token: mesh.token("alice"),
+            recipients: { kind: "to", agentIds: [i % 2 ? "bob" : "carol"] },
+            body: `interleaved ${i}`,
+          }),
+        ),
+      );
+      const firstInsert = statements.findIndex((s) => s.startsWith("INSERT INTO messages"));
+      const callerReadsBefore = statements.slice(0, firstInsert).filter((s) => s.includes("a.token_hash")).length;
+      expect(callerReadsBefore).toBe(8);
+    } finally {
+      await store.close();
+    }
   });
 
   test("a process killed in the middle of batches: every send it reported as sent is in the store", async () => {

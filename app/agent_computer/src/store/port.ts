@@ -34,6 +34,14 @@ export interface WriteOptions {
    * the batch cannot deadlock with another writer of the same agents. A hint: fn still locks what it writes.
    */
   agents?: readonly string[];
+  /**
+   * fn may run interleaved, statement by statement, with the other independent calls of its PostgreSQL batch
+   * (their statements are then sent together: one round trip for all). Only for a call that is correct whatever
+   * a batchmate writes between two of its statements: every decision it takes rests on a statement that is
+   * atomic by itself (UPDATE … RETURNING, an upsert, a unique index that fails the race) or on a read whose
+   * staleness changes nothing. A failure among them replays the batch one call at a time (group-commit.ts).
+   */
+  independent?: boolean;
 }
 
 export interface Store {

@@ -275,8 +275,10 @@ const sendOnce = (deps: Deps, input: SendInput): Promise<SendResult> => {
         ...sender,
       };
     },
-    // Every agents' row a named send may write, for a PostgreSQL batch to lock first in the one order.
-    named ? { agents: [input.from, ...named] } : undefined,
+    // Every agents' row a named send may write, for a PostgreSQL batch to lock first in the one order. And a
+    // send is independent of its batchmates: sequence numbers, rate counters and session expiry are each taken
+    // by one atomic statement, presence writes may repeat, and a reused idempotency key fails the unique index.
+    { ...(named ? { agents: [input.from, ...named] } : {}), independent: true },
   );
 };
 

@@ -163,7 +163,7 @@ export const openPostgres = (rawUrl: string, options: PostgresOptions = {}): Dri
   return {
     ...db,
     pooled,
-    transaction: (fn, agents) => writes.run(fn, agents),
+    transaction: (fn, options) => writes.run(fn, options),
     snapshot: (fn) => begin("ISOLATION LEVEL REPEATABLE READ READ ONLY", false, fn),
     ...(pooled ? {} : { withAdvisoryLock: advisoryLock(sql, classify) }),
     // Notifications sent while the listener reconnects are lost; onlisten re-runs then, so callers re-poll.

@@ -8,7 +8,9 @@
 //    runs bare first; when one of several calls throws, the whole batch is rolled back and run again with each
 //    call in a SAVEPOINT of its own (a failed statement aborts a PostgreSQL transaction, so only a savepoint
 //    lets the others go on). A callback may therefore run more than once; only its last run counts.
-// 4. Calls run in arrival order; a later call sees the writes of the earlier ones.
+// 4. Calls run in arrival order; a later call sees the writes of the earlier ones. Except neighbouring calls that
+//    declared themselves independent (Store.write's option; a send): in a bare run these run interleaved, their
+//    statements sent together, one round trip for all of them instead of one each; a replay runs them in order.
 // 5. A transient failure (deadlock, lost connection, server restarting; postgres/transient.ts) rolls the whole
 //    batch back and the driver runs it again, every call in it; a failure during COMMIT reaches every caller as
 //    an outcome unknown. Nothing is reported as written that was not committed.
@@ -16,12 +18,15 @@
 //    declared (Store.write's `agents`), so two batches, or a batch and a one-shot command, that write the same
 //    agents wait for each other in turn instead of deadlocking through the batch's later calls.
 
+import type { WriteOptions } from "../port.ts";
 import type { Db } from "../sql/db.ts";
 
 export interface WriteCall {
   fn: (db: Db) => Promise<unknown>;
   /** The agents' rows the call will write, if it knows them in advance (lock-order.ts). */
   agents: readonly string[];
+  /** May run interleaved with the independent calls next to it in the batch (Store.write's option). */
+  independent: boolean;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
@@ -69,9 +74,10 @@ export class PostgresGroupCommit {
     private readonly failureKind: (error: unknown) => "batch" | "costly" | "call",
   ) {}
 
-  run<T>(fn: (db: Db) => Promise<T>, agents: readonly string[] = []): Promise<T> {
+  run<T>(fn: (db: Db) => Promise<T>, options: WriteOptions = {}): Promise<T> {
+    const { agents = [], independent = false } = options;
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ fn, agents, resolve: resolve as (value: unknown) => void, reject });
+      this.queue.push({ fn, agents, independent, resolve: resolve as (value: unknown) => void, reject });
       if (!this.draining) void this.drain();
     });
   }
@@ -138,17 +144,32 @@ export class PostgresGroupCommit {
     if (names.length > 0) await db.all(LOCK_BATCH_AGENTS_SQL, [names]);
   }
 
+  /**
+   * Every call in one go, without savepoints: neighbouring independent calls together, interleaved (their
+   * statements pipelined), the others one after another. When one of several fails, the batch is rolled back
+   * and replayed guarded: a statement that failed has aborted the transaction under its batchmates too.
+   */
   private async runBare(batch: WriteCall[], db: Db): Promise<Outcome[]> {
     const outcomes: Outcome[] = [];
-    for (const call of batch) {
-      try {
-        outcomes.push({ ok: true, value: await call.fn(db) });
-      } catch (error) {
-        const kind = this.failureKind(error);
-        if (kind === "batch") throw error;
-        if (batch.length > 1) throw new ReplayGuarded(kind === "costly" ? { call, error } : undefined);
-        outcomes.push({ ok: false, error });
+    for (let start = 0; start < batch.length; ) {
+      let end = start + 1;
+      if (batch[start]?.independent) while (end < batch.length && batch[end]?.independent) end++;
+      const group = batch.slice(start, end);
+      const settled = await Promise.allSettled(group.map((call) => call.fn(db)));
+      const failed = settled.flatMap((result, i) =>
+        result.status === "rejected" ? [{ call: group[i] as WriteCall, error: result.reason as unknown }] : [],
+      );
+      const batchWide = failed.find((f) => this.failureKind(f.error) === "batch");
+      if (batchWide) throw batchWide.error;
+      if (failed.length > 0 && batch.length > 1) {
+        // Interleaved calls behind a failed statement fail with it: only the first costly failure is truly theirs.
+        const costly = failed.find((f) => this.failureKind(f.error) === "costly");
+        throw new ReplayGuarded(costly);
       }
+      for (const result of settled) {
+        outcomes.push(result.status === "fulfilled" ? { ok: true, value: result.value } : { ok: false, error: result.reason });
+      }
+      start = end;
     }
     return outcomes;
   }
