@@ -37,7 +37,15 @@ const accepting = async (port: number): Promise<boolean> => {
 
 const quoted = (text: string): string => `"${text.replaceAll('"', '""')}"`;
 
-export const startPgBouncer = async (serverUrl: string): Promise<PgBouncer> => {
+/**
+ * authType "trust": clients log in without a password (a pooler on the agents' own host, reachable from loopback
+ * only), which spares every short-lived client the scram-sha-256 exchange; the pooler still logs in to the server
+ * with the password from its auth_file.
+ */
+export const startPgBouncer = async (
+  serverUrl: string,
+  { authType = "scram-sha-256" }: { authType?: "scram-sha-256" | "trust" } = {},
+): Promise<PgBouncer> => {
   const server = new URL(serverUrl);
   const dir = mkdtempSync(join(tmpdir(), "ac-pgbouncer-"));
   chmodSync(dir, 0o755);
@@ -56,22 +64,29 @@ export const startPgBouncer = async (serverUrl: string): Promise<PgBouncer> => {
       "listen_addr = 127.0.0.1",
       `listen_port = ${port}`,
       "unix_socket_dir =",
-      "auth_type = scram-sha-256",
+      `auth_type = ${authType}`,
       `auth_file = ${userlist}`,
       "pool_mode = transaction",
       "max_client_conn = 200",
       "default_pool_size = 10",
+      "log_connections = 0",
+      "log_disconnections = 0",
       "",
     ].join("\n"),
     { mode: 0o644 },
   );
   const asRoot = process.getuid?.() === 0;
-  const child = Bun.spawn([PGBOUNCER, ...(asRoot ? ["-u", "nobody"] : []), ini], { stdout: "pipe", stderr: "pipe" });
+  // Its log goes to a file this process opens: a pipe nobody reads would fill up and stall the pooler.
+  const log = join(dir, "pgbouncer.log");
+  const child = Bun.spawn([PGBOUNCER, ...(asRoot ? ["-u", "nobody"] : []), ini], {
+    stdout: Bun.file(log),
+    stderr: Bun.file(log),
+  });
   const deadline = Date.now() + 30_000;
   while (!(await accepting(port))) {
     if (child.exitCode !== null || Date.now() > deadline) {
       child.kill();
-      throw new Error(`pgbouncer did not start: ${await new Response(child.stderr).text()}`);
+      throw new Error(`pgbouncer did not start: ${await Bun.file(log).text()}`);
     }
     await Bun.sleep(50);
   }
