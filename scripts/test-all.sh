@@ -9,6 +9,7 @@ if [ "$(id -u)" = 0 ]; then
   [ -x /usr/lib/postgresql/15/bin/postgres ] || need_apt+=(postgresql-15)
   [ -x /usr/bin/chromium ] || need_apt+=(chromium)
   command -v jq >/dev/null || need_apt+=(jq)
+  [ -x /usr/bin/bwrap ] || need_apt+=(bubblewrap)
   # test/e2e/pg-pgbouncer.test.ts starts its own PgBouncer in transaction pooling mode.
   [ -x /usr/sbin/pgbouncer ] || need_apt+=(pgbouncer)
   if [ ${#need_apt[@]} -gt 0 ]; then
@@ -54,11 +55,16 @@ AGENT_COMPUTER_TEST_FORM=compiled node_modules/.bin/bun --bun vitest run \
 # Left out of the second pass, each because the form changes nothing it checks: packaging installs the packed tarball;
 # help-examples runs every help example, and static-help proves the compiled help equals the source form's; the
 # real Claude Code and Codex clients only call the hooks, whose binaries and logic the other suites cover in both forms;
-# pg-pgbouncer checks the store's connection settings, which both forms share, through a pooler.
+# herdr-verify spends its time in bwrap sandboxes, whose argv is the same in either form; herdr-takeover and
+# herdr-cleanup check lease rules whose code is the same in both forms, and herdr-controller and herdr-lifecycle
+# already run herdr-lease-cli in both; pg-pgbouncer checks the store's connection settings, which both forms share,
+# through a pooler.
 AGENT_COMPUTER_TEST_FORM=source node_modules/.bin/bun --bun vitest run test/e2e --exclude test/e2e/packaging.test.ts \
   --exclude test/e2e/help-examples.test.ts --exclude test/e2e/session-hook-claude-code.test.ts \
   --exclude test/e2e/mail-hooks-claude-code.test.ts --exclude test/e2e/mail-hooks-codex.test.ts \
-  --exclude test/e2e/skills-listing-claude-code.test.ts --exclude test/e2e/pg-pgbouncer.test.ts \
+  --exclude test/e2e/skills-listing-claude-code.test.ts --exclude test/e2e/herdr-verify.test.ts \
+  --exclude test/e2e/herdr-takeover.test.ts --exclude test/e2e/herdr-cleanup.test.ts \
+  --exclude test/e2e/pg-pgbouncer.test.ts \
   --reporter=default --reporter=json --outputFile.json=test-artifacts/vitest-source.json || status=1
 node -e '
 let passed = 0, failed = 0, skipped = 0;

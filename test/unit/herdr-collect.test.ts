@@ -14,6 +14,7 @@ import { collectOne } from "../../app/agent_computer/src/domain/herdr/collect.ts
 import type { HerdrDeps } from "../../app/agent_computer/src/domain/herdr/deps.ts";
 import { newReceipt, type ReceiptRecord, saveReceipt } from "../../app/agent_computer/src/domain/herdr/receipts.ts";
 import { waitForSettled } from "../../app/agent_computer/src/domain/herdr/settle.ts";
+import { waitAny } from "../../app/agent_computer/src/domain/herdr/wait-any.ts";
 import { herdrStateDirs } from "../../app/agent_computer/src/local/herdr-state.ts";
 import { resolvePaths } from "../../app/agent_computer/src/paths.ts";
 import type { Store } from "../../app/agent_computer/src/store/port.ts";
@@ -186,5 +187,53 @@ describe("settle waits", () => {
       },
     } as unknown as Herdr;
     await expect(waitForSettled(herdr, identity, 21, Date.now() + 600)).rejects.toMatchObject({ code: "UNAVAILABLE" });
+  });
+});
+
+describe("a Herdr restart before the first read", () => {
+  const cut = (kind: "protocol" | "server_unavailable") => new HerdrError(kind, "cut", { command: "herdr agent get" });
+  /** `agent get` answers from the queue (an error is thrown) and then keeps answering the last agent. */
+  const restarting = (gets: Array<HerdrAgent | HerdrError>) => {
+    const calls: string[] = [];
+    const herdr = {
+      getAgent: async (target: string) => {
+        calls.push(`get:${target}`);
+        const next = (gets.length > 1 ? gets.shift() : gets[0]) as HerdrAgent | HerdrError;
+        if (next instanceof HerdrError) throw next;
+        return next;
+      },
+      readAgent: async () => "the review text",
+    } as unknown as Herdr;
+    return { herdr, calls };
+  };
+
+  test("collect's replay of a completed receipt reads again instead of ending INTERNAL", async () => {
+    const { herdr, calls } = restarting([cut("protocol"), cut("server_unavailable"), agent("idle", 17)]);
+    const deps = depsWith(herdr);
+    const receipt = { ...pendingReceipt(deps, 10), state: "completed" as const, settled_seq: 17, settled_status: "idle" };
+    saveReceipt(deps.dirs, receipt);
+    const result = await collectOne(deps, receipt, limits());
+    expect(result).toMatchObject({ state: "completed", state_change_seq: 17, output: "the review text" });
+    expect(calls.slice(0, 3)).toEqual(["get:w1:p2", "get:w1:p2", "get:w1:p2"]);
+  });
+
+  test("wait-any's first read of each worker reads again instead of ending INTERNAL", async () => {
+    const { herdr } = restarting([cut("protocol"), agent("idle", 5)]);
+    const result = await waitAny(depsWith(herdr), {
+      workers: ["rev"],
+      afterSeq: new Map(),
+      timeoutMs: 5_000,
+      readLines: 20,
+    });
+    expect(result).toMatchObject({ target: "rev", status: "idle", state_change_seq: 5, output: "the review text" });
+  });
+
+  test("a Herdr still gone at the deadline is UNAVAILABLE, not INTERNAL", async () => {
+    const { herdr } = restarting([cut("server_unavailable")]);
+    const deps = depsWith(herdr);
+    const receipt = { ...pendingReceipt(deps, 10), state: "completed" as const, settled_seq: 17 };
+    await expect(collectOne(deps, receipt, { deadline: Date.now() + 300, readLines: 5 })).rejects.toMatchObject({
+      code: "UNAVAILABLE",
+    });
   });
 });

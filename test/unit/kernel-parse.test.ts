@@ -179,7 +179,7 @@ describe("usage errors name what is wrong", () => {
     [
       "herdr-lease-cli",
       ["controller", "acquir"],
-      "unknown subcommand 'acquir'; valid: controller acquire, controller resume, controller renew, controller release",
+      "unknown subcommand 'acquir'; valid: controller acquire, controller resume, controller renew, controller release, controller takeover",
     ],
     ["herdr-agent-control", ["ask", "rev-a", "--", "-rf"], "MESSAGE: must not start with '-' (Herdr would read it as an option)"],
   ] as const)("%s %j", async (binary, argv, message) => {

@@ -56,12 +56,19 @@ export const ERROR_CODES = {
     exit: EXIT.auth,
     meaning: "this caller is not the controller: no credential here, or pane/name/kind/cwd/process differ from acquire",
   },
-  CONTROLLER_HELD: { exit: EXIT.conflict, meaning: "another unexpired lease holds this controller id" },
+  CONTROLLER_HELD: {
+    exit: EXIT.conflict,
+    meaning: "a lease holds this controller id (unexpired, or expired and not released: take it over once its holder is gone)",
+  },
   CONTROLLER_FENCED: {
     exit: EXIT.conflict,
-    meaning: "a newer acquire/resume replaced this controller lease, or it was released",
+    meaning: "a newer acquire/resume/takeover replaced this controller lease, or it was released",
   },
   CONTROLLER_EXPIRED: { exit: EXIT.conflict, meaning: "the controller lease expired; resume it" },
+  CONTROLLER_LEASE_CHANGED: {
+    exit: EXIT.conflict,
+    meaning: "the controller lease is not the one expected (a takeover, resume or renew got there first); re-read it",
+  },
   RESERVATION_BUSY: { exit: EXIT.unavailable, meaning: "a reservation lock is held (or indeterminate); retry" },
   TARGET_NOT_LEASED: { exit: EXIT.conflict, meaning: "the target has no active reviewer/writer lease of this controller" },
   RECEIPT_OUTSTANDING: {
@@ -76,6 +83,18 @@ export const ERROR_CODES = {
   CURSOR_MOVED: { exit: EXIT.conflict, meaning: "the agent's state_change_seq is not the one expected (a later turn ran)" },
   WRITER_ADMISSION_REFUSED: { exit: EXIT.conflict, meaning: "a writer admission check failed (details.check names it)" },
   SCOPE_CONFLICT: { exit: EXIT.conflict, meaning: "a held writer lease has the branch, worktree or an overlapping scope" },
+  VERIFICATION_REFUSED: {
+    exit: EXIT.conflict,
+    meaning: "verification cannot start: recipe, lock file or commit fails a check (details.check names it); nothing ran",
+  },
+  VERIFICATION_FAILED: {
+    exit: EXIT.conflict,
+    meaning: "a verification phase exited non-zero or timed out; the stored receipt is in the error (receipt)",
+  },
+  UNSUPPORTED: {
+    exit: EXIT.conflict,
+    meaning: "this host cannot do it (not Linux, bwrap or uv missing, no sandbox possible); the message says why",
+  },
   HERDR_REFUSED: { exit: EXIT.conflict, meaning: "Herdr refused the request (its error code is in the message)" },
   MESSAGE_NOT_FOUND: { exit: EXIT.notFound, meaning: "a message id is not one of this agent's messages; nothing changed" },
   NOT_FOUND: { exit: EXIT.notFound, meaning: "the object does not exist" },

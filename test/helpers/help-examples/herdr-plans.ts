@@ -49,6 +49,12 @@ const writerRepo = [
   "git init -q -b main repo && mkdir -p repo/src && echo 1 > repo/src/a.ts && git -C repo add . && git -C repo commit -qm first",
   "git -C repo worktree add -q -b t7-retry ../t7",
 ];
+/** The writer repository with a verification recipe committed at its base commit. */
+const verifyRepo = [
+  "git init -q -b main repo && mkdir -p repo/src repo/.agent-computer && echo 1 > repo/src/a.ts",
+  `echo '{"steps":[{"name":"test","argv":["true"]}]}' > repo/.agent-computer/verify.json`,
+  "git -C repo add . && git -C repo commit -qm first && git -C repo worktree add -q -b t7-retry ../t7",
+];
 const writerStart =
   "herdr-lease-cli writer start --name w-api --kind codex --purpose 'ticket 7' --ticket-ref acme/api#7 --authority-ref acme/api#7 " +
   "--authority-sha256 $(sha256sum < issue7.md | cut -c1-64) --worktree $PWD/t7 --branch t7-retry " +
@@ -172,6 +178,14 @@ export const HERDR_PLANS: Record<string, CommandPlan> = {
       };
     },
   },
+  "herdr-lease-cli writer verify": {
+    herdr: true,
+    given: [...acquire, ...verifyRepo],
+    vars: async (world) => {
+      const lease = await world.json<Lease>(writerStart);
+      return { lease_7a1e9a1b2c3d4e5f60718293a4b5c6d7: lease.lease_id, "/srv/wt/t7": `${world.dir}/t7` };
+    },
+  },
   "herdr-lease-cli adopt": {
     herdr: true,
     given: [...acquire, "echo 'issue 5' > issue5.md"],
@@ -210,4 +224,25 @@ export const HERDR_PLANS: Record<string, CommandPlan> = {
     }),
   },
   "herdr-lease-cli bridge-status": { herdr: true },
+  // proj.ctl:g3 stands for the lease of a coordinator that acquired from another pane, which was closed since.
+  "herdr-lease-cli controller takeover": {
+    herdr: true,
+    given: [ISSUE],
+    setup: async (world) => {
+      const old = await fake(world).script({ op: "createAgent", kind: "claude", cwd: world.dir, name: "old-coord" });
+      await world.must(`HERDR_PANE_ID=${old.pane_id} ${acquire[1]}`);
+      await fake(world).script({ op: "closePane", paneId: old.pane_id });
+    },
+    vars: async () => ({ "proj.ctl:g3": "proj.ctl:g1" }),
+  },
+  "herdr-lease-cli inventory": { herdr: true, given: acquire, setup: reviewers("rev-a") },
+  "herdr-lease-cli reconcile": {
+    herdr: true,
+    given: acquire,
+    setup: async (world) => {
+      const lease = await reviewer(world, "rev-gone");
+      await fake(world).script({ op: "closePane", paneId: lease.pane_id });
+    },
+  },
+  "herdr-lease-cli reviewer sweep": { herdr: true, given: acquire, setup: reviewers("rev-a", "rev-b") },
 };

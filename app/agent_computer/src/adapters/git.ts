@@ -71,6 +71,12 @@ export interface Git {
   statusSha256(): Promise<string>;
   /** The parentless commits reachable from `rev`, sorted. */
   rootCommits(rev: string): Promise<string[]>;
+  /** The tree entry at a repo-relative path of a commit (mode such as 100644 or 120000, and object id), or null. */
+  treeEntry(commit: string, path: string): Promise<{ mode: string; type: string; oid: string } | null>;
+  /** The exact bytes of a blob object. */
+  blob(oid: string): Promise<Buffer>;
+  /** Writes the commit's tree as a tar file (git archive): objects are read, the worktree is not touched. */
+  archive(commit: string, tarFile: string): Promise<void>;
 }
 
 export const createGit = (worktree: string, env: Readonly<Record<string, string | undefined>> = process.env): Git => {
@@ -105,5 +111,14 @@ export const createGit = (worktree: string, env: Readonly<Record<string, string 
         .split("\n")
         .filter((line) => line !== "")
         .sort(),
+    treeEntry: async (commit, path) => {
+      const line = (await checked(["ls-tree", "--full-tree", "-z", commit, "--", path])).stdout.toString("utf8");
+      const match = /^(\d{6}) (\w+) ([0-9a-f]+)\t([^\0]*)\0/.exec(line);
+      return match && match[4] === path ? { mode: match[1] as string, type: match[2] as string, oid: match[3] as string } : null;
+    },
+    blob: async (oid) => (await checked(["cat-file", "blob", oid])).stdout,
+    archive: async (commit, tarFile) => {
+      await checked(["archive", "--format=tar", "-o", tarFile, commit]);
+    },
   };
 };

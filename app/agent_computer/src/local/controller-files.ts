@@ -19,6 +19,14 @@ export interface ControllerBinding {
   /** Null where procfs is missing; on Linux a binding without it must be resumed once. */
   process: ProcessIdentity | null;
   bound_at: number;
+  /** Holders this lease's line took over from on this host: their panes are told they were fenced. */
+  superseded?: SupersededHolder[];
+}
+
+export interface SupersededHolder {
+  lease_ref: string;
+  pane_id: string;
+  terminal_id: string;
 }
 
 export interface ControllerCredential {

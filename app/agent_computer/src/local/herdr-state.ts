@@ -13,6 +13,7 @@ export interface HerdrStateDirs {
   credentials: string;
   leases: string;
   receipts: string;
+  verifications: string;
 }
 
 export const herdrStateDirs = (paths: Paths): HerdrStateDirs => {
@@ -24,6 +25,7 @@ export const herdrStateDirs = (paths: Paths): HerdrStateDirs => {
     credentials: join(root, "credentials"),
     leases: join(root, "leases"),
     receipts: join(root, "receipts"),
+    verifications: join(root, "verifications"),
   };
 };
 

@@ -31,7 +31,9 @@ export type WriterClaimState =
   | "released"
   | "failed_closed"
   | "orphaned"
-  | "release_failed";
+  | "release_failed"
+  /** The writer's pane was observed gone; the claim no longer holds branch, worktree or scopes. */
+  | "lost";
 
 export interface WriterClaimRecord {
   leaseId: string;

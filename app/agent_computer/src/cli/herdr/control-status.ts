@@ -18,7 +18,7 @@ const render = (r: Inventory): string => {
   const c = r.controller;
   const lines = [
     c
-      ? `controller ${r.controller_id}: ${c.expired ? "expired" : c.state} (generation ${c.generation}, until ${c.expires_at}${c.held_on_this_host ? "" : ", held on another host"})`
+      ? `controller ${r.controller_id}: ${c.expired ? "expired" : c.state} (lease ${c.lease_ref}, until ${c.expires_at}${c.held_on_this_host ? "" : ", held on another host"})`
       : `controller ${r.controller_id}: no lease`,
   ];
   if (!r.herdr_reachable) lines.push("herdr: not reachable (live identity unknown)");
@@ -44,7 +44,7 @@ export default defineCommand({
   schema: statusOptionsSchema,
   writes: "nothing.",
   output:
-    '{"controller_id","controller":{"state","generation","expires_at","expired","held_on_this_host","bound_here","pane_id"?,' +
+    '{"controller_id","controller":{"state","lease_ref","generation","expires_at","expired","held_on_this_host","bound_here","pane_id"?,' +
     '"agent_name"?,"agent_kind"?}|null,"herdr_reachable","leases":[{"lease_id","type","state","agent_name","agent_kind","cwd",' +
     '"pane_id","purpose","created_at","updated_at","writer"?,"live":"matched|identity_mismatch|missing|unknown","live_status"?,' +
     '"live_seq"?,"outstanding_receipts":[]}],"ended_leases"}',

@@ -4,7 +4,8 @@ import { BINDING_ENV } from "./shared.ts";
 /** The coordinator's lifecycle CLI: leases, reviewers, writers, cleanup, waits; each subcommand is its own contract. */
 const binary: BinaryDef = {
   name: "herdr-lease-cli",
-  summary: "controller lease, leased reviewer/writer agents in Herdr, cleanup-only adoption, wait-any, bridge status",
+  summary:
+    "controller lease and takeover, leased reviewer/writer agents in Herdr, writer verify, cleanup (adopt, sweep, reconcile), inventory, wait-any",
   description:
     "Lifecycle side of Herdr coordination (requests and results are herdr-agent-control --help). A coordinator agent " +
     'running inside Herdr as a NAMED agent (started by hand? `herdr agent rename "$HERDR_PANE_ID" <name>` first), with ' +
@@ -20,12 +21,17 @@ const binary: BinaryDef = {
     "controller resume": () => import("./lease-controller-resume.ts").then((m) => m.default),
     "controller renew": () => import("./lease-controller-renew.ts").then((m) => m.default),
     "controller release": () => import("./lease-controller-release.ts").then((m) => m.default),
+    "controller takeover": () => import("./lease-controller-takeover.ts").then((m) => m.default),
     "reviewer start": () => import("./lease-reviewer-start.ts").then((m) => m.default),
     "reviewer close": () => import("./lease-reviewer-close.ts").then((m) => m.default),
+    "reviewer sweep": () => import("./lease-reviewer-sweep.ts").then((m) => m.default),
     "writer start": () => import("./lease-writer-start.ts").then((m) => m.default),
+    "writer verify": () => import("./lease-writer-verify.ts").then((m) => m.default),
     "writer release": () => import("./lease-writer-release.ts").then((m) => m.default),
     adopt: () => import("./lease-adopt.ts").then((m) => m.default),
     "adopted close": () => import("./lease-adopted-close.ts").then((m) => m.default),
+    inventory: () => import("./lease-inventory.ts").then((m) => m.default),
+    reconcile: () => import("./lease-reconcile.ts").then((m) => m.default),
     "wait-any": () => import("./lease-wait-any.ts").then((m) => m.default),
     "bridge-status": () => import("./lease-bridge-status.ts").then((m) => m.default),
   },

@@ -23,13 +23,18 @@ export const authorityOptionsSchema = z.object({
 });
 export type AuthorityOptions = z.output<typeof authorityOptionsSchema>;
 
-export const CONTROLLER_OUTPUT =
-  '{"controller_id","generation","state":"active|released","expires_at","pane_id","agent_name","agent_kind","cwd",' +
-  '"process_bound","credential_file"?(path only)}. The lease id and fence token are never printed.';
+export const CONTROLLER_FIELDS =
+  '"controller_id","lease_ref":"<controller_id>:g<generation>","generation","state":"active|released","expires_at",' +
+  '"pane_id","agent_name","agent_kind","cwd","process_bound","credential_file"?(path only)';
+const NEVER_PRINTED = "The lease id and fence token are never printed (lease_ref is a public name, not a credential).";
+export const CONTROLLER_OUTPUT = `{${CONTROLLER_FIELDS}}. ${NEVER_PRINTED}`;
+export const TAKEOVER_OUTPUT =
+  `{${CONTROLLER_FIELDS},"predecessor":{"lease_ref","evidence":"released|expired|pane_gone|process_gone","detail"}}. ` +
+  NEVER_PRINTED;
 
 export const renderController = (v: ControllerView): string =>
   [
-    `controller ${v.controller_id}: ${v.state} (generation ${v.generation}) until ${v.expires_at}`,
+    `controller ${v.controller_id}: ${v.state} (lease ${v.lease_ref}) until ${v.expires_at}`,
     `  bound to ${v.agent_name} (${v.agent_kind}) in pane ${v.pane_id}; process ${v.process_bound ? "bound" : "not bound (no procfs)"}`,
     ...(v.credential_file ? [`  credential: ${v.credential_file} (0600; never print or copy it)`] : []),
   ].join("\n");

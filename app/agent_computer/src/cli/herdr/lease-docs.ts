@@ -1,7 +1,7 @@
 // Contract text shared by the lease subcommands.
 export const LEASE_OUTPUT =
   '{"lease_id","type":"reviewer|writer|adopted","state","agent_name","agent_kind","cwd","pane_id","purpose","created_at",' +
-  '"updated_at","writer"?:{"worktree","branch","base_commit","head","owned_scopes","blocked_scopes"},"failure"?}';
+  '"updated_at","writer"?:{"worktree","branch","base_commit","head","owned_scopes","blocked_scopes"},"failure"?,"verification_id"?}';
 
 export const CLOSE_OUTPUT = `{"lease":${LEASE_OUTPUT},"capture_sha256","observed_seq"}`;
 

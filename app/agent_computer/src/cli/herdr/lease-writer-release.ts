@@ -26,6 +26,11 @@ export const writerReleaseOptionsSchema = z.object({
     describe: "durable, content-free checkpoint: branch, HEAD, status digest, tests, blockers, next step",
   }),
   checkpointSha256: sha256Schema.describe("SHA-256 of that checkpoint"),
+  verificationId: z
+    .string()
+    .regex(/^vrf_[0-9a-f]{32}$/, "must be a verification id (vrf_…)")
+    .optional()
+    .describe("a passed `writer verify` receipt of this lease on exactly --expected-head, recorded with the checkpoint"),
   readLines: readLinesSchema,
 });
 export type WriterReleaseOptions = z.output<typeof writerReleaseOptionsSchema>;
@@ -39,7 +44,8 @@ export default defineCommand({
   description:
     "Needs controller authority and a writer lease of this controller. The worktree must still be on the leased branch at " +
     `--expected-head with --expected-status-sha256 (Git is re-read). ${CLOSE_RULES} Release never commits, stashes, ` +
-    "resets, cleans, removes or edits anything in Git: only the pane closes. The claim (shared store) moves releasing -> " +
+    "resets, cleans, removes or edits anything in Git: only the pane closes. --verification-id cites a passed " +
+    "verification (writer verify) of this lease on --expected-head; the lease records it. The claim (shared store) moves releasing -> " +
     "released, freeing branch, worktree and scopes; if the close fails it stays held (release_failed) for inspection.",
   schema: writerReleaseOptionsSchema,
   writes: "the lease and claim states, the checkpoint reference and digest; closes one Herdr pane.",

@@ -36,6 +36,10 @@ export const ENV_DOCS = {
   HERDR_PANE_ID:
     "set by Herdr inside its panes: the caller's own pane (matched against the controller lease; agent-checkin-cli --herdr-pane must equal it).",
   HERDR_SOCKET_PATH: "the Herdr socket, set by Herdr inside its panes; passed through to the herdr CLI.",
+  AGENT_COMPUTER_BWRAP:
+    "absolute path of the bwrap executable host verification uses (default: bwrap on PATH); one that is not there makes verify answer UNSUPPORTED.",
+  AGENT_COMPUTER_UV: "absolute path of the uv executable a python bootstrap uses (default: uv on PATH).",
+  TMPDIR: "where verification makes its private, temporary copies (default /tmp); they are removed afterwards.",
   AGENT_COMPUTER_HOST_ID:
     "this machine's stable id (default /etc/machine-id); a pid is trusted as liveness evidence only on the host that recorded it.",
   AGENT_COMPUTER_RATE_REGISTER_PER_NAME: rateDoc("registrations", "agent name", RATE_SETTINGS.register.name.default),

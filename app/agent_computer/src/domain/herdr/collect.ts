@@ -2,12 +2,12 @@
 // cursor, captures the output, and re-reads identity and cursor; a completed receipt is replayed only while its
 // exact settled identity and cursor are still current, so output of a later task is refused, never mislabelled.
 import { AppError } from "../../errors.ts";
-import { isSettled, observeAgent, sameIdentity } from "./agent-identity.ts";
+import { isSettled, sameIdentity } from "./agent-identity.ts";
 import { loadAuthority } from "./controller-authority.ts";
 import type { HerdrDeps } from "./deps.ts";
 import { type HandoffMode, type HandoffOutput, type HandoffResult, handoffOutput, resultOf } from "./handoff-results.ts";
 import { findReceipt, type ReceiptRecord, transitionReceipt } from "./receipts.ts";
-import { abortOthers, captureSettled, waitForSettled } from "./settle.ts";
+import { abortOthers, captureSettled, observeSurviving, waitForSettled } from "./settle.ts";
 
 export interface CollectLimits {
   deadline: number;
@@ -15,7 +15,7 @@ export interface CollectLimits {
 }
 
 const replay = async (deps: HerdrDeps, receipt: ReceiptRecord, limits: CollectLimits): Promise<HandoffResult> => {
-  const agent = await observeAgent(deps.herdr, receipt.identity.pane_id);
+  const agent = await observeSurviving(deps.herdr, receipt.identity.pane_id, limits.deadline);
   const current =
     agent && sameIdentity(agent, receipt.identity) && isSettled(agent.status) && agent.stateChangeSeq === receipt.settled_seq;
   if (agent && current) {
@@ -72,7 +72,7 @@ export const collectOne = async (
       return resultOf(receipt);
     case "reserved": {
       // Ambiguous delivery stays a barrier while its agent lives; once that exact agent is gone nothing can land.
-      const agent = await observeAgent(deps.herdr, receipt.identity.pane_id);
+      const agent = await observeSurviving(deps.herdr, receipt.identity.pane_id, limits.deadline);
       return agent && sameIdentity(agent, receipt.identity) ? resultOf(receipt) : fail(deps, receipt, "identity_changed");
     }
     case "pending":

@@ -66,6 +66,20 @@ const verifyInStore = async (deps: HerdrDeps, credential: ControllerCredential):
   return lease;
 };
 
+/** A pane whose lease was taken over is fenced out (not merely "not the controller"), so it stops for good. */
+export const supersededIn = (binding: ControllerBinding, paneId: string, terminalId?: string): AppError | undefined => {
+  const lost = binding.superseded?.findLast(
+    (holder) => holder.pane_id === paneId && (terminalId === undefined || holder.terminal_id === terminalId),
+  );
+  if (!lost) return undefined;
+  return new AppError(
+    "CONTROLLER_FENCED",
+    `lease ${lost.lease_ref} held from this pane was taken over; controller ${binding.controller_id} is now bound to ` +
+      `${binding.agent_name} in pane ${binding.pane_id}`,
+    { hint: "nothing was changed; stop coordinating, or take the lease over again once that holder is gone" },
+  );
+};
+
 export const loadAuthority = async (deps: HerdrDeps): Promise<ControllerAuthority> => {
   const ctx = callerContext(deps.env);
   const binding = readBinding(deps.dirs, ctx.controllerId);
@@ -76,6 +90,8 @@ export const loadAuthority = async (deps: HerdrDeps): Promise<ControllerAuthorit
     );
   }
   if (binding.pane_id !== ctx.paneId) {
+    const fenced = supersededIn(binding, ctx.paneId);
+    if (fenced) throw fenced;
     throw notController("this pane is not the controller's pane", "run from the coordinator's own pane");
   }
   const caller = await observeCaller(deps, ctx.paneId);

@@ -2,21 +2,25 @@
 // exclusive across hosts and holds only the fence's SHA-256; the raw lease id + fence token go to this host's
 // 0600 credential file, and the pane/agent/process binding to its binding file.
 import { randomBytes, randomUUID } from "node:crypto";
+import type { HerdrAgent } from "../../adapters/herdr/client.ts";
+import type { ProcessIdentity } from "../../adapters/process-ancestry.ts";
 import { AppError } from "../../errors.ts";
 import {
   type ControllerBinding,
   fenceHashOf,
   readBinding,
   removeControllerFiles,
+  type SupersededHolder,
   writeControllerFiles,
 } from "../../local/controller-files.ts";
 import { UniqueViolation } from "../../store/port.ts";
 import type { ControllerLeaseRecord } from "../../store/port-herdr.ts";
 import { iso } from "../deps.ts";
-import { loadAuthority } from "./controller-authority.ts";
+import { loadAuthority, supersededIn } from "./controller-authority.ts";
 import { callerContext, observeCaller, resolveControllerProcess } from "./controller-caller.ts";
 import { type HerdrDeps, reserve } from "./deps.ts";
 import { sameDirectory } from "./directories.ts";
+import { leaseRefOf } from "./lease-ref.ts";
 
 export const DEFAULT_CONTROLLER_TTL_SECONDS = 900;
 
@@ -28,6 +32,8 @@ export interface AuthorityInput {
 
 export interface ControllerView {
   controller_id: string;
+  /** The lease's public name (controller id + generation); takeover names its predecessor by it. */
+  lease_ref: string;
   generation: number;
   state: "active" | "released";
   expires_at: string;
@@ -39,8 +45,9 @@ export interface ControllerView {
   credential_file?: string;
 }
 
-const view = (lease: ControllerLeaseRecord, binding: ControllerBinding, credentialFile?: string): ControllerView => ({
+export const view = (lease: ControllerLeaseRecord, binding: ControllerBinding, credentialFile?: string): ControllerView => ({
   controller_id: lease.controllerId,
+  lease_ref: leaseRefOf(lease),
   generation: lease.generation,
   state: lease.state,
   expires_at: iso(lease.expiresAt),
@@ -51,6 +58,68 @@ const view = (lease: ControllerLeaseRecord, binding: ControllerBinding, credenti
   process_bound: binding.process !== null,
   ...(credentialFile ? { credential_file: credentialFile } : {}),
 });
+
+/** Why an active lease cannot simply be acquired: it has a holder, or had one that must be taken over. */
+export const heldError = (existing: ControllerLeaseRecord, now: number): AppError =>
+  existing.expiresAt > now
+    ? new AppError(
+        "CONTROLLER_HELD",
+        `controller ${existing.controllerId} is held by lease ${leaseRefOf(existing)} until ${iso(existing.expiresAt)}`,
+        {
+          hint:
+            "the holding agent renews or releases it; the same agent after a restart uses controller resume; if its pane " +
+            `or process is gone: herdr-lease-cli controller takeover --expected-lease ${leaseRefOf(existing)}`,
+        },
+      )
+    : new AppError(
+        "CONTROLLER_HELD",
+        `controller ${existing.controllerId} lease ${leaseRefOf(existing)} expired at ${iso(existing.expiresAt)} but was never released`,
+        {
+          hint: `its own agent resumes it; another takes it over: herdr-lease-cli controller takeover --expected-lease ${leaseRefOf(existing)}`,
+        },
+      );
+
+export const newCredential = () => ({ lease_id: randomUUID(), fence_token: randomBytes(32).toString("base64url") });
+
+const credentialOf = (lease: ControllerLeaseRecord, credential: { lease_id: string; fence_token: string }) => ({
+  version: 1 as const,
+  controller_id: lease.controllerId,
+  generation: lease.generation,
+  ...credential,
+});
+
+/** At most this many panes that lost the lease by takeover are remembered, to tell them they were fenced. */
+const SUPERSEDED_KEPT = 16;
+
+export const bindingOf = (
+  deps: HerdrDeps,
+  lease: ControllerLeaseRecord,
+  caller: HerdrAgent,
+  process: ProcessIdentity | null,
+  superseded: SupersededHolder[],
+): ControllerBinding => ({
+  version: 1,
+  controller_id: lease.controllerId,
+  generation: lease.generation,
+  host_id: deps.local.hostId,
+  pane_id: caller.paneId,
+  terminal_id: caller.terminalId,
+  workspace_id: caller.workspaceId,
+  agent_name: caller.name ?? "",
+  agent_kind: caller.kind ?? "",
+  cwd: caller.cwd ?? "",
+  process,
+  bound_at: deps.now(),
+  ...(superseded.length > 0 ? { superseded: superseded.slice(-SUPERSEDED_KEPT) } : {}),
+});
+
+/** Writes this host's binding and 0600 credential of a new lease; returns the credential file's path. */
+export const bindHere = (
+  deps: HerdrDeps,
+  binding: ControllerBinding,
+  lease: ControllerLeaseRecord,
+  credential: { lease_id: string; fence_token: string },
+): string => writeControllerFiles(deps.dirs, binding, credentialOf(lease, credential));
 
 /** Takes a new lease (new lease id, fence and generation) and binds it to the calling pane, agent and process. */
 const bindNewLease = async (deps: HerdrDeps, input: AuthorityInput, mode: "acquire" | "resume"): Promise<ControllerView> => {
@@ -68,6 +137,8 @@ const bindNewLease = async (deps: HerdrDeps, input: AuthorityInput, mode: "acqui
         previous.agent_kind === caller.kind &&
         sameDirectory(previous.cwd, caller.cwd);
       if (!same) {
+        const fenced = previous && supersededIn(previous, caller.paneId, caller.terminalId);
+        if (fenced) throw fenced;
         throw new AppError(
           "CONTROLLER_AUTH_FAILED",
           "resume needs the same pane, agent name, kind and cwd as the lease being resumed",
@@ -80,15 +151,11 @@ const bindNewLease = async (deps: HerdrDeps, input: AuthorityInput, mode: "acqui
       }
     }
     const now = deps.now();
-    const credential = { lease_id: randomUUID(), fence_token: randomBytes(32).toString("base64url") };
+    const credential = newCredential();
     const { store } = deps;
     const lease = await store.write(async (tx) => {
       const existing = await tx.herdr.controllerLease(ctx.controllerId, true);
-      if (mode === "acquire" && existing?.state === "active" && existing.expiresAt > now) {
-        throw new AppError("CONTROLLER_HELD", `controller ${ctx.controllerId} is held until ${iso(existing.expiresAt)}`, {
-          hint: "the holding agent renews or releases it; the same agent after a restart uses controller resume",
-        });
-      }
+      if (mode === "acquire" && existing?.state === "active") throw heldError(existing, now);
       if (mode === "resume" && (existing?.state !== "active" || existing.generation !== previous?.generation)) {
         throw new AppError("CONTROLLER_FENCED", "the lease to resume was released or replaced by a newer acquire", {
           hint: "acquire a new lease",
@@ -119,27 +186,8 @@ const bindNewLease = async (deps: HerdrDeps, input: AuthorityInput, mode: "acqui
       }
       return next;
     });
-    const binding: ControllerBinding = {
-      version: 1,
-      controller_id: ctx.controllerId,
-      generation: lease.generation,
-      host_id: deps.local.hostId,
-      pane_id: caller.paneId,
-      terminal_id: caller.terminalId,
-      workspace_id: caller.workspaceId,
-      agent_name: caller.name ?? "",
-      agent_kind: caller.kind ?? "",
-      cwd: caller.cwd ?? "",
-      process,
-      bound_at: now,
-    };
-    const file = writeControllerFiles(deps.dirs, binding, {
-      version: 1,
-      controller_id: ctx.controllerId,
-      generation: lease.generation,
-      ...credential,
-    });
-    return view(lease, binding, file);
+    const binding = bindingOf(deps, lease, caller, process, previous?.superseded ?? []);
+    return view(lease, binding, bindHere(deps, binding, lease, credential));
   });
 };
 

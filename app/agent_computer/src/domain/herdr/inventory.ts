@@ -11,6 +11,7 @@ import { sameIdentity } from "./agent-identity.ts";
 import type { CloseResult } from "./close-leased.ts";
 import { controllerIdFrom } from "./controller-caller.ts";
 import type { HerdrDeps } from "./deps.ts";
+import { leaseRefOf } from "./lease-ref.ts";
 import { isHeld, type LeaseRecord, leaseIdentity, listLeases } from "./leases.ts";
 import { listReceipts, outstandingFor, tokenOf } from "./receipts.ts";
 import { inspectLock, RESERVATION_LOCKS } from "./reservation-lock.ts";
@@ -23,6 +24,10 @@ export const CAPABILITIES = [
   "owned-reviewer-tabs-v1",
   "owned-worker-lanes-v1",
   "owned-pane-cleanup-v1",
+  "controller-takeover-v1",
+  "lease-inventory-v1",
+  "lease-reconciliation-v1",
+  "owned-reviewer-sweep-v1",
   "wait-any-v1",
 ] as const;
 
@@ -60,6 +65,7 @@ export const leaseView = (lease: LeaseRecord) => ({
       }
     : {}),
   ...(lease.failure ? { failure: lease.failure } : {}),
+  ...(lease.verification_id ? { verification_id: lease.verification_id } : {}),
 });
 
 /** What a command that closed a leased pane reports: the lease, the capture's digest and the seq it observed. */
@@ -91,6 +97,7 @@ export const controllerInventory = async (deps: HerdrDeps) => {
     controller: lease
       ? {
           state: lease.state,
+          lease_ref: leaseRefOf(lease),
           generation: lease.generation,
           expires_at: iso(lease.expiresAt),
           expired: lease.state === "active" && lease.expiresAt <= now,

@@ -15,10 +15,12 @@ export type LeaseState =
   | "released"
   | "release_failed"
   | "failed_closed"
-  | "orphaned";
+  | "orphaned"
+  /** Its pane was observed gone (Herdr answered pane_not_found): ended by reconcile, reservations released after. */
+  | "lost";
 
 /** A lease in any other state still holds its agent (and, for writers, its scopes) until someone inspects it. */
-const ENDED: readonly LeaseState[] = ["closed", "released", "failed_closed"];
+const ENDED: readonly LeaseState[] = ["closed", "released", "failed_closed", "lost"];
 export const isHeld = (state: LeaseState): boolean => !ENDED.includes(state);
 
 export interface WriterFacts {
@@ -57,6 +59,8 @@ export interface LeaseRecord {
   /** The content-free checkpoint given at release/close: a reference and its SHA-256. */
   checkpoint_ref?: string;
   checkpoint_sha256?: string;
+  /** The passed verification receipt a writer's release cited. */
+  verification_id?: string;
   writer?: WriterFacts;
 }
 

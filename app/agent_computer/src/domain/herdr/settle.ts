@@ -36,7 +36,7 @@ const pauseBefore = (deadline: number): Promise<void> =>
   Bun.sleep(Math.max(0, Math.min(RECONNECT_PAUSE_MS, deadline - Date.now())));
 
 /** Runs a Herdr call again after an interruption until the deadline; any other failure, or the deadline, throws. */
-const surviving = async <T>(call: () => Promise<T>, deadline: number): Promise<T> => {
+export const surviving = async <T>(call: () => Promise<T>, deadline: number): Promise<T> => {
   for (;;) {
     try {
       return await call();
@@ -54,6 +54,18 @@ const probe = async (herdr: Herdr, paneId: string): Promise<HerdrAgent | undefin
   } catch (error) {
     if (isHerdrError(error, "not_found")) return undefined;
     throw error;
+  }
+};
+
+/**
+ * The agent in the pane now, or undefined when it is gone; a read cut by a Herdr restart is tried again until the
+ * deadline, and any other failure is the caller's stable error.
+ */
+export const observeSurviving = async (herdr: Herdr, paneId: string, deadline: number): Promise<HerdrAgent | undefined> => {
+  try {
+    return await surviving(() => probe(herdr, paneId), deadline);
+  } catch (error) {
+    throw herdrFailure(error);
   }
 };
 

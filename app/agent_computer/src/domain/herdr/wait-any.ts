@@ -5,7 +5,7 @@ import { AppError } from "../../errors.ts";
 import { type AgentIdentity, identityOf } from "./agent-identity.ts";
 import type { HerdrDeps } from "./deps.ts";
 import { viaHerdr } from "./herdr-failure.ts";
-import { abortOthers, captureSettled, waitForSettled } from "./settle.ts";
+import { abortOthers, captureSettled, surviving, waitForSettled } from "./settle.ts";
 
 export interface WaitAnyInput {
   workers: readonly string[];
@@ -68,8 +68,11 @@ const watch = async (
 export const waitAny = async (deps: HerdrDeps, input: WaitAnyInput): Promise<WaitAnyResult> => {
   const unknown = [...input.afterSeq.keys()].filter((key) => !input.workers.includes(key));
   if (unknown.length > 0) throw new AppError("INVALID_INPUT", `--after-seq names no --worker: ${unknown.join(", ")}`);
-  const agents = await Promise.all(input.workers.map((worker) => viaHerdr(deps.herdr.getAgent(worker))));
   const deadline = Date.now() + input.timeoutMs;
+  // The first reads wait out a Herdr restart like every later read does (same deadline).
+  const agents = await Promise.all(
+    input.workers.map((worker) => viaHerdr(surviving(() => deps.herdr.getAgent(worker), deadline))),
+  );
   const controllers = input.workers.map(() => new AbortController());
   let winner: WaitAnyResult | undefined;
   const outcomes = await Promise.all(

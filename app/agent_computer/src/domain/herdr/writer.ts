@@ -12,6 +12,7 @@ import type { LaunchInput } from "./reviewer.ts";
 import { provisionLease } from "./reviewer.ts";
 import { scopeClash } from "./scopes.ts";
 import { startInDedicatedTab } from "./start-agent.ts";
+import { readVerification } from "./verify-receipts.ts";
 import { checkNoAgentInWorktree, checkWorktreeFacts, type GitExpectations, literalScopes, refuse } from "./writer-admission.ts";
 
 export interface WriterInput extends LaunchInput, GitExpectations {
@@ -152,8 +153,23 @@ export interface ReleaseInput {
   expectedStatusSha256: string;
   checkpointRef: string;
   checkpointSha256: string;
+  /** A verification receipt of this lease that passed on exactly expectedHead, cited by the checkpoint. */
+  verificationId?: string;
   readLines: number;
 }
+
+const citedVerification = (deps: HerdrDeps, lease: LeaseRecord, input: ReleaseInput): string | undefined => {
+  if (input.verificationId === undefined) return undefined;
+  const receipt = readVerification(deps.dirs, input.verificationId);
+  if (!receipt || receipt.lease_id !== lease.lease_id) {
+    throw refuse("verification_unknown", `no verification ${input.verificationId} of this lease on this host`);
+  }
+  if (receipt.status !== "passed") throw refuse("verification_failed", `verification ${receipt.id} did not pass`);
+  if (receipt.commit !== input.expectedHead) {
+    throw refuse("verification_commit", `verification ${receipt.id} verified ${receipt.commit}, not ${input.expectedHead}`);
+  }
+  return receipt.id;
+};
 
 export const releaseWriter = async (deps: HerdrDeps, input: ReleaseInput): Promise<CloseResult> => {
   const authority = await loadAuthority(deps);
@@ -180,9 +196,15 @@ export const releaseWriter = async (deps: HerdrDeps, input: ReleaseInput): Promi
         const status = await git.statusSha256();
         if (status !== input.expectedStatusSha256)
           throw refuse("status_mismatch", `the status digest is ${status}, not the one given`);
+        const verificationId = citedVerification(deps, lease, input);
         saveLease(
           deps.dirs,
-          { ...lease, checkpoint_ref: input.checkpointRef, checkpoint_sha256: input.checkpointSha256 },
+          {
+            ...lease,
+            checkpoint_ref: input.checkpointRef,
+            checkpoint_sha256: input.checkpointSha256,
+            ...(verificationId ? { verification_id: verificationId } : {}),
+          },
           deps.now(),
         );
       },

@@ -3,8 +3,8 @@ import type { ControllerLeaseRecord, HerdrRepo, WriterClaimRecord, WriterClaimSt
 import { type Db, jsonList, num, numOrNull } from "./db.ts";
 import { type Row, str, strOrNull } from "./mesh.ts";
 
-/** States in which a claim still holds its branch, worktree and scopes. */
-const RELEASED_STATES = ["released", "failed_closed"] as const;
+/** States in which a claim no longer holds its branch, worktree and scopes. */
+const RELEASED_STATES = ["released", "failed_closed", "lost"] as const;
 
 const toController = (r: Row): ControllerLeaseRecord => ({
   controllerId: str(r.controller_id),
@@ -90,10 +90,10 @@ export const herdrRepo = (db: Db): HerdrRepo => ({
   },
   heldWriterClaims: async (repoKey) =>
     (
-      await db.all<Row>(`SELECT * FROM herdr_writer_claims WHERE repo_key = $1 AND state NOT IN ($2, $3) ORDER BY created_at`, [
-        repoKey,
-        ...RELEASED_STATES,
-      ])
+      await db.all<Row>(
+        `SELECT * FROM herdr_writer_claims WHERE repo_key = $1 AND state NOT IN ($2, $3, $4) ORDER BY created_at`,
+        [repoKey, ...RELEASED_STATES],
+      )
     ).map(toClaim),
   insertWriterClaim: async (c) => {
     await db.run(

@@ -1,0 +1,48 @@
+import { z } from "zod";
+import { type SweepResult, sweepReviewers } from "../../domain/herdr/reviewer-sweep.ts";
+import { defineCommand } from "../kernel/command.ts";
+import type { CommandContext } from "../kernel/context.ts";
+import { buildHerdrDeps } from "../kernel/deps.ts";
+import { CLOSE_RULES } from "./lease-docs.ts";
+import { AUTHORITY_ERRORS, BINDING_ENV, readLinesSchema } from "./shared.ts";
+
+export const reviewerSweepOptionsSchema = z.object({
+  dryRun: z.boolean().default(false).describe("list exactly what would be closed, close nothing"),
+  readLines: readLinesSchema.describe("lines of each reviewer's output captured (and hashed) before its close"),
+});
+export type ReviewerSweepOptions = z.output<typeof reviewerSweepOptionsSchema>;
+
+const runSweep = async (options: ReviewerSweepOptions, ctx: CommandContext): Promise<SweepResult> =>
+  sweepReviewers(await buildHerdrDeps(ctx), options);
+
+const render = (r: SweepResult): string =>
+  [
+    `controller ${r.controller_id}: ${r.reviewers.length} active reviewer lease(s)${r.dry_run ? " (dry run)" : ""}`,
+    ...r.reviewers.map(
+      (entry) => `  ${entry.agent_name} (${entry.lease_id}, pane ${entry.pane_id ?? "-"}): ${entry.outcome} · ${entry.reason}`,
+    ),
+  ].join("\n");
+
+export default defineCommand({
+  name: "herdr-lease-cli reviewer sweep",
+  summary: "close every reviewer pane of this controller whose review is over; --dry-run lists them",
+  description:
+    "Needs controller authority. Looks at every active reviewer lease of this controller on this host. A review is over " +
+    "when no receipt to the reviewer is reserved or pending (its result was collected, or its request abandoned) and the " +
+    "exact leased agent is idle or done now; it is then closed as `reviewer close` would at the cursor observed now. " +
+    `${CLOSE_RULES} Working, blocked, replaced or vanished reviewers, and any whose Herdr read fails, are preserved with ` +
+    "the reason (a vanished one is ended by herdr-lease-cli reconcile). A close refused on its own (cursor moved, identity " +
+    "changed) preserves that reviewer and the sweep goes on; a lost fence stops the sweep. --dry-run closes nothing and " +
+    "lists as would_close exactly the reviewers a sweep would close at that moment.",
+  schema: reviewerSweepOptionsSchema,
+  writes:
+    "for each closed reviewer: its lease state (closing, then closed or close_failed) and capture SHA-256; closes its pane.",
+  output:
+    '{"controller_id","dry_run","reviewers":[{"lease_id","agent_name","pane_id","outcome":"closed|would_close|preserved",' +
+    '"reason","observed_status"?,"observed_seq"?,"capture_sha256"?}]}',
+  errors: [...AUTHORITY_ERRORS, "NOT_FOUND", "TIMEOUT", "HERDR_REFUSED", "INTERNAL"],
+  env: BINDING_ENV,
+  examples: ["herdr-lease-cli reviewer sweep --dry-run", "herdr-lease-cli reviewer sweep --json"],
+  run: runSweep,
+  render,
+});
