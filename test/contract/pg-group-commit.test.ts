@@ -209,7 +209,7 @@ describe.skipIf(!onPostgres)("PostgreSQL group commit: sends [postgres]", () => 
           }),
         ),
       );
-      const firstInsert = statements.findIndex((s) => s.startsWith("INSERT INTO messages"));
+      const firstInsert = statements.findIndex((s) => s.includes("INSERT INTO messages"));
       const callerReadsBefore = statements.slice(0, firstInsert).filter((s) => s.includes("a.token_hash")).length;
       expect(callerReadsBefore).toBe(8);
     } finally {

@@ -1,4 +1,4 @@
-import type { InboxSlot, StoreTx } from "../../store/port.ts";
+import type { InboxSlot, NewMessage, StoreTx } from "../../store/port.ts";
 
 export interface Delivery {
   seq: number;
@@ -13,13 +13,18 @@ export interface Delivery {
  * or marked not_checked_in when it has none. Undefined when no agent has that name: nothing is written.
  * Every message the mesh writes goes through here.
  */
-export const deliverTo = async (
+export const deliverTo = async (tx: StoreTx, messageId: string, recipient: string, now: number): Promise<Delivery | undefined> =>
+  asDelivery(await tx.mesh.deliver(messageId, recipient, now));
+
+/** Stores a new message and gives it to its one recipient, as deliverTo does (one statement on PostgreSQL). */
+export const storeAndDeliverTo = async (
   tx: StoreTx,
-  messageId: string,
+  message: NewMessage,
   recipient: string,
   now: number,
-): Promise<Delivery | undefined> => {
-  const slot = await tx.mesh.deliver(messageId, recipient, now);
+): Promise<Delivery | undefined> => asDelivery(await tx.mesh.insertAndDeliver(message, recipient, now));
+
+const asDelivery = (slot: InboxSlot | undefined): Delivery | undefined => {
   if (slot === undefined) return undefined;
   const { seq, sessionId, holder } = slot;
   return { seq, live: sessionId !== undefined, holder };

@@ -1,10 +1,10 @@
 import { AppError } from "../../errors.ts";
-import type { MessageRef, SentMessage, StoreTx } from "../../store/port.ts";
+import type { MessageRef, NewMessage, SentMessage, StoreTx } from "../../store/port.ts";
 import { UniqueViolation } from "../../store/port.ts";
 import { type Deps, iso } from "../deps.ts";
 import { holderLiveness } from "../identity/liveness.ts";
 import { takeRateSlots } from "../identity/rate-limit.ts";
-import { type Delivery, deliverTo } from "./deliver.ts";
+import { type Delivery, deliverTo, storeAndDeliverTo } from "./deliver.ts";
 import { meetCaller, presenceRows, writePresence } from "./live-session.ts";
 import { lockAgentsInOrder } from "./lock-order.ts";
 
@@ -224,7 +224,7 @@ const sendOnce = (deps: Deps, input: SendInput): Promise<SendResult> => {
       // Checked in the transaction that delivers: a policy change commits either before this send or after it.
       const refusing = new Set(await (refusingNamed ?? tx.mesh.refusingRecipients(input.from, names)));
       const id = deps.newId("msg");
-      const inserted = tx.mesh.insertMessage({
+      const message: NewMessage = {
         id,
         sender: input.from,
         kind: "message",
@@ -234,21 +234,27 @@ const sendOnce = (deps: Deps, input: SendInput): Promise<SendResult> => {
         idempotencyKey: key,
         idempotencyHash: hash,
         createdAt: deps.now(),
-      });
-      const recipients: SendResult["recipients"] = await firstFailure(inserted, async () => {
-        await lockAgentsInOrder(tx, [...presenceRows(caller), ...names.filter((name) => !refusing.has(name))]);
-        await writePresence(deps, tx, caller);
-        const deliveries = await Promise.all(
-          names.map((name) => (refusing.has(name) ? undefined : deliverTo(tx, id, name, deps.now()))),
-        );
-        return names.map((name, i) => {
-          if (refusing.has(name)) return { agent_id: name, outcome: "refused_by_policy", seq: null };
-          const delivery = deliveries[i];
-          return delivery
-            ? { agent_id: name, outcome: outcomeOf(deps, delivery), seq: delivery.seq }
-            : { agent_id: name, outcome: "unknown_agent", seq: null };
-        });
-      });
+      };
+      const outcome = (name: string, delivery: Delivery | undefined): SendResult["recipients"][number] =>
+        delivery
+          ? { agent_id: name, outcome: outcomeOf(deps, delivery), seq: delivery.seq }
+          : { agent_id: name, outcome: "unknown_agent", seq: null };
+      // The common send: one accepted recipient, presence fresh. Nothing to lock first or write between, so the
+      // message and its delivery go in one statement.
+      const [only] = names;
+      const alone = names.length === 1 && only !== undefined && !refusing.has(only) && !caller.touch && !caller.extend;
+      const recipients: SendResult["recipients"] = alone
+        ? [outcome(only, await storeAndDeliverTo(tx, message, only, deps.now()))]
+        : await firstFailure(tx.mesh.insertMessage(message), async () => {
+            await lockAgentsInOrder(tx, [...presenceRows(caller), ...names.filter((name) => !refusing.has(name))]);
+            await writePresence(deps, tx, caller);
+            const deliveries = await Promise.all(
+              names.map((name) => (refusing.has(name) ? undefined : deliverTo(tx, id, name, deps.now()))),
+            );
+            return names.map((name, i) =>
+              refusing.has(name) ? { agent_id: name, outcome: "refused_by_policy", seq: null } : outcome(name, deliveries[i]),
+            );
+          });
       const refused = recipients.filter((r) => r.outcome === "refused_by_policy").map((r) => r.agent_id);
       if (refused.length > 0 && recipients.every((r) => r.outcome === "unknown_agent" || r.outcome === "refused_by_policy")) {
         // Thrown inside the transaction: the message row goes too, so nothing of this send is stored.
