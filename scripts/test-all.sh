@@ -57,14 +57,14 @@ AGENT_COMPUTER_TEST_FORM=compiled node_modules/.bin/bun --bun vitest run \
 # real Claude Code and Codex clients only call the hooks, whose binaries and logic the other suites cover in both forms;
 # herdr-verify spends its time in bwrap sandboxes, whose argv is the same in either form; herdr-takeover and
 # herdr-cleanup check lease rules whose code is the same in both forms, and herdr-controller and herdr-lifecycle
-# already run herdr-lease-cli in both; pg-pgbouncer checks the store's connection settings, which both forms share,
-# through a pooler.
+# already run herdr-lease-cli in both; outbound-webhooks drives the worker's HTTP sender, the same code in both forms,
+# for about 10 s; pg-pgbouncer checks the store's connection settings, which both forms share, through a pooler.
 AGENT_COMPUTER_TEST_FORM=source node_modules/.bin/bun --bun vitest run test/e2e --exclude test/e2e/packaging.test.ts \
   --exclude test/e2e/help-examples.test.ts --exclude test/e2e/session-hook-claude-code.test.ts \
   --exclude test/e2e/mail-hooks-claude-code.test.ts --exclude test/e2e/mail-hooks-codex.test.ts \
   --exclude test/e2e/skills-listing-claude-code.test.ts --exclude test/e2e/herdr-verify.test.ts \
   --exclude test/e2e/herdr-takeover.test.ts --exclude test/e2e/herdr-cleanup.test.ts \
-  --exclude test/e2e/pg-pgbouncer.test.ts \
+  --exclude test/e2e/outbound-webhooks.test.ts --exclude test/e2e/pg-pgbouncer.test.ts \
   --reporter=default --reporter=json --outputFile.json=test-artifacts/vitest-source.json || status=1
 node -e '
 let passed = 0, failed = 0, skipped = 0;

@@ -79,6 +79,31 @@ const rejected: [string, () => string[], string][] = [
   ["agent-sent-cli", () => [...A(), "--limit", "101"], "--limit"],
   ["agents-list-cli", () => ["--view", "grid"], "--view"],
   ["agents-list-cli", () => ["--agent-id", "bad id!"], "--agent-id"],
+  ...(
+    [
+      [["add", ...A()], "--url"],
+      [["add", ...A(), "--url", "not a url"], "--url"],
+      [["add", ...A(), "--url", "ftp://hooks.example.com/x"], "--url"],
+      [["add", ...A(), "--url", "https://user:pw@hooks.example.com/x"], "--url"],
+      [["add", ...A(), "--url", "https://hooks.example.com/x#frag"], "--url"],
+      [["add", ...A(), "--url", "http://127.0.0.1:9000/hook"], "--url"],
+      [["add", ...A(), "--url", "http://169.254.169.254/latest"], "--url"],
+      [["add", ...A(), "--url", "http://[::1]/hook"], "--url"],
+      [["add", ...A(), "--url", "http://10.1.2.3/hook"], "--url"],
+      [["add", ...A(), "--url", "http://api.localhost/hook"], "--url"],
+      [["add", ...A(), "--url", `https://hooks.example.com/${"x".repeat(2048)}`], "--url"],
+      [["add", ...A(), "--url", "https://hooks.example.com/x", "--events", "message,mail"], "--events"],
+      [["remove", ...A(), "--endpoint-id", "hook_123"], "--endpoint-id"],
+      [["enable", ...A()], "--endpoint-id"],
+      [["deliveries", ...A(), "--limit", "0"], "--limit"],
+      [["deliveries", ...A(), "--limit", "501"], "--limit"],
+    ] as const
+  ).map(([args, flag]): [string, () => string[], string] => ["agent-webhook-cli", () => [...args], flag]),
+  ["agent-computer-worker", () => ["--once", "--webhook-backoff", "5x"], "--webhook-backoff"],
+  ["agent-computer-worker", () => ["--once", "--webhook-backoff", "5s,,1m"], "--webhook-backoff"],
+  ["agent-computer-worker", () => ["--once", "--webhook-backoff", "8d"], "--webhook-backoff"],
+  ["agent-computer-worker", () => ["--once", "--webhook-disable-after", "0"], "--webhook-disable-after"],
+  ["agent-computer-worker", () => ["--once", "--webhook-timeout-seconds", "0"], "--webhook-timeout-seconds"],
 ];
 
 describe("the front end rejects bad input before any command runs", () => {
@@ -98,6 +123,26 @@ describe("the front end rejects bad input before any command runs", () => {
 });
 
 const spawned: [string, () => string[], string][] = [
+  [
+    "agent-webhook-cli",
+    () => ["add", "--agent-id", "alice", "--token-file", alice.tokenFile, "--url", "http://10.0.0.1/x"],
+    "--url",
+  ],
+  [
+    "agent-webhook-cli",
+    () => [
+      "add",
+      "--agent-id",
+      "alice",
+      "--token-file",
+      alice.tokenFile,
+      "--url",
+      "https://hooks.example.com/x",
+      "--events",
+      "nope",
+    ],
+    "--events",
+  ],
   ["agent-checkin-cli", () => ["--agent-id", "alice", "--confirm", "--token-file", "/nonexistent/token"], "--token-file"],
   ["agent-send-cli", () => ["--from", "alice", "--to", "bob", "--body-file", "/nonexistent/body"], "--body-file"],
   ["agent-inbox-cli", () => ["--agent-id", "alice", "--token-file", alice.tokenFile, "--limit", "0"], "--limit"],
@@ -112,7 +157,8 @@ describe("bad input changes nothing", () => {
       const r = await runBin(bin, args(), { env });
       expect(r.exitCode, r.stderr).toBe(2);
       expect(r.stderr).toContain(flag);
-      expect(r.stderr).toContain(`see ${bin} --help`);
+      // A binary with subcommands points to the subcommand's contract.
+      expect(r.stderr).toMatch(new RegExp(`see ${bin}( ${args()[0]})? --help`));
       expect(r.stderr.trim().split("\n").length, "a short usage, not the contract").toBeLessThanOrEqual(4);
       expect(r.stderr).not.toMatch(/\n\s+at /);
       expect(r.stdout).toBe("");

@@ -258,6 +258,14 @@ describe("release cites a receipt", () => {
     expect(released.exitCode).toBe(0);
     expect(released.json()).toMatchObject({ lease: { state: "released", verification_id: passed.id } });
   });
+
+  test("a released lease is not verified again: CONFLICT naming its state, nothing runs", async () => {
+    const again = await verify([]);
+    expect(again.exitCode).toBe(4);
+    expect(error(again.stderr)).toMatchObject({ code: "CONFLICT", state: "released" });
+    expect(error(again.stderr).message).toContain(`writer lease ${leaseId} is released`);
+    expect(error(again.stderr).receipt).toBeUndefined();
+  });
 });
 
 test("no credential leaked into output, receipts or state files", async () => {

@@ -7,6 +7,7 @@ import { hostAllowed } from "../../app/agent_computer/src/console/host-guard.ts"
 import { jobsPage, TAIL_CHARS } from "../../app/agent_computer/src/console/jobs-page.ts";
 import { layout } from "../../app/agent_computer/src/console/layout.ts";
 import { triggersPage } from "../../app/agent_computer/src/console/triggers-page.ts";
+import { webhooksPage } from "../../app/agent_computer/src/console/webhooks-page.ts";
 import { redactSecrets } from "../../app/agent_computer/src/domain/automation/overview.ts";
 import { parseCommandLine } from "../helpers/parse-line.ts";
 
@@ -79,14 +80,45 @@ const agent = {
   session_id: EVIL,
 };
 
+const endpoint = {
+  id: `whk_${EVIL}`,
+  owner: EVIL,
+  url: `https://example.com/${EVIL}`,
+  events: ["message" as const],
+  state: "disabled" as const,
+  disabled_reason: EVIL,
+  allow_private: false,
+  failed_streak: 5,
+  events_by_state: { pending: 1, delivered: 2, failed: 3 },
+  created_at: T,
+  updated_at: T,
+};
+const attempt = {
+  event_id: `whevt_${EVIL}`,
+  endpoint_id: `whk_${EVIL}`,
+  type: EVIL,
+  attempt: 1,
+  worker_id: EVIL,
+  started_at: T,
+  duration_ms: 12,
+  status_code: 500,
+  error_kind: EVIL,
+  outcome: EVIL,
+};
+
 const rendered = [
   layout(jobsPage([{ job, runs: [run] }], { jobs: 50, runsPerJob: 5 }), "/", new Date(T)).text,
   layout(triggersPage(["checkback", "cron", "webhook"].map(trigger), 200), "/triggers", new Date(T)).text,
   layout(agentsPage({ agents: [agent], note: EVIL }), "/agents", new Date(T)).text,
+  layout(
+    webhooksPage({ endpoints: [endpoint], attempts: [attempt] }, { endpoints: 100, attempts: 100 }),
+    "/webhooks",
+    new Date(T),
+  ).text,
 ];
 
 describe("console pages", () => {
-  test.each(rendered.map((page, i) => [["jobs", "triggers", "agents"][i], page]))(
+  test.each(rendered.map((page, i) => [["jobs", "triggers", "agents", "webhooks"][i], page]))(
     "the %s page renders every hostile value escaped, never as markup",
     (_name, page) => {
       expect(page).not.toContain("<x-evil");

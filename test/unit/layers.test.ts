@@ -19,6 +19,7 @@ const UNITS: readonly (readonly [prefix: string, rank: number])[] = [
   ["console/", 55],
   // The one auto-wake service: the worker and agent-wake-cli run it; a sibling of console, which never wakes anyone.
   ["wake/", 55],
+  ["domain/webhooks/", 47],
   ["domain/agents/", 46],
   ["domain/automation/", 45],
   ["domain/herdr/", 45],

@@ -22,6 +22,13 @@ const assignedTask = [
   "agent-task-cli post --agent-id lead --title t --body b --require-cap ts",
 ];
 
+/** builder-1 with one outbound webhook endpoint, and the real id its examples' placeholder stands for. */
+const withEndpoint = [checkIn("builder-1"), "agent-webhook-cli add --agent-id builder-1 --url https://hooks.example.com/agent"];
+const endpointIds = async (world: World): Promise<Record<string, string>> => {
+  const { endpoints } = await world.json<{ endpoints: { id: string }[] }>("agent-webhook-cli list --agent-id builder-1 --json");
+  return { [EXAMPLE_IDS.webhookEndpoint]: endpoints[0]?.id ?? "no-endpoint" };
+};
+
 export const MESH_PLANS: Record<string, CommandPlan> = {
   "agent-checkin-cli": {},
   "agent-inbox-cli": {
@@ -73,6 +80,13 @@ export const MESH_PLANS: Record<string, CommandPlan> = {
     ],
   },
   "agent-channel-cli read": { given: [checkIn("builder-1"), "agent-channel-cli create --agent-id builder-1 --channel release"] },
+  "agent-webhook-cli (binary)": { given: [checkIn("builder-1")] },
+  "agent-webhook-cli add": { given: [checkIn("builder-1")] },
+  "agent-webhook-cli list": { given: withEndpoint },
+  "agent-webhook-cli remove": { given: withEndpoint, vars: endpointIds },
+  "agent-webhook-cli enable": { given: withEndpoint, vars: endpointIds },
+  "agent-webhook-cli rotate-secret": { given: withEndpoint, vars: endpointIds },
+  "agent-webhook-cli deliveries": { given: withEndpoint, vars: endpointIds },
   "agent-search-cli": {
     given: [
       checkIn("builder-1"),

@@ -30,6 +30,7 @@ export const EXAMPLE_IDS = {
   task: "task_0193a1b2c3d4e5f60718293a4b5c6d7e",
   message: "msg_0193a1b2c3d4e5f60718293a4b5c6d7e",
   cron: "cron_0193a1b2c3d4e5f60718293a4b5c6d7e",
+  webhookEndpoint: "whk_0193a1b2c3d4e5f60718293a4b5c6d7e",
 } as const;
 
 export const checkIn = (agent: string, extra = "") => `agent-checkin-cli --agent-id ${agent} --confirm ${extra}`.trim();

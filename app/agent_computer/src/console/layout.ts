@@ -12,6 +12,7 @@ export interface Page {
 export const NAV = [
   { path: "/", label: "Automation jobs" },
   { path: "/triggers", label: "Triggers" },
+  { path: "/webhooks", label: "Webhooks" },
   { path: "/agents", label: "Agents" },
 ] as const;
 

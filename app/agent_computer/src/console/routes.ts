@@ -1,10 +1,11 @@
-// The console's routes: three read-only pages and their two static files, served on the worker's HTTP
+// The console's routes: four read-only pages and their two static files, served on the worker's HTTP
 // server (loopback by default; worker/console.ts mounts them). Every response forbids inline script and style, framing and sniffing;
 // a request naming a foreign Host is refused (host-guard.ts), and a page is only shown to a browser that holds the
 // console token (access.ts); the stylesheet and the refresh script hold no data and are served to anyone.
 import { jobsOverview, triggersOverview } from "../domain/automation/overview.ts";
 import type { Deps } from "../domain/deps.ts";
 import { listAgents } from "../domain/mesh/directory.ts";
+import { webhooksOverview } from "../domain/webhooks/endpoints.ts";
 import { errorText } from "../errors.ts";
 import { checkAccess, linkCommand } from "./access.ts";
 import { agentsPage } from "./agents-page.ts";
@@ -15,6 +16,7 @@ import { html } from "./html.ts";
 import { jobsPage } from "./jobs-page.ts";
 import { type ConsolePath, layout, type Page } from "./layout.ts";
 import { triggersPage } from "./triggers-page.ts";
+import { webhooksPage } from "./webhooks-page.ts";
 
 /** What the console needs from the process that serves it. */
 export interface ConsoleDeps {
@@ -33,7 +35,7 @@ type RouteHandler = (request: Request) => Response | Promise<Response>;
 /** Path → GET handler, in the shape Bun.serve's routes take. */
 export type ConsoleRoutes = Record<string, { GET: RouteHandler }>;
 
-export const LIMITS = { jobs: 50, runsPerJob: 5, triggers: 200 } as const;
+export const LIMITS = { jobs: 50, runsPerJob: 5, triggers: 200, endpoints: 100, attempts: 100 } as const;
 
 export const CONTENT_SECURITY_POLICY =
   "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; " +
@@ -118,6 +120,9 @@ export const consoleRoutes = (ctx: ConsoleDeps): ConsoleRoutes => ({
         LIMITS.triggers,
       ),
     ),
+  },
+  "/webhooks": {
+    GET: page(ctx, "/webhooks", async () => webhooksPage(await webhooksOverview(ctx.deps, LIMITS), LIMITS)),
   },
   "/agents": {
     GET: page(ctx, "/agents", async () => agentsPage(await listAgents(ctx.deps, { includeStale: true, token: undefined }))),

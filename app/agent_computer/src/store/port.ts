@@ -7,6 +7,7 @@ import type { HerdrRepo } from "./port-herdr.ts";
 import type { IdentityRepo, TaskRepo } from "./port-identity.ts";
 import type { MeshRepo } from "./port-mesh.ts";
 import type { WakeRepo } from "./port-wake.ts";
+import type { WebhookRepo } from "./port-webhooks.ts";
 
 export type * from "./port-automation.ts";
 export { AUTOMATION_CHANNEL } from "./port-automation.ts";
@@ -16,6 +17,8 @@ export type * from "./port-identity.ts";
 export type * from "./port-mesh.ts";
 export type * from "./port-wake.ts";
 export { WAKE_CHANNEL } from "./port-wake.ts";
+export type * from "./port-webhooks.ts";
+export { WEBHOOK_EVENT_KINDS } from "./port-webhooks.ts";
 
 export interface StoreTx {
   mesh: MeshRepo;
@@ -25,6 +28,7 @@ export interface StoreTx {
   automation: AutomationRepo;
   wake: WakeRepo;
   herdr: HerdrRepo;
+  webhooks: WebhookRepo;
 }
 
 export interface WriteOptions {

@@ -6,6 +6,7 @@ import { presenceService } from "./presence.ts";
 import { schedulerService } from "./scheduler.ts";
 import type { ServiceFactory } from "./service.ts";
 import { wakeService } from "./wake.ts";
+import { webhookDeliveryService } from "./webhook-delivery.ts";
 import { webhookService } from "./webhooks.ts";
 
 export const workerServices: ServiceFactory[] = [
@@ -13,6 +14,7 @@ export const workerServices: ServiceFactory[] = [
   webhookService,
   schedulerService,
   executorService,
+  webhookDeliveryService,
   wakeService,
   consoleService,
 ];

@@ -25,11 +25,12 @@ export default defineCommand({
     "Marks the receipt failed/abandoned so its target accepts requests again. It needs controller authority and a fresh " +
     "observation that the exact leased agent (pane, terminal, name, kind, cwd) is idle, done or blocked; while the agent " +
     "works it is refused. It never stops, interrupts or closes anything and drops any result the receipt would have had. " +
-    "Use it after inspecting an ambiguous (reserved) delivery; prefer collect for pending ones.",
+    "Use it after inspecting an ambiguous (reserved) delivery; prefer collect for pending ones. A read cut by a Herdr " +
+    "server restart is made again for up to 30 s.",
   schema: abandonOptionsSchema,
   writes: "the receipt's state (failed, failure abandoned).",
   output: '{"receipt","target","state":"failed","failure":"abandoned","observed_status","observed_seq"}',
-  errors: [...AUTHORITY_ERRORS, "NOT_FOUND", "CONFLICT", "IDENTITY_CHANGED", "AGENT_NOT_SETTLED", "INTERNAL"],
+  errors: [...AUTHORITY_ERRORS, "RESERVATION_BUSY", "CONFLICT", "IDENTITY_CHANGED", "AGENT_NOT_SETTLED", "INTERNAL"],
   env: CONTROL_ENV,
   examples: ["herdr-agent-control abandon --receipt herdr-receipt-v1.0b6e4d9e-1f1a-4c35-9d0e-5d7f0f3c2a11 --json"],
   run: runAbandon,

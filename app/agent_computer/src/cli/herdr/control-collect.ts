@@ -5,8 +5,8 @@ import { RECEIPT_TOKEN_PATTERN } from "../../domain/herdr/receipts.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildHerdrDeps } from "../kernel/deps.ts";
-import { HANDOFF_ERRORS, HANDOFF_OUTPUT, RESULT_STATES } from "./handoff-docs.ts";
-import { CONTROL_ENV, modeSchema, readLinesSchema, renderHandoff, timeoutMsSchema } from "./shared.ts";
+import { HANDOFF_OUTPUT, RESULT_STATES } from "./handoff-docs.ts";
+import { AUTHORITY_ERRORS, CONTROL_ENV, modeSchema, readLinesSchema, renderHandoff, timeoutMsSchema } from "./shared.ts";
 
 export const collectOptionsSchema = z.object({
   receipt: z
@@ -38,7 +38,7 @@ export default defineCommand({
   schema: collectOptionsSchema,
   writes: "the state of each receipt that completes or fails; nothing is typed into any pane.",
   output: HANDOFF_OUTPUT,
-  errors: [...HANDOFF_ERRORS, "NOT_FOUND"],
+  errors: [...AUTHORITY_ERRORS, "RESERVATION_BUSY", "IDENTITY_CHANGED", "INTERNAL"],
   env: CONTROL_ENV,
   examples: [
     "herdr-agent-control collect --receipt herdr-receipt-v1.0b6e4d9e-1f1a-4c35-9d0e-5d7f0f3c2a11",

@@ -36,7 +36,7 @@ export default defineCommand({
   output:
     '{"controller_id","receipts":[{"receipt","target","lease_id","state":"reserved|pending|completed|failed","pane_id",' +
     '"agent_kind","cwd","before_seq","after_seq","settled_seq","settled_status","failure","created_at","updated_at"}]}',
-  errors: ["CONTROLLER_CONTEXT_MISSING", "INTERNAL"],
+  errors: ["INVALID_INPUT", "CONTROLLER_CONTEXT_MISSING", "INTERNAL"],
   env: CONTROL_ENV,
   examples: [
     "herdr-agent-control receipts",

@@ -48,7 +48,7 @@ export default defineCommand({
     '"agent_name"?,"agent_kind"?}|null,"herdr_reachable","leases":[{"lease_id","type","state","agent_name","agent_kind","cwd",' +
     '"pane_id","purpose","created_at","updated_at","writer"?,"live":"matched|identity_mismatch|missing|unknown","live_status"?,' +
     '"live_seq"?,"outstanding_receipts":[]}],"ended_leases"}',
-  errors: ["CONTROLLER_CONTEXT_MISSING", ...STORE_ERRORS, "INTERNAL"],
+  errors: ["INVALID_INPUT", "CONTROLLER_CONTEXT_MISSING", ...STORE_ERRORS, "INTERNAL"],
   env: CONTROL_ENV,
   examples: ["herdr-agent-control status", "herdr-agent-control status --json | jq '.leases[] | {agent_name, live_seq}'"],
   run: runStatus,

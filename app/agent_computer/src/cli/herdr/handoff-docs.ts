@@ -21,6 +21,7 @@ export const HANDOFF_WRITES =
 
 export const HANDOFF_ERRORS: readonly ErrorCode[] = [
   ...AUTHORITY_ERRORS,
+  "RESERVATION_BUSY",
   "TARGET_NOT_LEASED",
   "RECEIPT_OUTSTANDING",
   "IDENTITY_CHANGED",

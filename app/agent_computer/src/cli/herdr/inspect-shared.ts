@@ -4,7 +4,14 @@ import type { ErrorCode } from "../../errors.ts";
 import type { CommandContext } from "../kernel/context.ts";
 
 export const INSPECT_ENV = ["HERDR_SOCKET_PATH", "HERDR_SESSION", "XDG_CONFIG_HOME"] as const;
-export const INSPECT_ERRORS: readonly ErrorCode[] = ["INVALID_INPUT", "UNAVAILABLE", "NOT_FOUND", "TIMEOUT", "INTERNAL"];
+export const INSPECT_ERRORS: readonly ErrorCode[] = [
+  "INVALID_INPUT",
+  "UNAVAILABLE",
+  "NOT_FOUND",
+  "TIMEOUT",
+  "HERDR_REFUSED",
+  "INTERNAL",
+];
 
 /** The only Herdr access an inspect command gets: a client whose type has no mutating method. */
 export const readerFor = async (ctx: CommandContext): Promise<HerdrReader> =>

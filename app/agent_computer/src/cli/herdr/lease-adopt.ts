@@ -48,7 +48,15 @@ export default defineCommand({
   flags: { target: { placeholder: "<name-or-pane>" } },
   writes: "an adopted lease in this host's state dir.",
   output: LEASE_OUTPUT,
-  errors: [...AUTHORITY_ERRORS, "NOT_FOUND", "CONFLICT", "IDENTITY_CHANGED", "AGENT_NOT_SETTLED", "CURSOR_MOVED", "INTERNAL"],
+  errors: [
+    ...AUTHORITY_ERRORS,
+    "RESERVATION_BUSY",
+    "CONFLICT",
+    "IDENTITY_CHANGED",
+    "AGENT_NOT_SETTLED",
+    "CURSOR_MOVED",
+    "INTERNAL",
+  ],
   env: BINDING_ENV,
   examples: [
     "herdr-lease-cli adopt --target old-rev --expected-pane-id w1:p4 --expected-name old-rev --expected-kind claude " +

@@ -28,7 +28,7 @@ export default defineCommand({
   output:
     '{"name","protocol","capabilities":[],"process_binding":"linux-procfs|unavailable","reservation_locks":{"controller"|' +
     '"reviewer"|"writer"|"adopted"|"receipts":{"state":"absent|active|stale|indeterminate","reason"}}}',
-  errors: ["INTERNAL"],
+  errors: ["INVALID_INPUT", "INTERNAL"],
   env: ["AGENT_COMPUTER_HOME", "AGENT_COMPUTER_HOST_ID"],
   examples: ["herdr-lease-cli bridge-status", "herdr-lease-cli bridge-status --json | jq .reservation_locks"],
   run: runBridgeStatus,

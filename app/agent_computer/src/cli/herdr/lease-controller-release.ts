@@ -29,7 +29,7 @@ export default defineCommand({
   schema: releaseOptionsSchema,
   writes: "the controller lease row (state released, checkpoint); removes this host's binding and credential files.",
   output: CONTROLLER_OUTPUT,
-  errors: [...AUTHORITY_ERRORS, "INTERNAL"],
+  errors: [...AUTHORITY_ERRORS, "RESERVATION_BUSY", "INTERNAL"],
   env: BINDING_ENV,
   examples: [
     "herdr-lease-cli controller release --checkpoint-ref https://github.com/acme/api/issues/7#c9 --checkpoint-sha256 $(sha256sum < checkpoint-c9.md | cut -c1-64)",

@@ -21,7 +21,7 @@ export default defineCommand({
   schema: renewOptionsSchema,
   writes: "the controller lease row's expiry.",
   output: CONTROLLER_OUTPUT,
-  errors: [...AUTHORITY_ERRORS, "INTERNAL"],
+  errors: [...AUTHORITY_ERRORS, "RESERVATION_BUSY", "INTERNAL"],
   env: BINDING_ENV,
   examples: ["herdr-lease-cli controller renew", "herdr-lease-cli controller renew --ttl-seconds 1800 --json"],
   run: runRenew,

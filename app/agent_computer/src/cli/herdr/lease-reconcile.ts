@@ -42,7 +42,7 @@ export default defineCommand({
   output:
     '{"controller_id","dry_run","leases":[{"lease_id","type","agent_name","pane_id","state_before","outcome":"lost|would_lose|' +
     'kept|unknown","evidence","released":{"writer_claim","receipts":[]}}]}',
-  errors: [...AUTHORITY_ERRORS, "NOT_FOUND", "TIMEOUT", "HERDR_REFUSED", "INTERNAL"],
+  errors: [...AUTHORITY_ERRORS, "RESERVATION_BUSY", "INTERNAL"],
   env: BINDING_ENV,
   examples: ["herdr-lease-cli reconcile --dry-run", "herdr-lease-cli reconcile --json"],
   run: runReconcile,

@@ -60,7 +60,7 @@ export default defineCommand({
   rest: { key: "nativeArgs", name: "NATIVE_ARGS" },
   writes: "a reviewer lease in this host's state dir; a Herdr tab and agent.",
   output: LEASE_OUTPUT,
-  errors: [...AUTHORITY_ERRORS, "CONFLICT", "HERDR_REFUSED", "IDENTITY_CHANGED", "TIMEOUT", "INTERNAL"],
+  errors: [...AUTHORITY_ERRORS, "RESERVATION_BUSY", "CONFLICT", "IDENTITY_CHANGED", "INTERNAL"],
   env: BINDING_ENV,
   examples: [
     "herdr-lease-cli reviewer start --name rev-pr42 --kind claude --cwd /srv/wt/pr42 --purpose 'review PR 42' -- --model opus --effort high",

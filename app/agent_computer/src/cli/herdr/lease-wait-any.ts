@@ -45,7 +45,7 @@ export default defineCommand({
   writes: "nothing.",
   output:
     '{"event":"agent_settled","target","pane_id","name","kind","cwd","status":"idle|done|blocked","state_change_seq","output"}',
-  errors: ["INVALID_INPUT", "NOT_FOUND", "IDENTITY_CHANGED", "TIMEOUT", "UNAVAILABLE", "INTERNAL"],
+  errors: ["INVALID_INPUT", "NOT_FOUND", "IDENTITY_CHANGED", "TIMEOUT", "UNAVAILABLE", "HERDR_REFUSED", "INTERNAL"],
   env: ["HERDR_SOCKET_PATH"],
   examples: [
     "herdr-lease-cli wait-any --worker rev-a --worker rev-b --after-seq rev-a=118 --after-seq rev-b=121 --json",

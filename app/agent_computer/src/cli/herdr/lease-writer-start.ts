@@ -77,12 +77,11 @@ export default defineCommand({
   output: LEASE_OUTPUT,
   errors: [
     ...AUTHORITY_ERRORS,
+    "RESERVATION_BUSY",
     "WRITER_ADMISSION_REFUSED",
     "SCOPE_CONFLICT",
     "CONFLICT",
-    "HERDR_REFUSED",
     "IDENTITY_CHANGED",
-    "TIMEOUT",
     "INTERNAL",
   ],
   env: BINDING_ENV,

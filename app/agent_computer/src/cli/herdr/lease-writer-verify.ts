@@ -57,7 +57,7 @@ export default defineCommand({
   name: "herdr-lease-cli writer verify",
   summary: "run the repository's verification recipe offline in Bubblewrap against a writer's commit; store a receipt",
   description:
-    "Needs controller authority and a writer lease of this controller. HEAD of the leased worktree must be " +
+    "Needs controller authority and a held writer lease of this controller (an ended one: CONFLICT with its state). HEAD of the leased worktree must be " +
     "--expected-head and descend from the lease's accepted base commit; that commit (committed bytes only, uncommitted " +
     "changes are not part of it) is what is verified. The recipe is read from the BASE commit's Git object, never the " +
     'worktree: JSON {"steps":[{"name","argv":[…],"timeout_s"?:1-3600 (600)}],"bootstrap"?:{"web"?:bool,"python"?:' +
@@ -82,7 +82,7 @@ export default defineCommand({
     '"web_bootstrap","status":"passed","started_at","finished_at","phases":[{"kind":"bootstrap-web|bootstrap-python|step",' +
     '"name","argv","network","exit_code","signal","timed_out","duration_ms","output_tail","output_bytes"}],"skipped"}; ' +
     "a failed run exits 4 with VERIFICATION_FAILED and the same receipt under error.receipt",
-  errors: [...AUTHORITY_ERRORS, "NOT_FOUND", "VERIFICATION_REFUSED", "VERIFICATION_FAILED", "UNSUPPORTED", "INTERNAL"],
+  errors: [...AUTHORITY_ERRORS, "CONFLICT", "VERIFICATION_REFUSED", "VERIFICATION_FAILED", "UNSUPPORTED", "INTERNAL"],
   env: [...BINDING_ENV, "AGENT_COMPUTER_BWRAP", "AGENT_COMPUTER_UV", "TMPDIR"],
   examples: [
     "herdr-lease-cli writer verify --lease-id lease_7a1e9a1b2c3d4e5f60718293a4b5c6d7 " +

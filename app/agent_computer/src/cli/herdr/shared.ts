@@ -16,15 +16,21 @@ export const CONTROL_ENV = [
 ] as const;
 export const BINDING_ENV = [...CONTROL_ENV, "AGENT_CONTROL_CONTROLLER_PID", "AGENT_COMPUTER_HOST_ID"] as const;
 
-/** Errors of every command that loads controller authority. */
+/**
+ * Errors of every command that loads controller authority. NOT_FOUND, TIMEOUT and HERDR_REFUSED come from the
+ * caller's own Herdr read (its pane's agent), made before any lease is touched. A command that takes a reservation
+ * lock adds RESERVATION_BUSY.
+ */
 export const AUTHORITY_ERRORS: readonly ErrorCode[] = [
   "INVALID_INPUT",
   "CONTROLLER_CONTEXT_MISSING",
   "CONTROLLER_AUTH_FAILED",
   "CONTROLLER_FENCED",
   "CONTROLLER_EXPIRED",
-  "RESERVATION_BUSY",
   "UNAVAILABLE",
+  "NOT_FOUND",
+  "TIMEOUT",
+  "HERDR_REFUSED",
   ...STORE_ERRORS,
 ];
 

@@ -11,6 +11,7 @@ export const meshBinaries: Record<string, BinaryLoader> = {
   "agent-search-cli": singleCommand(() => import("./agent-search-cli.ts")),
   "agent-contacts-cli": () => import("./agent-contacts-cli.ts").then((m) => m.default),
   "agent-channel-cli": () => import("./agent-channel-cli.ts").then((m) => m.default),
+  "agent-webhook-cli": () => import("./agent-webhook-cli.ts").then((m) => m.default),
   "agents-list-cli": singleCommand(() => import("./agents-list-cli.ts")),
   "agent-wake-cli": singleCommand(() => import("./agent-wake-cli.ts")),
 };

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { consoleLink } from "../../console/access.ts";
 import { newId } from "../../domain/ids.ts";
+import { DEFAULT_DISABLE_AFTER } from "../../domain/webhooks/delivery.ts";
 import { STORE_ERRORS } from "../../errors.ts";
 import { ensureConsoleToken } from "../../local/console-token.ts";
 import { defineCommand } from "../kernel/command.ts";
@@ -21,6 +22,24 @@ const isHost = (host: string): boolean => {
   const labels = host.split(".");
   return host.length <= 253 && labels.every((l) => LABEL.test(l)) && !/^\d+$/.test(labels.at(-1) ?? "");
 };
+
+const STEP = /^(\d{1,9})(ms|s|m|h)$/;
+const STEP_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** "5s,30s,2m": the waits before each retry of an outbound webhook, in milliseconds. */
+const backoffSchema = z
+  .string()
+  .refine(
+    (text) => text.split(",").length <= 20 && text.split(",").every((step) => STEP.test(step.trim())),
+    "must be 1-20 comma-separated waits like 500ms, 5s, 2m or 1h",
+  )
+  .transform((text) =>
+    text.split(",").map((step) => {
+      const [, n, unit] = STEP.exec(step.trim()) as RegExpExecArray;
+      return Number(n) * (STEP_MS[unit as string] as number);
+    }),
+  )
+  .refine((steps) => steps.every((ms) => ms <= 7 * 86_400_000), "each wait must be at most 7 days");
 
 export const workerOptionsSchema = z
   .object({
@@ -68,6 +87,23 @@ export const workerOptionsSchema = z
       .describe(
         "directory of Skills whose <name>/mcp.json declare MCP servers for attempts; default AGENT_COMPUTER_SKILLS_DIR, else the package's skills/",
       ),
+    webhookBackoff: backoffSchema
+      .prefault("5s,30s,2m,10m,30m,2h,6h")
+      .describe("outbound webhooks (agent-webhook-cli): wait before each retry, each stretched by up to 25% at random"),
+    webhookDisableAfter: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(1000)
+      .default(DEFAULT_DISABLE_AFTER)
+      .describe("outbound webhooks: disable an endpoint after this many events in a row failed every attempt"),
+    webhookTimeoutSeconds: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(300)
+      .default(10)
+      .describe("outbound webhooks: one attempt's time limit"),
     consoleUrl: z
       .boolean()
       .default(false)
@@ -140,6 +176,11 @@ const runWorkerCommand = async (options: WorkerCliOptions, ctx: CommandContext) 
       pollMs: options.pollMs,
       drainSeconds: options.drainSeconds,
       skillsDir: options.skillsDir ?? ctx.env.AGENT_COMPUTER_SKILLS_DIR ?? installPaths().defaultSkillsDir,
+      webhooks: {
+        backoffMs: options.webhookBackoff,
+        disableAfter: options.webhookDisableAfter,
+        timeoutMs: options.webhookTimeoutSeconds * 1000,
+      },
     },
   });
   if (summary.stopped_by !== "once") endBySignalAtExit(summary.stopped_by);
@@ -160,7 +201,7 @@ export default defineCommand({
     "One worker per host (several may share one PostgreSQL store; each trigger is still consumed exactly once, enforced by " +
     "the store). Services: the scheduler (checkbacks and cron schedules), the run executor (fenced attempts, --concurrency " +
     "at a time), the webhook receiver (POST /hooks/<endpoint-id>, see create-webhook-cli --help), the endpoint that " +
-    "scripts' emitEvent calls reach and the console (read-only web pages, refreshed live: automation jobs with their recent " +
+    "scripts' emitEvent calls reach, the outbound webhook sender and the console (read-only web pages, refreshed live: automation jobs with their recent " +
     "runs and output tails, triggers, agents; answers loopback host names only); all share one HTTP server, loopback by default. On start it logs the console URL " +
     "(http://127.0.0.1:<port>/) to stderr. Logs are JSON lines on stderr; stdout carries only the final summary.\n" +
     "Console access: the pages open only for a browser that holds the console token, a random secret kept 0600 in " +
@@ -190,7 +231,8 @@ export default defineCommand({
     "Jobs and triggers: create-automation-job-cli --help.",
   schema: workerOptionsSchema,
   writes:
-    "trigger firings, runs and attempts (state, exit code, error, stdout/stderr tails), events in owners' sessions, its own " +
+    "trigger firings, runs and attempts (state, exit code, error, stdout/stderr tails), events in owners' sessions, " +
+    "outbound webhook attempts (and disabled endpoints' notices), its own " +
     "worker record; per-attempt files under $AGENT_COMPUTER_HOME/run/attempts (removed when the attempt ends); " +
     "$AGENT_COMPUTER_HOME/console-token (0600) when it is missing, also with --console-url (which writes nothing else).",
   output:

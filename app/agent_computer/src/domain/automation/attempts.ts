@@ -2,9 +2,10 @@
 // the final result. Every write names (run, attempt, lease token); a stale attempt's write is refused.
 import { randomBytes } from "node:crypto";
 import type { ClaimedRun, EnvEntry, Fence, JobRecord, RunOutcome, RunRecord, StoreTx } from "../../store/port.ts";
-import { atOneInstant, type Deps } from "../deps.ts";
+import { atOneInstant, type Deps, iso } from "../deps.ts";
 import { lockAgentsInOrder } from "../mesh/lock-order.ts";
 import { deliverSystemMessage } from "../mesh/notify.ts";
+import { enqueueWebhookEvent } from "../mesh/webhook-events.ts";
 import { EVENT_TYPES, jobSource, jsonEvent } from "./cloudevent.ts";
 import { eventMessageBody } from "./fire.ts";
 
@@ -34,7 +35,26 @@ const notifyFailure = async (
   outcome: Pick<RunOutcome, "errorKind" | "error" | "exitCode" | "signal" | "stderrTail">,
 ) => {
   const job = await tx.automation.getJob(run.jobId);
-  if (!job?.wakeOnFailure) return;
+  if (!job) return;
+  // The owner's webhooks hear of every failed run of its jobs (ids and the kind of failure; never output or error text).
+  await enqueueWebhookEvent(
+    tx,
+    job.owner,
+    "run_failed",
+    {
+      automation_job_id: job.id,
+      label: job.label,
+      run_id: run.id,
+      attempt: run.attempt,
+      error_kind: outcome.errorKind,
+      exit_code: outcome.exitCode,
+      signal: outcome.signal,
+      failed_at: iso(deps.now()),
+      inspect: `show-automation-job-cli --agent-id ${job.owner} --job-id ${job.id} --run-id ${run.id}`,
+    },
+    deps.now(),
+  );
+  if (!job.wakeOnFailure) return;
   const event = jsonEvent({
     id: `${run.id}:failed`,
     source: jobSource(job.id),

@@ -2,10 +2,11 @@
 // authority and a fresh observation that the exact leased agent is settled; it stops nothing.
 import { commandLine } from "../../command-line.ts";
 import { AppError } from "../../errors.ts";
-import { isSettled, observeAgent, sameIdentity } from "./agent-identity.ts";
+import { isSettled, sameIdentity } from "./agent-identity.ts";
 import { loadAuthority } from "./controller-authority.ts";
 import type { HerdrDeps } from "./deps.ts";
 import { findReceipt, isOutstanding, tokenOf, transitionReceipt } from "./receipts.ts";
+import { observeSurviving } from "./settle.ts";
 
 export interface AbandonResult {
   receipt: string;
@@ -16,11 +17,22 @@ export interface AbandonResult {
   observed_seq: number;
 }
 
-export const abandonReceipt = async (deps: HerdrDeps, token: string): Promise<AbandonResult> => {
+/**
+ * abandon has no --timeout-ms: its one read of the agent waits out a Herdr server restart or live handoff (seconds)
+ * for at most this long, then ends UNAVAILABLE instead of hanging.
+ */
+export const ABANDON_READ_DEADLINE_MS = 30_000;
+
+export const abandonReceipt = async (
+  deps: HerdrDeps,
+  token: string,
+  readDeadlineMs = ABANDON_READ_DEADLINE_MS,
+): Promise<AbandonResult> => {
+  const deadline = Date.now() + readDeadlineMs;
   const authority = await loadAuthority(deps);
   const receipt = findReceipt(deps.dirs, token, authority.controllerId);
   if (!isOutstanding(receipt)) throw new AppError("CONFLICT", `receipt ${token} is already ${receipt.state}`);
-  const agent = await observeAgent(deps.herdr, receipt.identity.pane_id);
+  const agent = await observeSurviving(deps.herdr, receipt.identity.pane_id, deadline);
   if (!agent || !sameIdentity(agent, receipt.identity)) {
     throw new AppError("IDENTITY_CHANGED", `${receipt.target}: the leased agent is no longer in its pane`, {
       hint: "collect marks this receipt failed (identity_changed)",

@@ -5,13 +5,14 @@
 // blocking `reserved` receipt, because the request may or may not have reached the agent.
 import { isHerdrError } from "../../adapters/herdr/client.ts";
 import { AppError, isAppError } from "../../errors.ts";
-import { isReadyForRequest, observeAgent, sameIdentity } from "./agent-identity.ts";
+import { isReadyForRequest, sameIdentity } from "./agent-identity.ts";
 import { collectMany } from "./collect.ts";
 import { type ControllerAuthority, loadAuthority } from "./controller-authority.ts";
 import { type HerdrDeps, reserve } from "./deps.ts";
 import type { HandoffMode, HandoffOutput } from "./handoff-results.ts";
 import { isHeld, type LeaseRecord, leaseIdentity, listLeases } from "./leases.ts";
 import { newReceipt, outstandingFor, type ReceiptRecord, saveReceipt, tokenOf, transitionReceipt } from "./receipts.ts";
+import { observeSurviving } from "./settle.ts";
 
 export interface HandoffRequest {
   target: string;
@@ -46,8 +47,16 @@ const targetLease = (leases: readonly LeaseRecord[], controllerId: string, targe
   return lease;
 };
 
-/** Validates every target, then writes one reserved receipt per target; all or nothing. */
-const admit = (deps: HerdrDeps, authority: ControllerAuthority, requests: readonly HandoffRequest[]): Promise<ReceiptRecord[]> =>
+/**
+ * Validates every target, then writes one reserved receipt per target; all or nothing. Admission only reads Herdr,
+ * so a read cut by a Herdr restart is made again until the call's deadline.
+ */
+const admit = (
+  deps: HerdrDeps,
+  authority: ControllerAuthority,
+  requests: readonly HandoffRequest[],
+  deadline: number,
+): Promise<ReceiptRecord[]> =>
   reserve(deps, ["reviewer", "writer", "adopted", "receipts"], async () => {
     await authority.verify();
     const leases = listLeases(deps.dirs);
@@ -63,7 +72,7 @@ const admit = (deps: HerdrDeps, authority: ControllerAuthority, requests: readon
     });
     const observed = [];
     for (const entry of admitted) {
-      const agent = await observeAgent(deps.herdr, entry.identity.pane_id);
+      const agent = await observeSurviving(deps.herdr, entry.identity.pane_id, deadline);
       if (!agent || !sameIdentity(agent, entry.identity)) {
         throw new AppError("IDENTITY_CHANGED", `${entry.request.target}: the leased agent is no longer in its pane`);
       }
@@ -134,7 +143,7 @@ export const handoff = async (
   if (new Set(targets).size !== targets.length) throw new AppError("INVALID_INPUT", "each target may appear once per batch");
   const deadline = Date.now() + timeoutMs;
   const authority = await loadAuthority(deps);
-  const receipts = await admit(deps, authority, requests);
+  const receipts = await admit(deps, authority, requests, deadline);
   const delivered = await Promise.all(
     receipts.map((receipt, index) =>
       deliver(deps, authority, receipt, requests[index]?.message ?? "", deadline).catch(async (error: unknown) => {

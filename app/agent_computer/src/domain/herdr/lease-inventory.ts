@@ -74,7 +74,9 @@ export const leaseInventory = async (deps: HerdrDeps): Promise<LeaseInventory> =
         controller_id: lease.controller_id,
         lease: lease.lease_id,
         state: lease.state,
-        identity: sameIdentity(agent, leaseIdentity(lease)) ? ("matched" as const) : ("identity_mismatch" as const),
+        // A lease whose start was cut before its agent's terminal was recorded cannot match whatever runs there.
+        identity:
+          lease.terminal_id && sameIdentity(agent, leaseIdentity(lease)) ? ("matched" as const) : ("identity_mismatch" as const),
       })),
   ];
   const listed = agents.map((agent) => {

@@ -13,7 +13,7 @@ import { neutralizeLine } from "../../terminal-text.ts";
 import { iso } from "../deps.ts";
 import { loadAuthority } from "./controller-authority.ts";
 import type { HerdrDeps } from "./deps.ts";
-import { ownedLease } from "./leases.ts";
+import { isHeld, ownedLease } from "./leases.ts";
 import { isRegularFileMode, lockProblems } from "./verify-locks.ts";
 import { type Phase, planPhases, SCRATCH } from "./verify-plan.ts";
 import { type PhaseRecord, saveVerification, type VerificationReceipt } from "./verify-receipts.ts";
@@ -148,6 +148,13 @@ const removeQuietly = (root: string) => {
 export const verifyWriter = async (deps: HerdrDeps, host: VerifyHost, input: VerifyInput): Promise<VerificationReceipt> => {
   const authority = await loadAuthority(deps);
   const lease = ownedLease(deps.dirs, input.leaseId, authority.controllerId, "writer");
+  // An ended lease no longer holds its worktree: a receipt for it could not be cited by any release.
+  if (!isHeld(lease.state)) {
+    throw new AppError("CONFLICT", `writer lease ${lease.lease_id} is ${lease.state}; only a held writer lease is verified`, {
+      hint: "verify before release; a new writer lease (herdr-lease-cli writer start) is needed to verify this worktree again",
+      details: { state: lease.state },
+    });
+  }
   const writer = lease.writer;
   if (!writer) throw new AppError("INTERNAL", "writer facts missing");
   preflight(host);

@@ -78,7 +78,12 @@ const postTo = async (deps: Deps, tx: StoreTx, agentId: string, channel: Channel
   const delivered: string[] = [];
   const away: string[] = [];
   for (const recipient of channel.members.filter((m) => m !== agentId)) {
-    const delivery = await deliverTo(tx, id, recipient, now);
+    const delivery = await deliverTo(
+      tx,
+      { id, sender: agentId, kind: "message", threadId: null, channel: channel.name },
+      recipient,
+      now,
+    );
     if (delivery?.live) delivered.push(recipient);
     else if (delivery) away.push(recipient);
   }

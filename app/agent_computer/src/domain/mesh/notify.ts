@@ -35,7 +35,12 @@ export const deliverSystemMessage = async (tx: StoreTx, message: SystemMessage):
     idempotencyKey: null,
     createdAt: message.now,
   });
-  const delivery = await deliverTo(tx, messageId, message.recipient, message.now);
+  const delivery = await deliverTo(
+    tx,
+    { id: messageId, sender: SYSTEM_SENDER, kind: message.kind, threadId: message.threadId ?? null },
+    message.recipient,
+    message.now,
+  );
   if (!delivery) throw new Error(`deliverSystemMessage: no agent named ${message.recipient}`);
   return { messageId, seq: delivery.seq, delivered: delivery.live };
 };

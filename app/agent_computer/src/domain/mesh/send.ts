@@ -249,7 +249,7 @@ const sendOnce = (deps: Deps, input: SendInput): Promise<SendResult> => {
             await lockAgentsInOrder(tx, [...presenceRows(caller), ...names.filter((name) => !refusing.has(name))]);
             await writePresence(deps, tx, caller);
             const deliveries = await Promise.all(
-              names.map((name) => (refusing.has(name) ? undefined : deliverTo(tx, id, name, deps.now()))),
+              names.map((name) => (refusing.has(name) ? undefined : deliverTo(tx, message, name, deps.now()))),
             );
             return names.map((name, i) =>
               refusing.has(name) ? { agent_id: name, outcome: "refused_by_policy", seq: null } : outcome(name, deliveries[i]),

@@ -1,8 +1,9 @@
 import { commandLine } from "../../command-line.ts";
 import type { IdentityRecord, StoreTx, TaskRecord } from "../../store/port.ts";
-import type { Deps } from "../deps.ts";
+import { type Deps, iso } from "../deps.ts";
 import { livenessOf } from "../identity/liveness.ts";
 import { deliverSystemMessage } from "../mesh/notify.ts";
+import { enqueueWebhookEvent } from "../mesh/webhook-events.ts";
 import { type TaskSummary, taskSummary } from "./view.ts";
 
 /** How many queued tasks one registration looks at; the queue is served most urgent first. */
@@ -53,6 +54,21 @@ export const assignTask = async (
     now: deps.now(),
   });
   if (!assigned) return undefined;
+  // Ids and names only: the title and body are the poster's text, read with agent-task-cli.
+  await enqueueWebhookEvent(
+    tx,
+    assignee,
+    "task",
+    {
+      task_id: task.id,
+      poster: task.poster,
+      priority: task.priority,
+      required_caps: task.requiredCaps,
+      assigned_at: iso(deps.now()),
+      read_with: commandLine("agent-task-cli", "list", "--agent-id", assignee),
+    },
+    deps.now(),
+  );
   await deliverSystemMessage(tx, {
     recipient: assignee,
     kind: "event",

@@ -7,6 +7,7 @@ import { identityRepo } from "./identity.ts";
 import { meshRepo } from "./mesh.ts";
 import { tasksRepo } from "./tasks.ts";
 import { wakeRepo } from "./wake.ts";
+import { webhookRepo } from "./webhooks.ts";
 
 const built = new WeakMap<Db, StoreTx>();
 
@@ -26,6 +27,7 @@ export const reposFor = (db: Db): StoreTx => {
       automation: automationRepo(db),
       wake: wakeRepo(db),
       herdr: herdrRepo(db),
+      webhooks: webhookRepo(db),
     };
     built.set(db, repos);
   }

@@ -1,0 +1,218 @@
+// Outbound webhooks: endpoints, the event outbox and delivery attempts. A claim sets a lease token on the event;
+// every later write of that attempt names it, so a worker whose lease ran out (and was taken over) writes nothing.
+import type {
+  ClaimedWebhookEvent,
+  WebhookAttemptRecord,
+  WebhookEndpointRecord,
+  WebhookEventKind,
+  WebhookEventRecord,
+  WebhookEventState,
+  WebhookRepo,
+} from "../port-webhooks.ts";
+import { skipLocked } from "./automation-triggers.ts";
+import { type Db, num, numOrNull } from "./db.ts";
+
+type Row = Record<string, unknown>;
+
+const toEndpoint = (r: Row): WebhookEndpointRecord => ({
+  id: String(r.id),
+  owner: String(r.owner),
+  url: String(r.url),
+  events: String(r.events).split(",").filter(Boolean) as WebhookEventKind[],
+  secret: String(r.secret),
+  previousSecret: r.previous_secret === null ? null : String(r.previous_secret),
+  previousSecretUntil: numOrNull(r.previous_secret_until),
+  allowPrivate: num(r.allow_private) === 1,
+  state: r.state === "disabled" ? "disabled" : "active",
+  disabledReason: r.disabled_reason === null ? null : String(r.disabled_reason),
+  failedStreak: num(r.failed_streak),
+  createdAt: num(r.created_at),
+  updatedAt: num(r.updated_at),
+});
+
+const EVENT_COLUMNS = "id, endpoint_id, type, payload, state, attempts, next_attempt_at, created_at, finished_at";
+
+const toEvent = (r: Row): WebhookEventRecord => ({
+  id: String(r.id),
+  endpointId: String(r.endpoint_id),
+  type: String(r.type),
+  payload: String(r.payload),
+  state: String(r.state) as WebhookEventState,
+  attempts: num(r.attempts),
+  nextAttemptAt: num(r.next_attempt_at),
+  createdAt: num(r.created_at),
+  finishedAt: numOrNull(r.finished_at),
+});
+
+const toAttempt = (r: Row): WebhookAttemptRecord => ({
+  eventId: String(r.event_id),
+  endpointId: String(r.endpoint_id),
+  eventType: String(r.event_type),
+  attempt: num(r.attempt),
+  workerId: String(r.worker_id),
+  startedAt: num(r.started_at),
+  durationMs: numOrNull(r.duration_ms),
+  statusCode: numOrNull(r.status_code),
+  errorKind: r.error_kind === null ? null : String(r.error_kind),
+  outcome: r.outcome === null ? null : String(r.outcome),
+});
+
+const DUE = `state = 'pending' AND next_attempt_at <= $1 AND (lease_expires_at IS NULL OR lease_expires_at < $1)
+  AND endpoint_id IN (SELECT id FROM webhook_endpoints WHERE state = 'active')`;
+
+export const webhookRepo = (db: Db): WebhookRepo => ({
+  insertEndpoint: async (e) => {
+    await db.run(
+      `INSERT INTO webhook_endpoints (id, owner, url, events, secret, allow_private, state, disabled_reason, failed_streak,
+         created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+      [
+        e.id,
+        e.owner,
+        e.url,
+        `,${e.events.join(",")},`,
+        e.secret,
+        e.allowPrivate ? 1 : 0,
+        e.state,
+        e.disabledReason,
+        e.failedStreak,
+        e.createdAt,
+        e.updatedAt,
+      ],
+    );
+  },
+  getEndpoint: async (id, lock) => {
+    const row = await db.get<Row>(`SELECT * FROM webhook_endpoints WHERE id = $1${lock ? db.forUpdate : ""}`, [id]);
+    return row ? toEndpoint(row) : undefined;
+  },
+  listEndpoints: async (owner, limit) =>
+    (owner === null
+      ? await db.all<Row>("SELECT * FROM webhook_endpoints ORDER BY created_at DESC, id DESC LIMIT $1", [limit])
+      : await db.all<Row>("SELECT * FROM webhook_endpoints WHERE owner = $1 ORDER BY created_at DESC, id DESC LIMIT $2", [
+          owner,
+          limit,
+        ])
+    ).map(toEndpoint),
+  deleteEndpoint: async (id) => {
+    // Attempts hang off events, events off the endpoint (ON DELETE CASCADE both ways).
+    return (await db.run("DELETE FROM webhook_endpoints WHERE id = $1", [id])) === 1;
+  },
+  setEndpointState: async (id, state, reason, now) => {
+    await db.run(
+      `UPDATE webhook_endpoints SET state = $2, disabled_reason = $3, updated_at = $4,
+         failed_streak = CASE WHEN $2 = 'active' THEN 0 ELSE failed_streak END WHERE id = $1`,
+      [id, state, reason, now],
+    );
+  },
+  rotateSecret: async (id, secret, previousUntil, now) => {
+    await db.run(
+      `UPDATE webhook_endpoints SET previous_secret = secret, previous_secret_until = $3, secret = $2, updated_at = $4
+       WHERE id = $1`,
+      [id, secret, previousUntil, now],
+    );
+  },
+  setFailedStreak: async (id, streak, now) => {
+    await db.run("UPDATE webhook_endpoints SET failed_streak = $2, updated_at = $3 WHERE id = $1", [id, streak, now]);
+  },
+  subscribers: async (owner, kind) =>
+    (
+      await db.all<Row>("SELECT id FROM webhook_endpoints WHERE owner = $1 AND state = 'active' AND events LIKE $2 ORDER BY id", [
+        owner,
+        `%,${kind},%`,
+      ])
+    ).map((r) => String(r.id)),
+  insertEvent: async (e, nextAttemptAt) => {
+    await db.run(
+      `INSERT INTO webhook_events (id, endpoint_id, type, payload, state, attempts, next_attempt_at, created_at)
+       VALUES ($1, $2, $3, $4, 'pending', 0, $5, $6)`,
+      [e.id, e.endpointId, e.type, e.payload, nextAttemptAt, e.createdAt],
+    );
+  },
+  getEvent: async (id) => {
+    const row = await db.get<Row>(`SELECT ${EVENT_COLUMNS} FROM webhook_events WHERE id = $1`, [id]);
+    return row ? toEvent(row) : undefined;
+  },
+  dueEventExists: async (now) =>
+    (await db.get<Row>(`SELECT 1 AS found FROM webhook_events WHERE ${DUE} LIMIT 1`, [now])) !== undefined,
+  claimEvents: async ({ workerId, now, leaseMs, limit, newToken }) => {
+    const due = await db.all<Row>(
+      `SELECT id FROM webhook_events WHERE ${DUE} ORDER BY next_attempt_at, created_at, id LIMIT $2${skipLocked(db)}`,
+      [now, limit],
+    );
+    const claimed: ClaimedWebhookEvent[] = [];
+    for (const { id } of due) {
+      const leaseToken = newToken();
+      const row = await db.get<Row>(
+        `UPDATE webhook_events SET attempts = attempts + 1, lease_token = $2, lease_expires_at = $3
+         WHERE id = $1 AND ${DUE.replaceAll("$1", "$4")} RETURNING ${EVENT_COLUMNS}`,
+        [id, leaseToken, now + leaseMs, now],
+      );
+      if (!row) continue;
+      const event = toEvent(row);
+      const endpointRow = await db.get<Row>("SELECT * FROM webhook_endpoints WHERE id = $1", [event.endpointId]);
+      if (!endpointRow) continue;
+      // A claim after a lapsed lease: the attempt before it never reported back.
+      await db.run("UPDATE webhook_attempts SET outcome = 'lost', error_kind = 'lost' WHERE event_id = $1 AND outcome IS NULL", [
+        event.id,
+      ]);
+      await db.run(
+        "INSERT INTO webhook_attempts (event_id, attempt, endpoint_id, worker_id, started_at) VALUES ($1, $2, $3, $4, $5)",
+        [event.id, event.attempts, event.endpointId, workerId, now],
+      );
+      claimed.push({ event, endpoint: toEndpoint(endpointRow), attempt: event.attempts, leaseToken });
+    }
+    return claimed;
+  },
+  settleAttempt: async (fence, result, retryAt) => {
+    const state: WebhookEventState = result.ok ? "delivered" : retryAt === null ? "failed" : "pending";
+    const row = await db.get<Row>(
+      `UPDATE webhook_events SET state = $4, next_attempt_at = COALESCE($5, next_attempt_at), lease_token = NULL,
+         lease_expires_at = NULL, finished_at = $6
+       WHERE id = $1 AND attempts = $2 AND lease_token = $3 AND state = 'pending' RETURNING ${EVENT_COLUMNS}`,
+      [fence.eventId, fence.attempt, fence.leaseToken, state, retryAt, state === "pending" ? null : result.endedAt],
+    );
+    if (!row) return undefined;
+    await db.run(
+      `UPDATE webhook_attempts SET duration_ms = $3, status_code = $4, error_kind = $5, outcome = $6
+       WHERE event_id = $1 AND attempt = $2`,
+      [
+        fence.eventId,
+        fence.attempt,
+        Math.round(result.durationMs),
+        result.statusCode,
+        result.errorKind,
+        result.ok ? "delivered" : "failed",
+      ],
+    );
+    return toEvent(row);
+  },
+  attempts: async (filter, limit) => {
+    const select = "SELECT a.*, ev.type AS event_type FROM webhook_attempts a JOIN webhook_events ev ON ev.id = a.event_id";
+    const order = "ORDER BY a.started_at DESC, a.event_id DESC, a.attempt DESC";
+    const rows =
+      filter.endpointId !== undefined
+        ? await db.all<Row>(`${select} WHERE a.endpoint_id = $1 ${order} LIMIT $2`, [filter.endpointId, limit])
+        : filter.owner
+          ? await db.all<Row>(`${select} JOIN webhook_endpoints e ON e.id = a.endpoint_id WHERE e.owner = $1 ${order} LIMIT $2`, [
+              filter.owner,
+              limit,
+            ])
+          : await db.all<Row>(`${select} ${order} LIMIT $1`, [limit]);
+    return rows.map(toAttempt);
+  },
+  eventsOf: async (endpointId, limit) =>
+    (
+      await db.all<Row>(
+        `SELECT ${EVENT_COLUMNS} FROM webhook_events WHERE endpoint_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2`,
+        [endpointId, limit],
+      )
+    ).map(toEvent),
+  eventCounts: async (endpointId) => {
+    const counts: Record<WebhookEventState, number> = { pending: 0, delivered: 0, failed: 0 };
+    for (const r of await db.all<Row>("SELECT state, COUNT(*) AS n FROM webhook_events WHERE endpoint_id = $1 GROUP BY state", [
+      endpointId,
+    ])) {
+      counts[String(r.state) as WebhookEventState] = num(r.n);
+    }
+    return counts;
+  },
+});

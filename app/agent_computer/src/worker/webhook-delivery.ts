@@ -1,0 +1,110 @@
+// The outbound webhook sender: claims due events under a lease (so two workers on one store never send the same
+// attempt), posts each (webhook-post.ts), and settles it in the store, which schedules the retry or, after too many
+// failures, disables the endpoint and tells its owner. Logs carry ids, status codes and durations, never a URL,
+// payload or secret.
+import { claimDeliveries, type DeliveryPolicy, deliveryDue, settleDelivery } from "../domain/webhooks/delivery.ts";
+import { errorText } from "../errors.ts";
+import type { ClaimedWebhookEvent } from "../store/port.ts";
+import type { WorkerContext } from "./context.ts";
+import type { WorkerService } from "./service.ts";
+import { Wakeup } from "./wakeup.ts";
+import { postWebhook } from "./webhook-post.ts";
+
+/** Attempts in flight at once per worker. */
+const CONCURRENCY = 8;
+const USER_AGENT = "agent-computer-webhooks/1";
+
+export const webhookDeliveryService = (ctx: WorkerContext): WorkerService => {
+  const log = ctx.log.child("webhook-delivery");
+  const { backoffMs, disableAfter, timeoutMs } = ctx.options.webhooks;
+  // A claim outlives the longest attempt by a margin; a worker that dies loses its claims when they lapse.
+  const policy: DeliveryPolicy = { backoffMs, disableAfter, leaseMs: timeoutMs * 2 + 10_000 };
+  const inFlight = new Map<string, Promise<void>>();
+  const abort = new AbortController();
+  const wake = new Wakeup();
+  let running = true;
+  let loopDone: Promise<void> = Promise.resolve();
+
+  const attempt = async (claimed: ClaimedWebhookEvent): Promise<void> => {
+    const result = await postWebhook(claimed, { timeoutMs, signal: abort.signal, userAgent: USER_AGENT });
+    // Stopped mid-attempt: the claim lapses and another worker (or this one, restarted) sends it again.
+    if (result.errorKind === "aborted") return;
+    const settled = await settleDelivery(ctx.deps, claimed, result, policy);
+    const fields = {
+      endpoint_id: claimed.endpoint.id,
+      event_id: claimed.event.id,
+      attempt: claimed.attempt,
+      status_code: result.statusCode,
+      error_kind: result.errorKind,
+      duration_ms: Math.round(result.durationMs),
+    };
+    if (!settled.event) log.log("warn", "webhook attempt outlived its claim; its result was not recorded", fields);
+    else if (result.ok) log.log("info", "webhook delivered", fields);
+    else
+      log.log("warn", `webhook attempt failed (${settled.event.state === "pending" ? "will retry" : "no retries left"})`, fields);
+    if (settled.disabled) log.log("warn", "webhook endpoint disabled; its owner was told", settled.disabled);
+  };
+
+  const start = (claimed: ClaimedWebhookEvent): void => {
+    const done = attempt(claimed)
+      .catch((error) =>
+        log.log("error", "recording a webhook attempt failed", { event_id: claimed.event.id, error: errorText(error) }),
+      )
+      .finally(() => {
+        inFlight.delete(claimed.event.id);
+        wake.notify();
+      });
+    inFlight.set(claimed.event.id, done);
+  };
+
+  /** Claims as many due events as there are free slots; returns how many it started. */
+  const fill = async (): Promise<number> => {
+    const free = CONCURRENCY - inFlight.size;
+    if (free <= 0 || !(await deliveryDue(ctx.deps))) return 0;
+    const claimed = await claimDeliveries(ctx.deps, { workerId: ctx.workerId, limit: free, policy });
+    for (const c of claimed) start(c);
+    return claimed.length;
+  };
+
+  const loop = async (): Promise<void> => {
+    while (running) {
+      try {
+        if ((await fill()) > 0) continue;
+      } catch (error) {
+        log.log("error", "claiming webhook events failed; retrying", { error: errorText(error) });
+      }
+      await wake.wait(ctx.options.pollMs);
+    }
+  };
+
+  const settleAll = async (): Promise<void> => {
+    while (inFlight.size > 0) await Promise.race(inFlight.values());
+  };
+
+  return {
+    name: "webhook-delivery",
+    start: () => {
+      loopDone = loop();
+    },
+    drainOnce: async () => {
+      // Everything due now, once each; retries scheduled for later are left to a daemon.
+      for (;;) {
+        const started = await fill();
+        if (started === 0 && inFlight.size === 0) return;
+        if (started === 0 || inFlight.size >= CONCURRENCY) await Promise.race(inFlight.values());
+      }
+    },
+    drain: async () => {
+      running = false;
+      wake.notify();
+      await loopDone;
+      await settleAll();
+    },
+    force: async () => {
+      running = false;
+      abort.abort();
+      wake.notify();
+      await settleAll();
+    },
+  };
+};

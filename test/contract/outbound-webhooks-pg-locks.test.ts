@@ -1,0 +1,111 @@
+// Outbound webhooks under concurrency on PostgreSQL: sends to an agent (each enqueueing an event for its endpoint),
+// a worker failing those events for good (each failure disables the endpoint and writes a notice to the same agent's
+// inbox) and the agent enabling it again, all at once through stores of their own. None may fail and the server
+// must detect no deadlock (a deadlock is re-run and succeeds, so only its counter shows it).
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { checkIn } from "../../app/agent_computer/src/domain/agents/checkin.ts";
+import type { Deps } from "../../app/agent_computer/src/domain/deps.ts";
+import { newId } from "../../app/agent_computer/src/domain/ids.ts";
+import { sendMessage } from "../../app/agent_computer/src/domain/mesh/send.ts";
+import { claimDeliveries, type DeliveryPolicy, settleDelivery } from "../../app/agent_computer/src/domain/webhooks/delivery.ts";
+import { addEndpoint, enableEndpoint } from "../../app/agent_computer/src/domain/webhooks/endpoints.ts";
+import type { Store } from "../../app/agent_computer/src/store/port.ts";
+import { createStoreTarget, type StoreTarget, storeNames } from "../helpers/stores.ts";
+import { pollUntil } from "../helpers/wait.ts";
+
+const AGENTS = ["owner", "s1", "s2", "s3"];
+const ROUNDS = 10;
+/** No retries and a streak of one: every failure ends its event and disables the endpoint. */
+const POLICY: DeliveryPolicy = { backoffMs: [], disableAfter: 1, leaseMs: 60_000 };
+const FAILED = { ok: false, statusCode: 503, errorKind: "http_status", durationMs: 1 };
+
+describe.skipIf(!storeNames.includes("postgres"))("outbound webhooks under concurrency [postgres]", () => {
+  let target: StoreTarget;
+  let setup: Store;
+  const clock = { now: Date.UTC(2026, 10, 30, 12) };
+  const tokens = new Map<string, string>();
+  const depsOf = (store: Store): Deps => ({ store, now: () => clock.now, host: "test-host", newId });
+  let endpointId = "";
+
+  beforeAll(async () => {
+    target = await createStoreTarget("postgres");
+    setup = await target.open();
+    for (const agentId of AGENTS) {
+      const r = await checkIn(depsOf(setup), { agentId, token: undefined, ttlSeconds: 86_400 });
+      tokens.set(agentId, r.agent_token as string);
+    }
+    const url = "https://hooks.example.com/owner";
+    endpointId = (
+      await addEndpoint(depsOf(setup), {
+        agentId: "owner",
+        token: tokens.get("owner"),
+        url,
+        events: ["message"],
+        allowPrivate: false,
+      })
+    ).id;
+  });
+  afterAll(async () => {
+    await setup?.close();
+    await target?.dispose();
+  });
+
+  const deadlocksDetected = async (): Promise<number> => {
+    await pollUntil(
+      async () => {
+        const [row] = await target.sql(
+          "SELECT COUNT(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend' AND query <> ''",
+        );
+        return Number(row?.n) === 0 ? true : undefined;
+      },
+      { timeoutMs: 30_000, stepMs: 50, what: "the other sessions of the test database to end" },
+    );
+    await target.sql("SELECT pg_stat_clear_snapshot()");
+    const [row] = await target.sql("SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()");
+    return Number(row?.deadlocks);
+  };
+
+  test("sends, failures that disable the endpoint with a notice, and enables at once: none fails, no deadlock", async () => {
+    const send = (store: Store, from: string) =>
+      sendMessage(depsOf(store), {
+        from,
+        token: tokens.get(from),
+        recipients: { kind: "to", agentIds: ["owner", from === "s1" ? "s2" : "s1"] },
+        body: "x",
+      });
+    const failAll = async (store: Store) => {
+      for (const claimed of await claimDeliveries(depsOf(store), { workerId: "w", limit: 50, policy: POLICY })) {
+        await settleDelivery(depsOf(store), claimed, FAILED, POLICY);
+      }
+    };
+    const enable = (store: Store) => enableEndpoint(depsOf(store), { agentId: "owner", token: tokens.get("owner"), endpointId });
+    const calls = [
+      (s: Store) => send(s, "s1"),
+      (s: Store) => send(s, "s2"),
+      (s: Store) => send(s, "s3"),
+      (s: Store) => send(s, "owner"),
+      failAll,
+      failAll,
+      enable,
+    ];
+    const stores = await Promise.all(calls.map(() => target.open()));
+    const failures: string[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      clock.now += 1_500;
+      const results = await Promise.allSettled(calls.map((call, i) => call(stores[i] as Store)));
+      for (const r of results) if (r.status === "rejected") failures.push(String(r.reason));
+    }
+    await Promise.all(stores.map((s) => s.close()));
+    await setup.close();
+    expect(failures).toEqual([]);
+    expect(await deadlocksDetected()).toBe(0);
+    setup = await target.open();
+    // The failures did happen: events ended failed, and the owner was told of at least one disable.
+    const [failed] = await target.sql("SELECT COUNT(*) AS n FROM webhook_events WHERE state = 'failed'");
+    expect(Number(failed?.n)).toBeGreaterThan(0);
+    const [notices] = await target.sql(
+      "SELECT COUNT(*) AS n FROM messages WHERE sender = 'agent-computer' AND body LIKE 'Webhook endpoint % was disabled%'",
+    );
+    expect(Number(notices?.n)).toBeGreaterThan(0);
+  });
+});

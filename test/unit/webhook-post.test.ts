@@ -1,0 +1,96 @@
+// One outbound attempt against a local server: Standard Webhooks headers the reference library verifies, a redirect
+// not followed (a failure), a slow receiver cut off by the time limit, and a host name that resolves to loopback
+// refused before any request when the endpoint does not allow private addresses.
+import { Webhook } from "standardwebhooks";
+import { afterAll, beforeAll, expect, test } from "vitest";
+import { mintEndpointSecret } from "../../app/agent_computer/src/domain/webhooks/endpoints.ts";
+import type { ClaimedWebhookEvent } from "../../app/agent_computer/src/store/port.ts";
+import { postWebhook } from "../../app/agent_computer/src/worker/webhook-post.ts";
+
+const requests: { path: string; headers: Record<string, string>; body: string }[] = [];
+let server: ReturnType<typeof Bun.serve>;
+const secret = mintEndpointSecret();
+
+beforeAll(() => {
+  server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch: async (request) => {
+      const path = new URL(request.url).pathname;
+      requests.push({ path, headers: Object.fromEntries(request.headers.entries()), body: await request.text() });
+      if (path === "/redirect") return Response.redirect("http://127.0.0.1:1/elsewhere", 307);
+      if (path === "/slow") await Bun.sleep(5000);
+      return new Response(null, { status: 204 });
+    },
+  });
+});
+afterAll(() => server?.stop(true));
+
+const claimed = (url: string, allowPrivate: boolean): ClaimedWebhookEvent => ({
+  event: {
+    id: "whevt_test1",
+    endpointId: "whk_1",
+    type: "message.received",
+    payload: '{"type":"message.received","data":{"x":"é"}}',
+    createdAt: 0,
+    state: "pending",
+    attempts: 1,
+    nextAttemptAt: 0,
+    finishedAt: null,
+  },
+  endpoint: {
+    id: "whk_1",
+    owner: "a",
+    url,
+    events: ["message"],
+    secret,
+    previousSecret: null,
+    previousSecretUntil: null,
+    allowPrivate,
+    state: "active",
+    disabledReason: null,
+    failedStreak: 0,
+    createdAt: 0,
+    updatedAt: 0,
+  },
+  attempt: 1,
+  leaseToken: "t",
+});
+const post = (url: string, allowPrivate = true, timeoutMs = 10_000) =>
+  postWebhook(claimed(url, allowPrivate), { timeoutMs, signal: new AbortController().signal, userAgent: "test" });
+
+test("a delivery carries Standard Webhooks headers over the exact payload; 2xx is delivered", async () => {
+  const result = await post(`http://127.0.0.1:${server.port}/ok`);
+  expect(result).toMatchObject({ ok: true, statusCode: 204, errorKind: null });
+  const request = requests.find((r) => r.path === "/ok");
+  expect(request?.headers["webhook-id"]).toBe("whevt_test1");
+  expect(new Webhook(secret).verify(request?.body as string, request?.headers as Record<string, string>)).toEqual({
+    type: "message.received",
+    data: { x: "é" },
+  });
+});
+
+test("a redirect is not followed and counts as a failed attempt", async () => {
+  expect(await post(`http://127.0.0.1:${server.port}/redirect`)).toMatchObject({
+    ok: false,
+    statusCode: 307,
+    errorKind: "http_status",
+  });
+  expect(requests.filter((r) => r.path === "/elsewhere")).toEqual([]);
+});
+
+test("a receiver slower than the time limit is a timeout", async () => {
+  expect(await post(`http://127.0.0.1:${server.port}/slow`, true, 200)).toMatchObject({
+    ok: false,
+    statusCode: null,
+    errorKind: "timeout",
+  });
+});
+
+test("a name resolving to loopback is refused before any request unless the endpoint allows private addresses", async () => {
+  const before = requests.length;
+  expect(await post(`http://localhost:${server.port}/named`, false)).toMatchObject({ ok: false, errorKind: "refused_address" });
+  expect(requests.length).toBe(before);
+  // Allowed, it is tried (whether localhost reaches this IPv4 server first depends on the host's resolver).
+  expect((await post(`http://localhost:${server.port}/named`, true)).errorKind).not.toBe("refused_address");
+});
