@@ -13,6 +13,7 @@ for (const name of [
   "search",
   "pg-contention",
   "multi-host",
+  "cli-send",
 ]) {
   if (only.length > 0 && !only.includes(name)) continue;
   const file = join(import.meta.dir, `${name}.ts`);

@@ -218,6 +218,8 @@ export interface MeshRepo {
    */
   deliver(messageId: string, agentId: string, now: number): Promise<InboxSlot | undefined>;
   insertMessage(message: NewMessage): Promise<void>;
+  /** insertMessage, then deliver it to one agent: one statement on PostgreSQL. Undefined when no agent has that name. */
+  insertAndDeliver(message: NewMessage, agentId: string, now: number): Promise<InboxSlot | undefined>;
   insertDelivery(delivery: NewDelivery): Promise<void>;
   findByIdempotencyKey(sender: string, key: string): Promise<SentMessage | undefined>;
   releaseIdempotencyKey(sender: string, key: string, olderThan: number): Promise<void>;

@@ -21,7 +21,7 @@ export const lazyStore = (ctx: Pick<CommandContext, "env" | "store">): Store => 
   const dialect = ctx.env.AGENT_COMPUTER_DATABASE_URL ? "postgres" : "sqlite";
   const store: Store = {
     dialect,
-    write: (fn) => ctx.store().then((opened) => opened.write(fn)),
+    write: (fn, options) => ctx.store().then((opened) => opened.write(fn, options)),
     read: (fn) => ctx.store().then((opened) => opened.read(fn)),
     close: async () => {},
   };
