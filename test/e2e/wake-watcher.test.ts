@@ -177,7 +177,7 @@ describe.each(storeNames)("auto-wake watcher with the Herdr double [%s]", (store
       expect(await promptsOf(w.paneId)).toHaveLength(0);
       const unblockedAt = Date.now();
       await fake.script({ op: "setState", paneId: w.paneId, status: "idle" });
-      await waitFor(async () => ((await promptsOf(w.paneId)).length === 1 ? true : undefined), 3_000);
+      await waitFor(async () => ((await promptsOf(w.paneId)).length === 1 ? true : undefined), 15_000);
       const [prompt] = await fake.prompts(w.paneId);
       expect(prompt?.at).toBeGreaterThanOrEqual(unblockedAt);
     } finally {
@@ -194,7 +194,7 @@ describe.each(storeNames)("auto-wake watcher with the Herdr double [%s]", (store
       expect(await promptsOf(w.paneId)).toHaveLength(0);
       const settledAt = Date.now();
       await fake.script({ op: "setState", paneId: w.paneId, status: "done" });
-      await waitFor(async () => ((await promptsOf(w.paneId)).length === 1 ? true : undefined), 3_000);
+      await waitFor(async () => ((await promptsOf(w.paneId)).length === 1 ? true : undefined), 15_000);
       const [prompt] = await fake.prompts(w.paneId);
       expect(prompt?.at).toBeGreaterThanOrEqual(settledAt);
     } finally {
@@ -210,7 +210,7 @@ describe.each(storeNames)("auto-wake watcher with the Herdr double [%s]", (store
       await send(w.agentId);
       await Bun.sleep(400);
       expect(await promptsOf(w.paneId)).toHaveLength(0);
-      await waitFor(async () => ((await promptsOf(w.paneId)).length === 1 ? true : undefined), 5_000);
+      await waitFor(async () => ((await promptsOf(w.paneId)).length === 1 ? true : undefined), 15_000);
       const [prompt] = await fake.prompts(w.paneId);
       expect((prompt?.at ?? 0) - sentAt).toBeGreaterThanOrEqual(800);
     } finally {
@@ -239,7 +239,7 @@ describe.each(storeNames)("auto-wake watcher with the Herdr double [%s]", (store
     const w = await armed();
     try {
       await fake.script({ op: "exitAgent", paneId: w.paneId });
-      await waitFor(() => (readRegistration(w.wakeDir, w.agentId) === undefined ? true : undefined), 5_000);
+      await waitFor(() => (readRegistration(w.wakeDir, w.agentId) === undefined ? true : undefined), 15_000);
       await send(w.agentId);
       await Bun.sleep(500);
       expect(await promptsOf(w.paneId)).toHaveLength(0);
