@@ -1,0 +1,10 @@
+-- Search whose cost follows the caller's own mail, not the store's size (agent-search-cli). The words of a body are
+-- stored once, when the message is written, so neither the index recheck nor ts_rank recomputes them per match,
+-- and a query that starts from the caller's messages tests each one against the stored words. The expression is
+-- migration 011's, so the same words match and ts_rank gives the same scores.
+ALTER TABLE messages ADD COLUMN body_words tsvector
+  GENERATED ALWAYS AS (to_tsvector('simple', regexp_replace(body, '[^[:alnum:]]+', ' ', 'g'))) STORED;
+
+DROP INDEX messages_search;
+
+CREATE INDEX messages_search ON messages USING GIN (body_words);
