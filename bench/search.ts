@@ -80,9 +80,11 @@ const timeRound = async (store: Store, token: string, query: string) => {
 };
 
 const timeCases = async (store: Store, token: string) => {
-  const rounds: Record<string, { p50: number; p95: number; count: number }[]> = {};
+  const rounds: Record<string, { p50: number; p95: number; count: number }[]> = Object.fromEntries(
+    Object.keys(CASES).map((name) => [name, []]),
+  );
   for (let r = 0; r < ROUNDS; r++) {
-    for (const [name, query] of Object.entries(CASES)) (rounds[name] ??= []).push(await timeRound(store, token, query));
+    for (const [name, query] of Object.entries(CASES)) rounds[name]?.push(await timeRound(store, token, query));
   }
   return Object.fromEntries(
     Object.entries(rounds).map(([name, rs]) => {
