@@ -4,10 +4,13 @@ import { seenBy } from "./seen-by.ts";
 
 type Row = Record<string, unknown>;
 
-// Full-text search over the caller's own messages with a cost that follows the smaller of two sets: the store's
-// messages holding the rarest query word, or the caller's own messages. Both plans apply the same conditions and the
-// same ORDER BY, and the scores do not depend on the plan (FTS5's bm25 reads index-wide statistics, ts_rank only the
-// message's stored words), so they return the same hits in the same order.
+// Full-text search over the caller's own messages, by one of two plans: "words" visits the store's messages holding
+// the query words and checks each against seenBy; "caller" starts from the caller's own messages. Both apply the
+// same conditions and the same ORDER BY, and the scores do not depend on the plan (FTS5's bm25 reads index-wide
+// statistics, ts_rank only the message's stored words), so they return the same hits in the same order.
+// Limits: on SQLite bm25 counts each query word's messages across the index on every query, and the caller plan
+// steps through the word's matches in the index (cheaply, no lookup per match), so a word in most of the store
+// still costs time in proportion to the store; PostgreSQL's caller plan visits only the caller's messages.
 
 /** The ids of the messages `$2` may see: seenBy's set, as rows to start from. */
 const MINE = `SELECT id FROM messages WHERE sender = $2
