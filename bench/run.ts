@@ -3,7 +3,18 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 
 const only = process.argv.slice(2);
-for (const name of ["startup", "mesh", "sqlite-batch", "automation", "herdr-wake", "terminal-text", "search", "pg-contention"]) {
+for (const name of [
+  "startup",
+  "mesh",
+  "sqlite-batch",
+  "automation",
+  "herdr-wake",
+  "terminal-text",
+  "search",
+  "pg-contention",
+  "multi-host",
+  "cli-send",
+]) {
   if (only.length > 0 && !only.includes(name)) continue;
   const file = join(import.meta.dir, `${name}.ts`);
   if (!existsSync(file)) continue;

@@ -10,6 +10,10 @@ if [ "$(id -u)" = 0 ]; then
   [ -x /usr/bin/chromium ] || need_apt+=(chromium)
   command -v jq >/dev/null || need_apt+=(jq)
   [ -x /usr/bin/bwrap ] || need_apt+=(bubblewrap)
+  # The multi-host suite (test/multihost/) makes its hosts with `ip netns` and veth links.
+  command -v ip >/dev/null || need_apt+=(iproute2)
+  # test/e2e/pg-pgbouncer.test.ts starts its own PgBouncer in transaction pooling mode.
+  [ -x /usr/sbin/pgbouncer ] || need_apt+=(pgbouncer)
   if [ ${#need_apt[@]} -gt 0 ]; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
   fi
@@ -56,13 +60,15 @@ AGENT_COMPUTER_TEST_FORM=compiled node_modules/.bin/bun --bun vitest run \
 # herdr-verify spends its time in bwrap sandboxes, whose argv is the same in either form; herdr-takeover and
 # herdr-cleanup check lease rules whose code is the same in both forms, and herdr-controller and herdr-lifecycle
 # already run herdr-lease-cli in both; outbound-webhooks drives the worker's HTTP sender, the same code in both forms,
-# for about 10 s.
+# for about 10 s; pg-pgbouncer checks the store's connection settings, which both forms share, through a pooler.
+# test/multihost/ (three network-namespace hosts on one PostgreSQL) is outside test/e2e, so it runs in the first pass
+# only: the form changes nothing it checks that the e2e suites do not check in both forms.
 AGENT_COMPUTER_TEST_FORM=source node_modules/.bin/bun --bun vitest run test/e2e --exclude test/e2e/packaging.test.ts \
   --exclude test/e2e/help-examples.test.ts --exclude test/e2e/session-hook-claude-code.test.ts \
   --exclude test/e2e/mail-hooks-claude-code.test.ts --exclude test/e2e/mail-hooks-codex.test.ts \
   --exclude test/e2e/skills-listing-claude-code.test.ts --exclude test/e2e/herdr-verify.test.ts \
   --exclude test/e2e/herdr-takeover.test.ts --exclude test/e2e/herdr-cleanup.test.ts \
-  --exclude test/e2e/outbound-webhooks.test.ts \
+  --exclude test/e2e/outbound-webhooks.test.ts --exclude test/e2e/pg-pgbouncer.test.ts \
   --reporter=default --reporter=json --outputFile.json=test-artifacts/vitest-source.json || status=1
 node -e '
 let passed = 0, failed = 0, skipped = 0;

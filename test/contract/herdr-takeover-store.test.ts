@@ -9,6 +9,7 @@ import type { HerdrDeps } from "../../app/agent_computer/src/domain/herdr/deps.t
 import { herdrStateDirs } from "../../app/agent_computer/src/local/herdr-state.ts";
 import { resolvePaths } from "../../app/agent_computer/src/paths.ts";
 import type { ControllerLeaseRecord, Store } from "../../app/agent_computer/src/store/port.ts";
+import { memoryProcesses } from "../helpers/local-processes.ts";
 import { createStoreTarget, type StoreTarget, storeNames } from "../helpers/stores.ts";
 
 const NOW = 5_000_000;
@@ -52,7 +53,7 @@ const host = (store: Store, hostId: string, controllerId: string, paneId: string
   env: { HERDR_ENV: "1", HERDR_PANE_ID: paneId, AGENT_CONTROL_CONTROLLER_ID: controllerId },
   dirs: herdrStateDirs(resolvePaths({ AGENT_COMPUTER_HOME: mkdtempSync(join(process.env.AC_TEST_ROOT ?? "/tmp", "takeover-")) })),
   host: hostId,
-  local: { hostId, probe: () => ({ exists: true, startTime: null }) },
+  local: { hostId, probe: () => ({ exists: true, startTime: null }), processes: memoryProcesses() },
   now: () => NOW,
   store,
   git: () => {

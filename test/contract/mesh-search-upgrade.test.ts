@@ -1,4 +1,4 @@
-// Migration 013 on a store that already holds mail: SQLite maps the FTS5 rows written before it (so the caller plan
+// Migration 014 on a store that already holds mail: SQLite maps the FTS5 rows written before it (so the caller plan
 // finds old messages), PostgreSQL fills the stored words of existing rows; messages written after it are found too,
 // and both plans agree. Fails if the mapping or the new insert trigger loses a row.
 import { afterEach, describe, expect, test } from "vitest";
@@ -10,7 +10,7 @@ import { sqliteMigrations } from "../../app/agent_computer/src/store/sqlite/migr
 import { createDriverTarget, type DriverTarget } from "../helpers/drivers.ts";
 import { storeNames } from "../helpers/stores.ts";
 
-const SEARCH_FLAT = 13;
+const SEARCH_FLAT = 14;
 
 const write = async (driver: Driver, id: string, sender: string, recipient: string, seq: number, body: string) => {
   await driver.run("INSERT INTO messages (id, sender, kind, body, created_at) VALUES ($1, $2, 'message', $3, $4)", [
@@ -26,7 +26,7 @@ const write = async (driver: Driver, id: string, sender: string, recipient: stri
   ]);
 };
 
-describe.each(storeNames)("search across migration 013 [%s]", (storeName) => {
+describe.each(storeNames)("search across migration 014 [%s]", (storeName) => {
   let target: DriverTarget | undefined;
   afterEach(async () => target?.dispose());
 

@@ -10,6 +10,7 @@ import { sendMessage } from "../../app/agent_computer/src/domain/mesh/send.ts";
 import { postTask } from "../../app/agent_computer/src/domain/tasks/post.ts";
 import { ERROR_CODES } from "../../app/agent_computer/src/errors.ts";
 import type { Store } from "../../app/agent_computer/src/store/port.ts";
+import { memoryProcesses } from "../helpers/local-processes.ts";
 import { type MeshClock, meshClock } from "../helpers/mesh.ts";
 import { createStoreTarget, type StoreTarget, storeNames } from "../helpers/stores.ts";
 
@@ -26,6 +27,7 @@ describe.each(storeNames)("send outcomes tell the truth [%s]", (storeName) => {
   const local: LocalHost = {
     hostId: HOST_ID,
     probe: (pid) => (running.has(pid) ? { exists: true, startTime: "777" } : { exists: false, startTime: null }),
+    processes: memoryProcesses(),
   };
   const deps = (): Deps => ({ ...clock.deps(), local });
 

@@ -21,7 +21,7 @@ const ALLOWED = {
   postgresOnlyTriggers: ["deliveries.deliveries_wake_hint"],
   postgresOnlyFunctions: ["agent_computer_wake_hint"],
   // Full-text search (migration 011): SQLite indexes message bodies in an FTS5 table (with its shadow tables),
-  // filled by an insert trigger; PostgreSQL indexes the same words with a GIN index on messages. Migration 013:
+  // filled by an insert trigger; PostgreSQL indexes the same words with a GIN index on messages. Migration 014:
   // SQLite maps each message to its FTS5 rowid (message_search_rows) so a search can start from the caller's
   // messages; PostgreSQL stores each body's words (messages.body_words, generated) so neither the index recheck nor
   // ts_rank recomputes them. test/contract/mesh-search-store.test.ts holds both to the same matches.

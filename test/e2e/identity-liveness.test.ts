@@ -1,6 +1,8 @@
 // Presence liveness through the real binaries on every store: a SIGKILLed holder is proven dead by its pid and
 // start time and its name re-registers without --force; a reused pid counts as dead; another host falls back to
 // age; agents-list-cli shows which evidence each status rests on.
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { execa, type ResultPromise } from "execa";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { errorOf, identityEnv, json, register, registered } from "../helpers/identity.ts";
@@ -44,12 +46,23 @@ describe.each(storeNames)("liveness on %s", (storeName) => {
     }
   });
   afterAll(() => target.dispose());
+  /** The file in which the registering host keeps an agent's process (local/agent-processes.ts). */
+  const processFile = (name: string): string => {
+    const root = join(env.AGENT_COMPUTER_HOME as string, "processes");
+    const dir = readdirSync(root).find((d) => existsSync(join(root, d, `${name}.json`)));
+    if (!dir) throw new Error(`no process recorded for ${name} in ${root}`);
+    return join(root, dir, `${name}.json`);
+  };
 
   test("a SIGKILLed holder is dead by pid + start time and its name re-registers without --force", async () => {
     const holder = spawnHolder();
     const first = await registered(env, "live-killed", { args: ["--agent-pid", String(holder.pid)] });
     expect(first.agent).toMatchObject({ agent_pid: holder.pid, alive: true, liveness_evidence: "pid" });
     expect(first.agent.agent_pid_start).toMatch(/^\d+$/);
+    // The pid is a fact of this host: kept in its state directory, nowhere in the (possibly shared) store.
+    const [row] = await target.sql("SELECT * FROM agents WHERE name = $1", ["live-killed"]);
+    expect(Object.values(row ?? {}).map(String)).not.toContain(String(holder.pid));
+    expect(JSON.parse(readFileSync(processFile("live-killed"), "utf8"))).toMatchObject({ agentPid: holder.pid });
 
     const blocked = await register(env, "live-killed");
     expect(blocked.exitCode).toBe(4);
@@ -74,7 +87,8 @@ describe.each(storeNames)("liveness on %s", (storeName) => {
     const holder = spawnHolder();
     const first = await registered(env, "live-reused", { args: ["--agent-pid", String(holder.pid)] });
     // The recorded start time no longer matches the process that has this pid now: exactly what pid reuse looks like.
-    await target.sql("UPDATE agents SET agent_pid_start = $2 WHERE name = $1", ["live-reused", "1"]);
+    const file = processFile("live-reused");
+    writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, "utf8")), agentPidStart: "1" }));
     expect(await listed("live-reused")).toMatchObject({ alive: false, liveness_evidence: "pid" });
     const again = await registered(env, "live-reused");
     expect(again.ended_session_id).toBe(first.agent.session_id);

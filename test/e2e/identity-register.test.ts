@@ -38,7 +38,8 @@ describe.each(storeNames)("register-agent-cli on %s", (storeName) => {
         host_id: "host-x",
         managed: true,
         agent_pid: null,
-        host_shell_pids: [300, 200, 1],
+        // Process ancestry is kept only by the agent's own host, and this registration names another one (host-x).
+        host_shell_pids: null,
         cli_profile: "codex",
         terminal_title_ref: "reg-first",
         auth_state: "active",
@@ -71,6 +72,7 @@ describe.each(storeNames)("register-agent-cli on %s", (storeName) => {
       caps: ["ts"],
       args: ["--description", "keep me", "--cli-profile", "claude", "--host-shell-pids", "9,1", "--terminal-title-ref", "t1"],
     });
+    expect(first.agent.host_shell_pids).toEqual([9, 1]);
     // The holder is alive by age, so only its own session being gone lets a plain re-register through.
     await target.sql("UPDATE sessions SET expires_at = 1 WHERE agent_name = $1", ["reg-again"]);
     const again = await registered(env, "reg-again", { role: "reviewer", caps: ["ts", "go"] });

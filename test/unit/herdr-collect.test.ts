@@ -18,6 +18,7 @@ import { waitAny } from "../../app/agent_computer/src/domain/herdr/wait-any.ts";
 import { herdrStateDirs } from "../../app/agent_computer/src/local/herdr-state.ts";
 import { resolvePaths } from "../../app/agent_computer/src/paths.ts";
 import type { Store } from "../../app/agent_computer/src/store/port.ts";
+import { memoryProcesses } from "../helpers/local-processes.ts";
 
 const identity: AgentIdentity = {
   pane_id: "w1:p2",
@@ -71,7 +72,7 @@ const depsWith = (herdr: Herdr): HerdrDeps => ({
   env: {},
   dirs: herdrStateDirs(resolvePaths({ AGENT_COMPUTER_HOME: mkdtempSync(join(process.env.AC_TEST_ROOT ?? "/tmp", "collect-")) })),
   host: "test-host",
-  local: { hostId: "host", probe: () => ({ exists: false, startTime: null }) },
+  local: { hostId: "host", probe: () => ({ exists: false, startTime: null }), processes: memoryProcesses() },
   now: () => Date.now(),
   store: noStore,
   git: () => {

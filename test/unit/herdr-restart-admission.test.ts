@@ -18,6 +18,7 @@ import { herdrStateDirs } from "../../app/agent_computer/src/local/herdr-state.t
 import { resolvePaths } from "../../app/agent_computer/src/paths.ts";
 import type { Store } from "../../app/agent_computer/src/store/port.ts";
 import type { ControllerLeaseRecord } from "../../app/agent_computer/src/store/port-herdr.ts";
+import { memoryProcesses } from "../helpers/local-processes.ts";
 
 const CONTROLLER = "ctl";
 const FENCE = "fence-token";
@@ -145,7 +146,7 @@ const controllerWorld = (cuts: HerdrError[]) => {
     env: { AGENT_CONTROL_CONTROLLER_ID: CONTROLLER, HERDR_ENV: "1", HERDR_PANE_ID: "w1:p1" },
     dirs,
     host: "test-host",
-    local: { hostId: "host", probe: () => ({ exists: false, startTime: null }) },
+    local: { hostId: "host", probe: () => ({ exists: false, startTime: null }), processes: memoryProcesses() },
     now: () => Date.now(),
     store,
     git: () => {

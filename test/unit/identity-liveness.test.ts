@@ -2,10 +2,11 @@
 import { execa } from "execa";
 import { describe, expect, test } from "vitest";
 import { probePid } from "../../app/agent_computer/src/adapters/local-host.ts";
-import type { LocalHost } from "../../app/agent_computer/src/domain/deps.ts";
+import type { LocalHost, LocalProcess } from "../../app/agent_computer/src/domain/deps.ts";
 import { livenessOf } from "../../app/agent_computer/src/domain/identity/liveness.ts";
 import { parseRateRule } from "../../app/agent_computer/src/domain/identity/rate-config.ts";
 import type { SessionRecord } from "../../app/agent_computer/src/store/port.ts";
+import { memoryProcesses } from "../helpers/local-processes.ts";
 
 const NOW = Date.UTC(2026, 10, 30, 12);
 const session = (expiresAt: number, endedAt: number | null = null): SessionRecord => ({
@@ -24,16 +25,16 @@ const session = (expiresAt: number, endedAt: number | null = null): SessionRecor
   watermarkSeq: 0,
   endedAt,
 });
-const host = (processes: Record<number, string | null>): LocalHost => ({
+/** Host host-a, running `processes` (pid: start time), where agent "a" registered `recorded` (its pid 42 by default). */
+const host = (
+  processes: Record<number, string | null>,
+  recorded: LocalProcess | null = { agentPid: 42, agentPidStart: "1000", hostShellPids: null },
+): LocalHost => ({
   hostId: "host-a",
   probe: (pid) => (pid in processes ? { exists: true, startTime: processes[pid] ?? null } : { exists: false, startTime: null }),
+  processes: memoryProcesses(recorded ? { a: recorded } : {}),
 });
-const agent = (over: Partial<{ hostId: string | null; agentPid: number | null; agentPidStart: string | null }> = {}) => ({
-  hostId: "host-a",
-  agentPid: 42,
-  agentPidStart: "1000",
-  ...over,
-});
+const agent = (over: Partial<{ hostId: string | null }> = {}) => ({ agentId: "a", hostId: "host-a", ...over });
 
 describe("livenessOf", () => {
   test("same host, pid running with the recorded start time: alive by pid even after its session expired", () => {
@@ -50,10 +51,11 @@ describe("livenessOf", () => {
     expect(livenessOf(agent(), session(NOW + 60_000), NOW, other)).toEqual({ alive: true, evidence: "age" });
     expect(livenessOf(agent(), session(NOW - 1), NOW, other)).toEqual({ alive: false, evidence: "age" });
   });
-  test("no pid recorded: age, and an ended session is not alive", () => {
-    expect(livenessOf(agent({ agentPid: null }), session(NOW + 60_000), NOW, host({}))).toEqual({ alive: true, evidence: "age" });
-    expect(livenessOf(agent({ agentPid: null }), session(NOW + 60_000, NOW - 5), NOW, host({})).alive).toBe(false);
-    expect(livenessOf(agent({ agentPid: null }), undefined, NOW, host({})).alive).toBe(false);
+  test("no pid recorded on this host: age, and an ended session is not alive", () => {
+    const unrecorded = host({}, null);
+    expect(livenessOf(agent(), session(NOW + 60_000), NOW, unrecorded)).toEqual({ alive: true, evidence: "age" });
+    expect(livenessOf(agent(), session(NOW + 60_000, NOW - 5), NOW, unrecorded).alive).toBe(false);
+    expect(livenessOf(agent(), undefined, NOW, unrecorded).alive).toBe(false);
   });
 });
 

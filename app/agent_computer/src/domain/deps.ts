@@ -1,11 +1,15 @@
 import type { PidStatus } from "../adapters/local-host.ts";
+import type { LocalProcess, LocalProcesses } from "../local/agent-processes.ts";
 import type { Store } from "../store/port.ts";
 
-/** This machine's stable id and a way to look at its processes; injected so tests can fake both. */
+/** This machine's stable id, a way to look at its processes and its record of agents' processes; injected so tests can fake them. */
 export interface LocalHost {
   hostId: string;
   probe(pid: number): PidStatus;
+  processes: LocalProcesses;
 }
+
+export type { LocalProcess, LocalProcesses };
 
 export type RateKind = "register" | "send";
 export type RateScope = "name" | "host";

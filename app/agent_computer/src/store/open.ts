@@ -8,7 +8,7 @@ import { reposFor } from "./sql/repos.ts";
 /** Wraps a migrated driver as the store port. */
 export const storeOver = (driver: Driver): Store => ({
   dialect: driver.dialect,
-  write: (fn) => driver.transaction((db) => fn(reposFor(db))),
+  write: (fn, options) => driver.transaction((db) => fn(reposFor(db)), options),
   read: (fn) => driver.snapshot((db) => fn(reposFor(db))),
   ...(driver.listen ? { listen: driver.listen } : {}),
   close: () => driver.close(),

@@ -125,10 +125,10 @@ export interface EnvEntry {
   updatedAt: number;
 }
 
+/** A running worker as every host sees it: its id, host name and URL (its pid would mean nothing elsewhere). */
 export interface WorkerRecord {
   id: string;
   host: string;
-  pid: number;
   url: string;
   startedAt: number;
   lastSeenAt: number;

@@ -4,21 +4,18 @@ import type { AgentRecord } from "./port-mesh.ts";
 /** The agent row with everything registration records about its current holder. */
 export interface IdentityRecord extends AgentRecord {
   managed: boolean;
-  agentPid: number | null;
-  agentPidStart: string | null;
-  hostShellPids: number[] | null;
   cliProfile: string | null;
   terminalTitleRef: string | null;
   recoveryHash: string | null;
 }
 
-/** Facts about the process holding the name; replaced (or cleared) by every registration. */
+/**
+ * Facts about the holder of the name; replaced (or cleared) by every registration. Its process (pid, start time,
+ * shell ancestry) is not among them: only its own host can use it, and keeps it (domain LocalProcesses).
+ */
 export interface HolderFacts {
   role: string | null;
   description: string | null;
-  agentPid: number | null;
-  agentPidStart: string | null;
-  hostShellPids: number[] | null;
   cliProfile: string | null;
   terminalTitleRef: string | null;
 }

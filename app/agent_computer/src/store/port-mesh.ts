@@ -158,11 +158,11 @@ export interface ExpiredDelivery {
   kind: string;
 }
 
-/** A recipient's next sequence number, its live session (if any) and what registration recorded about its process. */
+/** A recipient's next sequence number, its live session (if any) and its name and host (whose process only its host knows). */
 export interface InboxSlot {
   seq: number;
   sessionId: string | undefined;
-  holder: Pick<AgentRecord, "hostId"> & { agentPid: number | null; agentPidStart: string | null };
+  holder: Pick<AgentRecord, "agentId" | "hostId">;
 }
 
 /** What the start of an authenticated mesh call needs, read in one step (see MeshRepo.callerState). */
@@ -225,6 +225,8 @@ export interface MeshRepo {
    */
   deliver(messageId: string, agentId: string, now: number): Promise<InboxSlot | undefined>;
   insertMessage(message: NewMessage): Promise<void>;
+  /** insertMessage, then deliver it to one agent: one statement on PostgreSQL. Undefined when no agent has that name. */
+  insertAndDeliver(message: NewMessage, agentId: string, now: number): Promise<InboxSlot | undefined>;
   insertDelivery(delivery: NewDelivery): Promise<void>;
   findByIdempotencyKey(sender: string, key: string): Promise<SentMessage | undefined>;
   releaseIdempotencyKey(sender: string, key: string, olderThan: number): Promise<void>;

@@ -31,6 +31,23 @@ export interface StoreTx {
   webhooks: WebhookRepo;
 }
 
+export interface WriteOptions {
+  /**
+   * The agents whose rows fn will lock, when known before it runs (a send names its sender and recipients). On
+   * PostgreSQL a batch of several processes' writes locks them all first, in the one order (lock-order.ts), so
+   * the batch cannot deadlock with another writer of the same agents. A hint: fn still locks what it writes.
+   */
+  agents?: readonly string[];
+  /**
+   * fn may run interleaved, statement by statement, with the other independent calls of its PostgreSQL batch
+   * (their statements are then sent together: one round trip for all). Only for a call that is correct whatever
+   * a batchmate writes between two of its statements: every decision it takes rests on a statement that is
+   * atomic by itself (UPDATE … RETURNING, an upsert, a unique index that fails the race) or on a read whose
+   * staleness changes nothing. A failure among them replays the batch one call at a time (group-commit.ts).
+   */
+  independent?: boolean;
+}
+
 export interface Store {
   readonly dialect: "sqlite" | "postgres";
   /**
@@ -40,7 +57,7 @@ export interface Store {
    * do such things after write returns. It must not carry on past a failed statement either: on PostgreSQL
    * that aborts the transaction.
    */
-  write<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T>;
+  write<T>(fn: (tx: StoreTx) => Promise<T>, options?: WriteOptions): Promise<T>;
   /** One read-only transaction over a consistent snapshot; fn follows write's rules. */
   read<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T>;
   /** PostgreSQL only: calls onHint on each NOTIFY on the channel (and on every re-subscribe); returns the unsubscriber. */

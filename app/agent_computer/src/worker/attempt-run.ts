@@ -11,6 +11,7 @@ import { type AttemptPlan, planAttempt } from "./attempt-plan.ts";
 import { recordResult } from "./attempt-record.ts";
 import { outcomeOf, type ProcessEnd } from "./attempt-result.ts";
 import type { WorkerContext } from "./context.ts";
+import { watchLease } from "./lease-watch.ts";
 import { TailBuffer } from "./tail.ts";
 
 export const TAIL_BYTES = 8192;
@@ -117,16 +118,14 @@ export const startAttempt = (ctx: WorkerContext, claimed: ClaimedAttempt, binDir
     };
     const timeout = setTimeout(() => stop("timeout"), plan.timeoutMs);
     const leaseMs = ctx.options.leaseSeconds * 1000;
-    let leaseUntil = Date.now() + leaseMs;
-    const heartbeat = setInterval(async () => {
-      const ok = await heartbeatAttempt(ctx.deps, fence, leaseMs).catch(() => undefined);
-      if (ok) leaseUntil = Date.now() + leaseMs;
-      // Fenced, or unable to renew before the lease ran out: another worker may own the run now.
-      if (ok === false || (ok === undefined && Date.now() > leaseUntil)) stop("fenced");
-    }, leaseMs / 3);
+    const lease = watchLease(
+      leaseMs,
+      () => heartbeatAttempt(ctx.deps, fence, leaseMs),
+      () => stop("fenced"),
+    );
     await Promise.all([proc.exited, drain(proc.stdout, stdout), drain(proc.stderr, stderr)]);
     clearTimeout(timeout);
-    clearInterval(heartbeat);
+    lease.stop();
     killGroup(pid, "SIGKILL");
     const exceptionFile = join(attemptDir, "exception.json");
     const exception = existsSync(exceptionFile)

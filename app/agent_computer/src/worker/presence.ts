@@ -17,7 +17,6 @@ export const presenceService = (ctx: WorkerContext): WorkerService => {
       tx.automation.upsertWorker({
         id: ctx.workerId,
         host: ctx.deps.host,
-        pid: process.pid,
         url: ctx.localUrl(),
         startedAt: now,
         lastSeenAt: now,

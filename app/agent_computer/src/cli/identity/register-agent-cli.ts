@@ -159,7 +159,8 @@ export default defineCommand({
   },
   writes:
     "the agent row, its presence session (ending the one it replaces), queued tasks it takes with an inbox notice each, " +
-    "the rate counters, and the vault file when a token is minted.",
+    "the rate counters, and the vault file when a token is minted. The process facts (--agent-pid, --agent-pid-start, " +
+    "--host-shell-pids) go to this host's state directory, never to the store: only this host can probe them.",
   output:
     '{"success":true,"action":"registered|re_registered|renewed|taken_over|recovered","agent":{the options as ' +
     'snake_case fields (class, host_id, agent_pid, …),"auth_state","session_id","alive","liveness_evidence":"pid|age",' +

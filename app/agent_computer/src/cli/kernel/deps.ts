@@ -6,7 +6,9 @@ import type { Deps, LocalHost } from "../../domain/deps.ts";
 import type { HerdrDeps } from "../../domain/herdr/deps.ts";
 import { rateLimitsFromEnv } from "../../domain/identity/rate-config.ts";
 import { newId } from "../../domain/ids.ts";
+import { agentProcesses } from "../../local/agent-processes.ts";
 import { herdrStateDirs } from "../../local/herdr-state.ts";
+import { resolvePaths } from "../../paths.ts";
 import type { Store } from "../../store/port.ts";
 import type { CommandContext } from "./context.ts";
 
@@ -19,7 +21,7 @@ export const lazyStore = (ctx: Pick<CommandContext, "env" | "store">): Store => 
   const dialect = ctx.env.AGENT_COMPUTER_DATABASE_URL ? "postgres" : "sqlite";
   const store: Store = {
     dialect,
-    write: (fn) => ctx.store().then((opened) => opened.write(fn)),
+    write: (fn, options) => ctx.store().then((opened) => opened.write(fn, options)),
     read: (fn) => ctx.store().then((opened) => opened.read(fn)),
     close: async () => {},
   };
@@ -41,14 +43,15 @@ const clockOf = (ctx: Pick<CommandContext, "now">, clock: Clock): (() => number)
   return () => at;
 };
 
-/** What this composition root always knows: the host's id and process probe. */
+/** What this composition root always knows: the host's id, its process probe and its agents' processes. */
 export type HostDeps = Deps & { local: LocalHost };
 
 /** Deps over a given store, for a process that opens its store itself (the worker waits for it to come up). */
 export const depsOver = async (ctx: Pick<CommandContext, "env" | "now">, clock: Clock): Promise<(store: Store) => HostDeps> => {
   const [host, hostId] = await Promise.all([hostName(), localHostId(ctx.env)]);
   const limits = rateLimitsFromEnv(ctx.env);
-  return (store) => ({ store, now: clockOf(ctx, clock), host, newId, local: { hostId, probe: probePid }, limits });
+  const processes = agentProcesses(ctx.env, resolvePaths(ctx.env));
+  return (store) => ({ store, now: clockOf(ctx, clock), host, newId, local: { hostId, probe: probePid, processes }, limits });
 };
 
 /** The deps of one command (or the light watcher) over the context's lazily opened store. */

@@ -1,7 +1,8 @@
 import { AppError } from "../../errors.ts";
 import type { HolderFacts, IdentityRecord } from "../../store/port.ts";
-import type { Deps } from "../deps.ts";
+import type { Deps, LocalProcess } from "../deps.ts";
 import { normalizeCliProfile } from "../identity/cli-profiles.ts";
+import { localProcessOf } from "../identity/liveness.ts";
 import type { SessionFields } from "../mesh/session.ts";
 
 /** One registration call, as the shared registration service sees it (undefined = flag omitted). */
@@ -22,17 +23,23 @@ export interface RegistrationRequest {
   session?: SessionFields | undefined;
 }
 
+/** What a registration records: facts for the store, and the holder's process for this host alone. */
+export interface Holder {
+  facts: HolderFacts;
+  process: LocalProcess | null;
+}
+
 /**
- * The facts about the process now holding the name. The pid is checked here, on its own host: a pid
+ * The facts about the holder now registering the name. The pid is checked here, on its own host: a pid
  * that is not running, or whose start time differs from the one given, would make the holder look dead
- * to everyone at once, so such a registration is refused rather than recorded.
+ * on its host, so such a registration is refused rather than recorded.
  */
-export const holderFacts = (
+export const holderOf = (
   deps: Deps,
   request: RegistrationRequest,
   hostId: string | null,
   previous: IdentityRecord | undefined,
-): HolderFacts => {
+): Holder => {
   let agentPidStart: string | null = null;
   if (request.agentPid !== undefined) {
     if (!deps.local || hostId !== deps.local.hostId) {
@@ -53,14 +60,25 @@ export const holderFacts = (
     agentPidStart = status.startTime ?? request.agentPidStart ?? null;
   }
   return {
-    role: request.role,
-    description: request.description ?? previous?.description ?? null,
-    agentPid: request.agentPid ?? null,
-    agentPidStart,
-    hostShellPids: request.hostShellPids ?? null,
-    cliProfile: normalizeCliProfile(request.cliProfile),
-    terminalTitleRef: request.terminalTitleRef ?? null,
+    facts: {
+      role: request.role,
+      description: request.description ?? previous?.description ?? null,
+      cliProfile: normalizeCliProfile(request.cliProfile),
+      terminalTitleRef: request.terminalTitleRef ?? null,
+    },
+    process:
+      request.agentPid === undefined && request.hostShellPids === undefined
+        ? null
+        : { agentPid: request.agentPid ?? null, agentPidStart, hostShellPids: request.hostShellPids ?? null },
   };
+};
+
+/**
+ * Records the holder's process on this host (or forgets the one recorded), once the registration's checks have
+ * passed. Only the agent's own host has anything to record: elsewhere a pid is refused by holderOf.
+ */
+export const rememberProcess = (deps: Deps, agent: Pick<IdentityRecord, "agentId" | "hostId">, holder: Holder): void => {
+  if (deps.local && agent.hostId === deps.local.hostId) deps.local.processes.write(agent.agentId, holder.process);
 };
 
 /** Class, host id and managed are fixed by the first registration; a different value is refused, not ignored. */
@@ -79,9 +97,12 @@ export const checkImmutables = (existing: IdentityRecord, request: RegistrationR
 };
 
 /** Whether this call comes from the very process that holds the name (same pid and start time, same host). */
-export const isSameHolder = (existing: IdentityRecord, facts: HolderFacts, local: Deps["local"]): boolean =>
-  facts.agentPid !== null &&
-  local !== undefined &&
-  existing.hostId === local.hostId &&
-  existing.agentPid === facts.agentPid &&
-  existing.agentPidStart === facts.agentPidStart;
+export const isSameHolder = (existing: IdentityRecord, holder: Holder, local: Deps["local"]): boolean => {
+  const recorded = localProcessOf(existing, local);
+  return (
+    holder.process?.agentPid != null &&
+    recorded !== undefined &&
+    recorded.agentPid === holder.process.agentPid &&
+    recorded.agentPidStart === holder.process.agentPidStart
+  );
+};

@@ -7,7 +7,7 @@ import { hashToken, mintToken } from "../identity/token.ts";
 import { buildSession, type SessionFields } from "../mesh/session.ts";
 import { assignQueued } from "../tasks/route.ts";
 import type { TaskSummary } from "../tasks/view.ts";
-import { holderFacts, type RegistrationRequest } from "./holder.ts";
+import { holderOf, type RegistrationRequest, rememberProcess } from "./holder.ts";
 
 export const AUTH_NOTE =
   "This token is shown once and only its hash is stored. It was saved to the 0600 token vault in the state " +
@@ -62,11 +62,11 @@ export const registerFirst = async (deps: Deps, tx: StoreTx, request: Registrati
     throw new AppError("INVALID_INPUT", `the name ${SYSTEM_SENDER} is reserved for notices from the mesh itself`);
   }
   const hostId = request.hostId ?? deps.local?.hostId ?? null;
-  const facts = holderFacts(deps, request, hostId, undefined);
+  const holder = holderOf(deps, request, hostId, undefined);
   await countRegistration(deps, tx, request.agentId);
   const token = mintToken();
   await tx.identity.insertAgent({
-    ...facts,
+    ...holder.facts,
     agentId: request.agentId,
     tokenHash: hashToken(token),
     capabilities: [...new Set(request.capabilities)],
@@ -77,5 +77,6 @@ export const registerFirst = async (deps: Deps, tx: StoreTx, request: Registrati
   });
   const agent = await tx.identity.getAgent(request.agentId, true);
   if (!agent) throw new Error("registration did not persist");
+  rememberProcess(deps, agent, holder);
   return { agent, token, ...(await claimSession(deps, tx, agent, request.session, undefined)) };
 };

@@ -3,13 +3,13 @@ import { AppError } from "../../errors.ts";
 import type { IdentityRecord, SessionRecord, StoreTx } from "../../store/port.ts";
 import { UniqueViolation } from "../../store/port.ts";
 import type { Deps } from "../deps.ts";
-import { type Liveness, livenessOf } from "../identity/liveness.ts";
+import { type Liveness, livenessOf, localProcessOf } from "../identity/liveness.ts";
 import { hashToken, mintToken, tokenMatches } from "../identity/token.ts";
 import { tokenMismatch } from "../identity/token-origin.ts";
 import { type AgentView, agentView } from "../identity/view.ts";
 import { bounceUndelivered, endExpiredSessions } from "../mesh/expiry.ts";
 import type { TaskSummary } from "../tasks/view.ts";
-import { checkImmutables, holderFacts, isSameHolder, type RegistrationRequest } from "./holder.ts";
+import { checkImmutables, holderOf, isSameHolder, type RegistrationRequest, rememberProcess } from "./holder.ts";
 import { AUTH_NOTE, claimSession, countRegistration, type Registered, registerFirst } from "./register-new.ts";
 
 export const PROTOCOL_VERSION = 1;
@@ -104,7 +104,7 @@ const capabilitiesNote = (requested: readonly string[], stored: readonly string[
 /** Re-registration of a known name: credentials, the takeover precondition, the live-holder rule, then the swap. */
 const registerKnown = async (deps: Deps, tx: StoreTx, existing: IdentityRecord, input: RegisterInput): Promise<Done> => {
   checkImmutables(existing, input);
-  const facts = holderFacts(deps, input, existing.hostId, existing);
+  const holderNow = holderOf(deps, input, existing.hostId, existing);
   await countRegistration(deps, tx, input.agentId);
   const credentials = checkCredentials(existing, input);
   const open = await tx.mesh.openSession(input.agentId);
@@ -112,7 +112,7 @@ const registerKnown = async (deps: Deps, tx: StoreTx, existing: IdentityRecord, 
   if (input.takeover && input.takeover.expectedSessionId !== actual)
     throw preconditionFailed(input.agentId, input.takeover.expectedSessionId, actual);
   const holder = livenessOf(existing, open, deps.now(), deps.local);
-  const sameHolder = isSameHolder(existing, facts, deps.local);
+  const sameHolder = isSameHolder(existing, holderNow, deps.local);
   // A revoked or recovering name has no holder that could still act: its token no longer authenticates.
   const contested = credentials === "keep" && !input.takeover && holder.alive;
   if (contested && !sameHolder) throw collision(input.agentId, open, holder);
@@ -123,7 +123,8 @@ const registerKnown = async (deps: Deps, tx: StoreTx, existing: IdentityRecord, 
       throw preconditionFailed(input.agentId, actual, null);
     await bounceUndelivered(tx, { ...open, endedAt: deps.now() }, deps.now(), deps.newId);
   }
-  await tx.identity.updateHolder(input.agentId, facts, deps.now());
+  await tx.identity.updateHolder(input.agentId, holderNow.facts, deps.now());
+  rememberProcess(deps, existing, holderNow);
   let token: string | undefined;
   if (credentials === "mint") {
     token = mintToken();
@@ -171,7 +172,7 @@ const registerOnce = (deps: Deps, input: RegisterInput): Promise<RegisterResult>
     return {
       success: true as const,
       action: done.action,
-      agent: agentView(done.agent, done.session, liveness),
+      agent: agentView(done.agent, done.session, liveness, localProcessOf(done.agent, deps.local)),
       protocol_version: PROTOCOL_VERSION,
       message: `Agent "${input.agentId}" ${DONE[done.action]} as ${done.agent.role ?? "-"} (session ${done.session.id})`,
       ...(done.token ? { agent_token: done.token, auth_note: AUTH_NOTE } : {}),

@@ -1,5 +1,5 @@
 import type { IdentityRecord, SessionRecord } from "../../store/port.ts";
-import type { LocalHost } from "../deps.ts";
+import type { LocalHost, LocalProcess } from "../deps.ts";
 
 export type LivenessEvidence = "pid" | "age";
 
@@ -9,8 +9,12 @@ export interface Liveness {
   evidence: LivenessEvidence;
 }
 
-/** What registration recorded about the process holding a name. */
-export type HolderProcess = Pick<IdentityRecord, "hostId" | "agentPid" | "agentPidStart">;
+/** The name and host of a holder; its process, if it registered one, is on record only on that host. */
+export type HolderProcess = Pick<IdentityRecord, "agentId" | "hostId">;
+
+/** The process this host recorded for the agent, when the agent is registered on this host. */
+export const localProcessOf = (agent: HolderProcess, local: LocalHost | undefined): LocalProcess | undefined =>
+  local && agent.hostId === local.hostId ? local.processes.read(agent.agentId) : undefined;
 
 /** An open session within its own ttl: the delivery rule, and the age evidence of liveness. */
 export const isSessionLive = (session: Pick<SessionRecord, "endedAt" | "expiresAt"> | undefined, now: number): boolean =>
@@ -21,9 +25,10 @@ export const isSessionLive = (session: Pick<SessionRecord, "endedAt" | "expiresA
  * that with the inbox slot). livenessOf is this rule applied to a session record.
  */
 export const holderLiveness = (agent: HolderProcess, sessionLive: boolean, local: LocalHost | undefined): Liveness => {
-  if (local && agent.agentPid !== null && agent.hostId === local.hostId) {
-    const status = local.probe(agent.agentPid);
-    const reused = agent.agentPidStart !== null && status.startTime !== null && status.startTime !== agent.agentPidStart;
+  const process = localProcessOf(agent, local);
+  if (local && process?.agentPid != null) {
+    const status = local.probe(process.agentPid);
+    const reused = process.agentPidStart !== null && status.startTime !== null && status.startTime !== process.agentPidStart;
     return { alive: status.exists && !reused, evidence: "pid" };
   }
   return { alive: sessionLive, evidence: "age" };

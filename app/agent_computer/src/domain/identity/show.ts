@@ -1,6 +1,6 @@
 import type { Deps } from "../deps.ts";
 import { authenticate } from "./authenticate.ts";
-import { livenessOf } from "./liveness.ts";
+import { livenessOf, localProcessOf } from "./liveness.ts";
 import { type AgentView, agentView } from "./view.ts";
 
 export interface ShowResult {
@@ -20,7 +20,7 @@ export const showAgent = (deps: Deps, input: { agentId: string; token: string | 
     const openTasks = (await tx.tasks.openLoad()).get(input.agentId) ?? 0;
     return {
       success: true as const,
-      agent: agentView(agent, session, livenessOf(agent, session, deps.now(), deps.local)),
+      agent: agentView(agent, session, livenessOf(agent, session, deps.now(), deps.local), localProcessOf(agent, deps.local)),
       open_tasks: openTasks,
     };
   });

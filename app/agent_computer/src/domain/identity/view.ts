@@ -1,5 +1,5 @@
 import type { IdentityRecord, SessionRecord } from "../../store/port.ts";
-import { iso } from "../deps.ts";
+import { iso, type LocalProcess } from "../deps.ts";
 import type { Liveness } from "./liveness.ts";
 
 /** An agent as every identity command prints it (never its token or any hash). */
@@ -24,7 +24,13 @@ export interface AgentView {
   last_seen_at: string;
 }
 
-export const agentView = (agent: IdentityRecord, session: SessionRecord | undefined, liveness: Liveness): AgentView => ({
+/** `process`: what this host recorded of the agent's process; another host knows none (the fields are null there). */
+export const agentView = (
+  agent: IdentityRecord,
+  session: SessionRecord | undefined,
+  liveness: Liveness,
+  process: LocalProcess | undefined,
+): AgentView => ({
   name: agent.agentId,
   role: agent.role,
   capabilities: agent.capabilities,
@@ -32,9 +38,9 @@ export const agentView = (agent: IdentityRecord, session: SessionRecord | undefi
   description: agent.description,
   host_id: agent.hostId,
   managed: agent.managed,
-  agent_pid: agent.agentPid,
-  agent_pid_start: agent.agentPidStart,
-  host_shell_pids: agent.hostShellPids,
+  agent_pid: process?.agentPid ?? null,
+  agent_pid_start: process?.agentPidStart ?? null,
+  host_shell_pids: process?.hostShellPids ?? null,
   cli_profile: agent.cliProfile,
   terminal_title_ref: agent.terminalTitleRef,
   auth_state: agent.authState,

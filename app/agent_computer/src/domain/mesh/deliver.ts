@@ -19,17 +19,43 @@ export type DeliveredMessage = Pick<NewMessage, "id" | "sender" | "kind" | "thre
 /**
  * Gives a stored message to one recipient: the next sequence number of its inbox, bound to its live session,
  * or marked not_checked_in when it has none. Undefined when no agent has that name: nothing is written.
- * Every message the mesh writes goes through here, and so does the recipient's `message` webhook event (same
- * transaction; the payload names the message, never its body).
+ * Every message the mesh writes goes through here (or storeAndDeliverTo), and so does the recipient's `message`
+ * webhook event (same transaction; the payload names the message, never its body).
  */
-export const deliverTo = async (
+export const deliverTo = (
   tx: StoreTx,
   message: DeliveredMessage,
   recipient: string,
   now: number,
+): Promise<Delivery | undefined> => delivered(tx, message, recipient, now, tx.mesh.deliver(message.id, recipient, now));
+
+/** Stores a new message and gives it to its one recipient, as deliverTo does (one statement on PostgreSQL). */
+export const storeAndDeliverTo = (
+  tx: StoreTx,
+  message: NewMessage,
+  recipient: string,
+  now: number,
+): Promise<Delivery | undefined> => delivered(tx, message, recipient, now, tx.mesh.insertAndDeliver(message, recipient, now));
+
+/**
+ * The delivery the slot statement made, and the recipient's webhook event. The recipient's endpoints are read
+ * right behind that statement, without waiting for its answer (one round trip for both on PostgreSQL); if the
+ * statement failed, its failure is the one reported.
+ */
+const delivered = async (
+  tx: StoreTx,
+  message: DeliveredMessage,
+  recipient: string,
+  now: number,
+  delivering: Promise<InboxSlot | undefined>,
 ): Promise<Delivery | undefined> => {
-  const slot = await tx.mesh.deliver(message.id, recipient, now);
-  if (slot === undefined) return undefined;
+  const subscribers = tx.webhooks.subscribers(recipient, "message");
+  subscribers.catch(() => undefined);
+  const slot = await delivering;
+  if (slot === undefined) {
+    await subscribers;
+    return undefined;
+  }
   const { seq, sessionId, holder } = slot;
   const live = sessionId !== undefined;
   await enqueueWebhookEvent(
@@ -49,6 +75,7 @@ export const deliverTo = async (
       read_with: `agent-inbox-cli --agent-id ${recipient}`,
     },
     now,
+    subscribers,
   );
   return { seq, live, holder };
 };

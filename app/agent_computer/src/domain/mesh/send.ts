@@ -1,10 +1,10 @@
 import { AppError } from "../../errors.ts";
-import type { MessageRef, SentMessage, StoreTx } from "../../store/port.ts";
+import type { MessageRef, NewMessage, SentMessage, StoreTx } from "../../store/port.ts";
 import { UniqueViolation } from "../../store/port.ts";
 import { type Deps, iso } from "../deps.ts";
 import { holderLiveness } from "../identity/liveness.ts";
 import { takeRateSlots } from "../identity/rate-limit.ts";
-import { type Delivery, deliverTo } from "./deliver.ts";
+import { type Delivery, deliverTo, storeAndDeliverTo } from "./deliver.ts";
 import { meetCaller, presenceRows, writePresence } from "./live-session.ts";
 import { lockAgentsInOrder } from "./lock-order.ts";
 
@@ -147,112 +147,146 @@ const broadcastRecipients = async (
 };
 
 /**
+ * `first`'s failure if it failed, else `rest`'s: for a statement sent ahead of others without waiting for its
+ * answer (PostgreSQL answers them in order, and a failed statement fails every later one of the transaction with
+ * "transaction aborted"), so the caller hears the failure that caused the others.
+ */
+const firstFailure = async <T>(first: Promise<unknown>, rest: () => Promise<T>): Promise<T> => {
+  // Handled here at once: `rest` may throw before `first` is awaited.
+  first.catch(() => undefined);
+  let value: T;
+  try {
+    value = await rest();
+  } catch (error) {
+    await first;
+    throw error;
+  }
+  await first;
+  return value;
+};
+
+/**
  * The rows other writers queue for are taken last and held briefly: the agents' rows (the recipients' sequence
  * numbers, the sender's presence) all at once in the one lock order, then the rate counters, whose per-host row
  * every send from this host writes, right before COMMIT. Everything before them (authentication, the
  * idempotency check, the message itself) runs without holding anything another send waits for.
+ *
+ * Statements that do not need each other's answers are sent together and their answers awaited together (one
+ * round trip instead of several on PostgreSQL; SQLite runs them one after the other as before): the caller's
+ * state with the named recipients' policies, the message with the locks, presence and deliveries after it.
  */
-const sendOnce = (deps: Deps, input: SendInput): Promise<SendResult> =>
-  deps.store.write(async (tx) => {
-    const caller = await meetCaller(deps, tx, input.from, input.token);
-    const sender = senderFields(input.from, caller.sessionLive);
-    const key = input.idempotencyKey ?? null;
-    const hash = key ? requestHash(input) : null;
-    if (key && hash) {
-      await tx.mesh.releaseIdempotencyKey(input.from, key, deps.now() - IDEMPOTENCY_WINDOW_MS);
-      const original = await tx.mesh.findByIdempotencyKey(input.from, key);
-      if (original) {
-        checkSameRequest(input, key, hash, original);
-        await writePresence(deps, tx, caller);
-        return {
-          id: original.id,
-          from: input.from,
-          created_at: iso(original.createdAt),
-          thread_id: original.threadId,
-          reply_to: original.replyTo,
-          replayed: true,
-          recipients: await replayRecipients(deps, tx, original),
-          ...sender,
-        };
+const sendOnce = (deps: Deps, input: SendInput): Promise<SendResult> => {
+  const named = input.recipients.kind === "to" ? uniqueSorted(input.recipients.agentIds) : undefined;
+  return deps.store.write(
+    async (tx) => {
+      const met = meetCaller(deps, tx, input.from, input.token);
+      // A read sent behind the caller's: if the caller may not send, its answer is dropped with the transaction.
+      const refusingNamed = named ? tx.mesh.refusingRecipients(input.from, named) : undefined;
+      refusingNamed?.catch(() => undefined);
+      const caller = await met;
+      const sender = senderFields(input.from, caller.sessionLive);
+      const key = input.idempotencyKey ?? null;
+      const hash = key ? requestHash(input) : null;
+      if (key && hash) {
+        await tx.mesh.releaseIdempotencyKey(input.from, key, deps.now() - IDEMPOTENCY_WINDOW_MS);
+        const original = await tx.mesh.findByIdempotencyKey(input.from, key);
+        if (original) {
+          checkSameRequest(input, key, hash, original);
+          await writePresence(deps, tx, caller);
+          return {
+            id: original.id,
+            from: input.from,
+            created_at: iso(original.createdAt),
+            thread_id: original.threadId,
+            reply_to: original.replyTo,
+            replayed: true,
+            recipients: await replayRecipients(deps, tx, original),
+            ...sender,
+          };
+        }
       }
-    }
-    const reply = await repliedTo(tx, input);
-    const threadId = reply?.threadId ?? input.threadId ?? null;
-    // A replay above sends nothing, so only new messages count against the sender's and the host's limits; a
-    // send refused by either rolls back whole. The host's counter, written by every send from the host, last.
-    const rateKeys = { name: input.from, host: deps.local?.hostId ?? deps.host };
-    await takeRateSlots(tx, deps.limits, "send", rateKeys, deps.now(), ["name"]);
-    const names =
-      input.recipients.kind === "to"
-        ? uniqueSorted(input.recipients.agentIds)
-        : input.recipients.kind === "reply"
-          ? [reply?.parent.sender as string]
-          : await broadcastRecipients(deps, tx, input.from, input.recipients);
-    if (names.length === 0) {
-      throw new AppError("NOT_FOUND", "no live agent matches the broadcast filters; nothing was sent", {
-        hint: "agents-list-cli shows who is live",
-      });
-    }
-    // Checked in the transaction that delivers: a policy change commits either before this send or after it.
-    const refusing = new Set(await tx.mesh.refusingRecipients(input.from, names));
-    const id = deps.newId("msg");
-    await tx.mesh.insertMessage({
-      id,
-      sender: input.from,
-      kind: "message",
-      body: input.body,
-      threadId,
-      replyTo: reply?.parent.id ?? null,
-      idempotencyKey: key,
-      idempotencyHash: hash,
-      createdAt: deps.now(),
-    });
-    await lockAgentsInOrder(tx, [...presenceRows(caller), ...names.filter((name) => !refusing.has(name))]);
-    await writePresence(deps, tx, caller);
-    const recipients: SendResult["recipients"] = [];
-    for (const name of names) {
-      if (refusing.has(name)) {
-        recipients.push({ agent_id: name, outcome: "refused_by_policy", seq: null });
-        continue;
+      const reply = await repliedTo(tx, input);
+      const threadId = reply?.threadId ?? input.threadId ?? null;
+      // A replay above sends nothing, so only new messages count against the sender's and the host's limits; a
+      // send refused by either rolls back whole. The host's counter, written by every send from the host, last.
+      const rateKeys = { name: input.from, host: deps.local?.hostId ?? deps.host };
+      await takeRateSlots(tx, deps.limits, "send", rateKeys, deps.now(), ["name"]);
+      const names =
+        named ??
+        (input.recipients.kind === "broadcast"
+          ? await broadcastRecipients(deps, tx, input.from, input.recipients)
+          : [reply?.parent.sender as string]);
+      if (names.length === 0) {
+        throw new AppError("NOT_FOUND", "no live agent matches the broadcast filters; nothing was sent", {
+          hint: "agents-list-cli shows who is live",
+        });
       }
-      const delivery = await deliverTo(
-        tx,
-        { id, sender: input.from, kind: "message", threadId, replyTo: reply?.parent.id ?? null },
-        name,
-        deps.now(),
-      );
-      recipients.push(
+      // Checked in the transaction that delivers: a policy change commits either before this send or after it.
+      const refusing = new Set(await (refusingNamed ?? tx.mesh.refusingRecipients(input.from, names)));
+      const id = deps.newId("msg");
+      const message: NewMessage = {
+        id,
+        sender: input.from,
+        kind: "message",
+        body: input.body,
+        threadId,
+        replyTo: reply?.parent.id ?? null,
+        idempotencyKey: key,
+        idempotencyHash: hash,
+        createdAt: deps.now(),
+      };
+      const outcome = (name: string, delivery: Delivery | undefined): SendResult["recipients"][number] =>
         delivery
           ? { agent_id: name, outcome: outcomeOf(deps, delivery), seq: delivery.seq }
-          : { agent_id: name, outcome: "unknown_agent", seq: null },
-      );
-    }
-    const refused = recipients.filter((r) => r.outcome === "refused_by_policy").map((r) => r.agent_id);
-    if (refused.length > 0 && recipients.every((r) => r.outcome === "unknown_agent" || r.outcome === "refused_by_policy")) {
-      // Thrown inside the transaction: the message row goes too, so nothing of this send is stored.
-      const who = refused.length === 1 ? `${refused[0]} accepts` : `${refused.join(", ")} accept`;
-      throw new AppError("REFUSED_BY_POLICY", `${who} no mail from ${input.from}; nothing was sent`, {
-        hint: "a recipient chooses who may message it (agent-contacts-cli); ask it through someone it accepts, or a person",
-        details: { recipients },
-      });
-    }
-    if (recipients.every((r) => r.outcome === "unknown_agent")) {
-      throw new AppError("UNKNOWN_AGENT", `no registered agent named ${names.join(", ")}; nothing was sent`, {
-        hint: "agents-list-cli --include-stale lists the registered names",
-      });
-    }
-    await takeRateSlots(tx, deps.limits, "send", rateKeys, deps.now(), ["host"]);
-    return {
-      id,
-      from: input.from,
-      created_at: iso(deps.now()),
-      thread_id: threadId,
-      reply_to: reply?.parent.id ?? null,
-      replayed: false,
-      recipients,
-      ...sender,
-    };
-  });
+          : { agent_id: name, outcome: "unknown_agent", seq: null };
+      // The common send: one accepted recipient, presence fresh. Nothing to lock first or write between, so the
+      // message and its delivery go in one statement.
+      const [only] = names;
+      const alone = names.length === 1 && only !== undefined && !refusing.has(only) && !caller.touch && !caller.extend;
+      const recipients: SendResult["recipients"] = alone
+        ? [outcome(only, await storeAndDeliverTo(tx, message, only, deps.now()))]
+        : await firstFailure(tx.mesh.insertMessage(message), async () => {
+            await lockAgentsInOrder(tx, [...presenceRows(caller), ...names.filter((name) => !refusing.has(name))]);
+            await writePresence(deps, tx, caller);
+            const deliveries = await Promise.all(
+              names.map((name) => (refusing.has(name) ? undefined : deliverTo(tx, message, name, deps.now()))),
+            );
+            return names.map((name, i) =>
+              refusing.has(name) ? { agent_id: name, outcome: "refused_by_policy", seq: null } : outcome(name, deliveries[i]),
+            );
+          });
+      const refused = recipients.filter((r) => r.outcome === "refused_by_policy").map((r) => r.agent_id);
+      if (refused.length > 0 && recipients.every((r) => r.outcome === "unknown_agent" || r.outcome === "refused_by_policy")) {
+        // Thrown inside the transaction: the message row goes too, so nothing of this send is stored.
+        const who = refused.length === 1 ? `${refused[0]} accepts` : `${refused.join(", ")} accept`;
+        throw new AppError("REFUSED_BY_POLICY", `${who} no mail from ${input.from}; nothing was sent`, {
+          hint: "a recipient chooses who may message it (agent-contacts-cli); ask it through someone it accepts, or a person",
+          details: { recipients },
+        });
+      }
+      if (recipients.every((r) => r.outcome === "unknown_agent")) {
+        throw new AppError("UNKNOWN_AGENT", `no registered agent named ${names.join(", ")}; nothing was sent`, {
+          hint: "agents-list-cli --include-stale lists the registered names",
+        });
+      }
+      await takeRateSlots(tx, deps.limits, "send", rateKeys, deps.now(), ["host"]);
+      return {
+        id,
+        from: input.from,
+        created_at: iso(deps.now()),
+        thread_id: threadId,
+        reply_to: reply?.parent.id ?? null,
+        replayed: false,
+        recipients,
+        ...sender,
+      };
+    },
+    // Every agents' row a named send may write, for a PostgreSQL batch to lock first in the one order. And a
+    // send is independent of its batchmates: sequence numbers, rate counters and session expiry are each taken
+    // by one atomic statement, presence writes may repeat, and a reused idempotency key fails the unique index.
+    { ...(named ? { agents: [input.from, ...named] } : {}), independent: true },
+  );
+};
 
 /**
  * Stores one message for each recipient and tells the truth about each (RecipientOutcome), and whether the

@@ -23,8 +23,10 @@ export const enqueueWebhookEvent = async (
   kind: WebhookEventKind,
   data: Record<string, unknown>,
   now: number,
+  /** The endpoints' read, when the caller sent it early beside another statement (deliver.ts). */
+  subscribers: Promise<string[]> = tx.webhooks.subscribers(owner, kind),
 ): Promise<number> => {
-  const endpoints = await tx.webhooks.subscribers(owner, kind);
+  const endpoints = await subscribers;
   for (const endpointId of endpoints) {
     const id = newId("whevt");
     const payload = JSON.stringify({ type: WEBHOOK_EVENT_TYPES[kind], timestamp: iso(now), data: { agent_id: owner, ...data } });

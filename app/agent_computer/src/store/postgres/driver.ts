@@ -1,7 +1,10 @@
 import { AppError } from "../../errors.ts";
 import { UniqueViolation } from "../port.ts";
 import type { Db, Driver } from "../sql/db.ts";
+import { MIGRATION_LOCK_WAIT } from "../sql/migrate.ts";
 import { classifyPostgresError, invalidUrlSetting } from "./errors.ts";
+import { BatchSignal, PostgresGroupCommit, type RunTransaction } from "./group-commit.ts";
+import { listenNeedsDirectConnection, type PostgresTarget, postgresTarget, SET_LOCAL_LIMITS } from "./pooling.ts";
 import { SESSION_SETTINGS } from "./session-settings.ts";
 import { attemptsUsedUp, type TransactionPhase, transientFailure } from "./transient.ts";
 
@@ -14,8 +17,6 @@ import { attemptsUsedUp, type TransactionPhase, transientFailure } from "./trans
 const MAX_ATTEMPTS = 8;
 const PAUSE_CAP_MS = 1_500;
 const backoffMs = (attemptNo: number): number => Math.min(PAUSE_CAP_MS, 25 * 2 ** attemptNo) * (0.5 + Math.random() / 2);
-/** How long an opener waits for another one's migrations (which run without a statement time limit). */
-const ADVISORY_LOCK_WAIT = "120s";
 
 /**
  * The passing states first (transient.ts: what happened, whether anything was written), then what the failure
@@ -25,7 +26,7 @@ type Classify = (error: unknown, phase?: TransactionPhase) => Promise<unknown>;
 const classifierFor =
   (url: string): Classify =>
   async (error, phase) => {
-    if (error instanceof AppError || error instanceof UniqueViolation) return error;
+    if (error instanceof AppError || error instanceof UniqueViolation || error instanceof BatchSignal) return error;
     return transientFailure(error, phase)?.error ?? classifyPostgresError(error, url);
   };
 
@@ -34,6 +35,17 @@ const transientCause = (error: unknown): unknown =>
   error instanceof AppError && error.code === "STORE_UNAVAILABLE" && transientFailure(error.cause) ? error.cause : undefined;
 
 type Runner = { unsafe: (sql: string, params?: unknown[]) => Promise<unknown> };
+
+/**
+ * How a failure inside a write batch counts (group-commit.ts): a transient one that rolled everything back
+ * re-runs the batch; one that only ran out of its lock or statement time is its call's alone, and costly to
+ * repeat; anything else (a refusal, a constraint) is its call's own.
+ */
+const batchFailureKind = (error: unknown): "batch" | "costly" | "call" => {
+  const transient = transientFailure(transientCause(error) ?? error);
+  if (!transient) return "call";
+  return transient.retryable ? "batch" : "costly";
+};
 
 /**
  * Runs `operation` again after a transient failure that rolled it back (transient.ts), up to MAX_ATTEMPTS, with
@@ -65,9 +77,10 @@ type Around = <T>(statement: () => Promise<T>) => Promise<T>;
 const once: Around = (statement) => statement();
 
 /** `around` wraps each statement: the statements of a transaction run once (the transaction is what is re-run). */
-const wrap = (runner: Runner, classify: Classify, around: Around = once): Db => {
+const wrap = (runner: Runner, classify: Classify, around: Around = once, trace?: (sql: string) => void): Db => {
   const query = <T>(sql: string, params: readonly unknown[] = []): Promise<T[] & { count: number }> =>
     around(async () => {
+      trace?.(sql);
       try {
         return (await runner.unsafe(sql, [...params])) as T[] & { count: number };
       } catch (error) {
@@ -83,6 +96,7 @@ const wrap = (runner: Runner, classify: Classify, around: Around = once): Db => 
     // Without parameters Bun.SQL sends a simple query, which may hold several statements; the server parses it.
     exec: (script) =>
       around(async () => {
+        trace?.(script);
         try {
           await runner.unsafe(script);
         } catch (error) {
@@ -92,29 +106,41 @@ const wrap = (runner: Runner, classify: Classify, around: Around = once): Db => 
   };
 };
 
-const connect = (url: string) => {
+const connect = ({ url, pooled }: PostgresTarget) => {
   try {
     // Bun.SQL, not `import { SQL } from "bun"`: the bundler hoists that import and would load the
     // PostgreSQL client into every binary's start-up, even on the SQLite default.
-    return new Bun.SQL({ url, max: 4, idleTimeout: 30, connectionTimeout: 5, connection: { ...SESSION_SETTINGS } });
+    // Through a transaction pooler neither start-up parameters nor named prepared statements survive the
+    // transaction (pooling.ts): the limits are set in each transaction instead, and statements go unnamed.
+    const session = pooled ? { prepare: false } : { connection: { ...SESSION_SETTINGS } };
+    return new Bun.SQL({ url, max: 4, idleTimeout: 30, connectionTimeout: 5, ...session });
   } catch (error) {
     throw invalidUrlSetting(error, url);
   }
 };
 
-export const openPostgres = (url: string): Driver => {
+export interface PostgresOptions {
+  /** Hears every statement this driver sends, BEGIN and COMMIT aside: for tests that count round trips. */
+  trace?: (statement: string) => void;
+}
+
+export const openPostgres = (rawUrl: string, options: PostgresOptions = {}): Driver => {
+  const target = postgresTarget(rawUrl);
+  const { url, pooled } = target;
+  const { trace } = options;
   const classify = classifierFor(url);
-  const sql = connect(url);
+  const sql = connect(target);
   // Statements outside a transaction (the migration runner's count and CREATE … IF NOT EXISTS) are re-run like
   // a transaction after a transient failure, so every such statement must be safe to repeat.
   let closed = false;
   const isClosed = () => closed;
-  const db = wrap(sql as unknown as Runner, classify, (statement) => retrying(statement, classify, isClosed));
-  const begin = <T>(mode: string, writes: boolean, fn: (db: Db) => Promise<T>): Promise<T> =>
+  const db = wrap(sql as unknown as Runner, classify, (statement) => retrying(statement, classify, isClosed), trace);
+  const begin = <T>(mode: string, writes: boolean, fn: (db: Db, tx: Runner) => Promise<T>): Promise<T> =>
     retrying(
       async (at) =>
         (await sql.begin(mode, async (tx) => {
-          const result = await fn(wrap(tx as unknown as Runner, classify));
+          if (pooled) await (tx as unknown as Runner).unsafe(SET_LOCAL_LIMITS);
+          const result = await fn(wrap(tx as unknown as Runner, classify, once, trace), tx as unknown as Runner);
           // Bun.SQL sends COMMIT once this callback returns: a failure from here on came from the COMMIT, and
           // leaves a write in doubt (a read-only snapshot has nothing to doubt and is simply read again).
           if (writes) at.phase = "commit";
@@ -123,37 +149,26 @@ export const openPostgres = (url: string): Driver => {
       classify,
       isClosed,
     );
+  const runBatch: RunTransaction = (body) =>
+    begin("ISOLATION LEVEL READ COMMITTED", true, (txDb, tx) =>
+      body(txDb, async (control) => {
+        try {
+          await tx.unsafe(control);
+        } catch (error) {
+          throw await classify(error);
+        }
+      }),
+    );
+  const writes = new PostgresGroupCommit(runBatch, batchFailureKind);
   return {
     ...db,
-    transaction: (fn) => begin("ISOLATION LEVEL READ COMMITTED", true, fn),
+    pooled,
+    transaction: (fn, options) => writes.run(fn, options),
     snapshot: (fn) => begin("ISOLATION LEVEL REPEATABLE READ READ ONLY", false, fn),
-    withAdvisoryLock: async (key, fn) => {
-      const locker = await sql.reserve().catch(async (error: unknown) => Promise.reject(await classify(error)));
-      try {
-        // The holder may be applying a long migration: wait for it longer than for a row, and without the
-        // statement limit; the session's own limits come back before the connection returns to the pool.
-        await locker
-          .unsafe(`SET lock_timeout = '${ADVISORY_LOCK_WAIT}'; SET statement_timeout = 0`)
-          .catch(async (error: unknown) => Promise.reject(await classify(error)));
-        try {
-          await locker
-            .unsafe("SELECT pg_advisory_lock($1)", [key])
-            .catch(async (error: unknown) => Promise.reject(await classify(error)));
-          try {
-            return await fn();
-          } finally {
-            // Ending the session would release the lock too; unlocking hands it on before the connection is reused.
-            await locker.unsafe("SELECT pg_advisory_unlock($1)", [key]).catch(() => undefined);
-          }
-        } finally {
-          await locker.unsafe("RESET lock_timeout; RESET statement_timeout").catch(() => undefined);
-        }
-      } finally {
-        await locker.release();
-      }
-    },
+    ...(pooled ? {} : { withAdvisoryLock: advisoryLock(sql, classify) }),
     // Notifications sent while the listener reconnects are lost; onlisten re-runs then, so callers re-poll.
     listen: async (channel, onHint) => {
+      if (pooled) throw listenNeedsDirectConnection();
       const subscription = await sql.listen(channel, onHint, onHint);
       return () => subscription.unlisten();
     },
@@ -163,3 +178,32 @@ export const openPostgres = (url: string): Driver => {
     },
   };
 };
+
+/** A session advisory lock on a connection of its own: a direct connection only (pooling.ts). */
+const advisoryLock =
+  (sql: InstanceType<typeof Bun.SQL>, classify: Classify): NonNullable<Driver["withAdvisoryLock"]> =>
+  async (key, fn) => {
+    const locker = await sql.reserve().catch(async (error: unknown) => Promise.reject(await classify(error)));
+    try {
+      // The holder may be applying a long migration: wait for it longer than for a row, and without the
+      // statement limit; the session's own limits come back before the connection returns to the pool.
+      await locker
+        .unsafe(`SET lock_timeout = '${MIGRATION_LOCK_WAIT}'; SET statement_timeout = 0`)
+        .catch(async (error: unknown) => Promise.reject(await classify(error)));
+      try {
+        await locker
+          .unsafe("SELECT pg_advisory_lock($1)", [key])
+          .catch(async (error: unknown) => Promise.reject(await classify(error)));
+        try {
+          return await fn();
+        } finally {
+          // Ending the session would release the lock too; unlocking hands it on before the connection is reused.
+          await locker.unsafe("SELECT pg_advisory_unlock($1)", [key]).catch(() => undefined);
+        }
+      } finally {
+        await locker.unsafe("RESET lock_timeout; RESET statement_timeout").catch(() => undefined);
+      }
+    } finally {
+      await locker.release();
+    }
+  };

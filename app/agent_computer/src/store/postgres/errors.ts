@@ -128,6 +128,14 @@ export const classifyPostgresError = async (error: unknown, url: string): Promis
       error,
     );
   }
+  // PgBouncer refuses by name the start-up parameters that carry our session limits (pooling.ts).
+  if (/unsupported startup parameter/i.test(said)) {
+    return appError("CONFIG_INVALID")(
+      `${THE_SERVER} refused a start-up parameter, as a connection pooler does: ${said}`,
+      `if ${VARIABLE} points at PgBouncer in transaction pooling mode, add ?pool_mode=transaction to it (each transaction then sets its own limits)`,
+      error,
+    );
+  }
   const lostConnection = state.startsWith("08") || state.startsWith("57P") || state === "53300";
   if (lostConnection || /ERR_POSTGRES_CONNECTION|ECONNREFUSED|ENOTFOUND|connection/i.test(`${bunCode(error)} ${said}`)) {
     return unreachable(url, error);

@@ -91,7 +91,6 @@ export const toAttempt = (r: Row): AttemptRecord => ({
 export const toWorker = (r: Row): WorkerRecord => ({
   id: str(r.id),
   host: str(r.host),
-  pid: num(r.pid),
   url: str(r.url),
   startedAt: num(r.started_at),
   lastSeenAt: num(r.last_seen_at),

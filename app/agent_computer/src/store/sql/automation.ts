@@ -35,9 +35,9 @@ export const automationRepo = (db: Db): AutomationRepo => ({
     ),
   upsertWorker: async (w) => {
     await db.run(
-      `INSERT INTO automation_workers (id, host, pid, url, started_at, last_seen_at, stopped_at) VALUES ($1, $2, $3, $4, $5, $6, NULL)
+      `INSERT INTO automation_workers (id, host, url, started_at, last_seen_at, stopped_at) VALUES ($1, $2, $3, $4, $5, NULL)
        ON CONFLICT (id) DO UPDATE SET url = excluded.url, last_seen_at = excluded.last_seen_at`,
-      [w.id, w.host, w.pid, w.url, w.startedAt, w.lastSeenAt],
+      [w.id, w.host, w.url, w.startedAt, w.lastSeenAt],
     );
   },
   touchWorker: async (id, now, stopped) => {

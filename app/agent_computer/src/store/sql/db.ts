@@ -1,3 +1,5 @@
+import type { WriteOptions } from "../port.ts";
+
 /** The few things the shared SQL needs from a dialect. Placeholders are written $1, $2, … everywhere. */
 export interface Db {
   readonly dialect: "sqlite" | "postgres";
@@ -18,13 +20,17 @@ export interface Driver extends Db {
   /**
    * A write transaction: BEGIN IMMEDIATE on SQLite, where a failing batchmate can replay fn (group-commit.ts);
    * on PostgreSQL re-run after a transient failure that rolled it back (deadlock, serialization failure, server
-   * restarting or full, connection lost before COMMIT: postgres/transient.ts). fn follows Store.write's rules.
+   * restarting or full, connection lost before COMMIT: postgres/transient.ts), and joined with the process's
+   * concurrent writes into one transaction (postgres/group-commit.ts). fn follows Store.write's rules, and
+   * options are Store.write's.
    */
-  transaction<T>(fn: (db: Db) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (db: Db) => Promise<T>, options?: WriteOptions): Promise<T>;
   /** A read-only snapshot. */
   snapshot<T>(fn: (db: Db) => Promise<T>): Promise<T>;
+  /** PostgreSQL through a transaction pooler (postgres/pooling.ts): nothing of a session outlasts a transaction. */
+  readonly pooled?: boolean;
   /**
-   * PostgreSQL only: runs fn while this process holds the session advisory lock `key` (on a connection of its
+   * PostgreSQL only, on a direct connection: runs fn while this process holds the session advisory lock `key` (on a connection of its
    * own, so fn's transactions run beside it); another holder makes it wait.
    */
   withAdvisoryLock?<T>(key: number, fn: () => Promise<T>): Promise<T>;

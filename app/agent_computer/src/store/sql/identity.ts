@@ -1,21 +1,14 @@
 import type { IdentityRecord, IdentityRepo } from "../port.ts";
-import { type Db, num, numOrNull } from "./db.ts";
+import { type Db, num } from "./db.ts";
 import { type Row, strOrNull, toAgent } from "./mesh.ts";
-
-const pidList = (value: unknown): number[] | null => (typeof value === "string" ? (JSON.parse(value) as number[]) : null);
 
 const toIdentity = (r: Row): IdentityRecord => ({
   ...toAgent(r),
   managed: num(r.managed) === 1,
-  agentPid: numOrNull(r.agent_pid),
-  agentPidStart: strOrNull(r.agent_pid_start),
-  hostShellPids: pidList(r.host_shell_pids),
   cliProfile: strOrNull(r.cli_profile),
   terminalTitleRef: strOrNull(r.terminal_title_ref),
   recoveryHash: strOrNull(r.recovery_hash),
 });
-
-const pidsText = (pids: number[] | null): string | null => (pids === null ? null : JSON.stringify(pids));
 
 const DROP_OLD_WINDOWS_SQL = "DELETE FROM rate_buckets WHERE bucket = $1 AND window_start < $2";
 const TAKE_RATE_SLOT_SQL = `INSERT INTO rate_buckets (bucket, window_start, hits) VALUES ($1, $2, 1)
@@ -31,9 +24,11 @@ export const identityRepo = (db: Db): IdentityRepo => ({
   },
   insertAgent: async (a) => {
     await db.run(
-      `INSERT INTO agents (name, token_hash, role, capabilities, class, description, host_id, managed, agent_pid,
-         agent_pid_start, host_shell_pids, cli_profile, terminal_title_ref, created_at, updated_at, last_seen_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $14, $14)`,
+      // The process holding the name (agent_pid, agent_pid_start, host_shell_pids) is host-local: the registering
+      // host keeps it in its state directory (LocalProcesses), so those columns stay empty.
+      `INSERT INTO agents (name, token_hash, role, capabilities, class, description, host_id, managed,
+         cli_profile, terminal_title_ref, created_at, updated_at, last_seen_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11, $11)`,
       [
         a.agentId,
         a.tokenHash,
@@ -43,9 +38,6 @@ export const identityRepo = (db: Db): IdentityRepo => ({
         a.description,
         a.hostId,
         a.managed ? 1 : 0,
-        a.agentPid,
-        a.agentPidStart,
-        pidsText(a.hostShellPids),
         a.cliProfile,
         a.terminalTitleRef,
         a.now,
@@ -54,19 +46,9 @@ export const identityRepo = (db: Db): IdentityRepo => ({
   },
   updateHolder: async (name, f, now) => {
     await db.run(
-      `UPDATE agents SET role = $2, description = $3, agent_pid = $4, agent_pid_start = $5, host_shell_pids = $6,
-         cli_profile = $7, terminal_title_ref = $8, updated_at = $9, last_seen_at = $9 WHERE name = $1`,
-      [
-        name,
-        f.role,
-        f.description,
-        f.agentPid,
-        f.agentPidStart,
-        pidsText(f.hostShellPids),
-        f.cliProfile,
-        f.terminalTitleRef,
-        now,
-      ],
+      `UPDATE agents SET role = $2, description = $3, cli_profile = $4, terminal_title_ref = $5, updated_at = $6,
+         last_seen_at = $6 WHERE name = $1`,
+      [name, f.role, f.description, f.cliProfile, f.terminalTitleRef, now],
     );
   },
   swapCredentials: async (name, expected, next, now) =>

@@ -34,7 +34,7 @@ const SQLITE_PLANS = {
       AND +message_search.rowid IN (SELECT r.search_rowid FROM (${MINE}) mine JOIN message_search_rows r ON r.message_id = mine.id)
     ${ORDER}`,
 };
-// PostgreSQL: the words stored with each message (migration 013). OFFSET 0 keeps the caller plan's lookup of each
+// PostgreSQL: the words stored with each message (migration 014). OFFSET 0 keeps the caller plan's lookup of each
 // message by id from being merged into a scan of the word index.
 const POSTGRES_PLANS = {
   words: `SELECT ${COLUMNS}, ts_rank(m.body_words, q) AS score

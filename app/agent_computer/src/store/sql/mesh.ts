@@ -122,13 +122,37 @@ const NEXT_SEQ_SQL = "UPDATE agents SET last_seq = last_seq + 1 WHERE name = $1"
 /** The open session of the agent named $1 if it is live at $2: the delivery rule. */
 const LIVE_SESSION_ID = `(SELECT id FROM sessions WHERE agent_name = $1 AND ${liveAt("$2")})`;
 /** Read with the slot (same row, no extra lookup): the recipient's recorded process, for the liveness rule. */
-const SLOT_COLUMNS = `last_seq, host_id, agent_pid, agent_pid_start, ${LIVE_SESSION_ID} AS session_id`;
+const SLOT_COLUMNS = `last_seq, name, host_id, ${LIVE_SESSION_ID} AS session_id`;
 const INBOX_SLOT_SQL = `SELECT ${SLOT_COLUMNS} FROM agents WHERE name = $1`;
 const INBOX_SLOT_RETURNING_SQL = `${NEXT_SEQ_SQL} RETURNING ${SLOT_COLUMNS}`;
 const DELIVER_PG_SQL = `WITH slot AS (${INBOX_SLOT_RETURNING_SQL}),
   delivered AS (INSERT INTO deliveries (message_id, recipient, seq, state, session_id)
     SELECT $3, $1, last_seq, CASE WHEN session_id IS NULL THEN 'not_checked_in' ELSE 'pending' END, session_id FROM slot)
   SELECT * FROM slot`;
+const INSERT_MESSAGE_SQL =
+  "INSERT INTO messages (id, sender, kind, body, thread_id, idempotency_key, idempotency_hash, reply_to, channel, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)";
+/**
+ * The message ($3 … $12, in INSERT_MESSAGE_SQL's order) and its delivery to agent $1 at $2, one statement: the
+ * delivery's foreign key is checked at the end of the statement, when the message row is there.
+ */
+const INSERT_AND_DELIVER_PG_SQL = `WITH message AS (INSERT INTO messages (id, sender, kind, body, thread_id, idempotency_key,
+    idempotency_hash, reply_to, channel, created_at) VALUES ($3, $4, $5, $6, $7, $8, $9, $10, $11, $12)),
+  slot AS (${INBOX_SLOT_RETURNING_SQL}),
+  delivered AS (INSERT INTO deliveries (message_id, recipient, seq, state, session_id)
+    SELECT $3, $1, last_seq, CASE WHEN session_id IS NULL THEN 'not_checked_in' ELSE 'pending' END, session_id FROM slot)
+  SELECT * FROM slot`;
+const messageParams = (m: Parameters<MeshRepo["insertMessage"]>[0]): unknown[] => [
+  m.id,
+  m.sender,
+  m.kind,
+  m.body,
+  m.threadId,
+  m.idempotencyKey,
+  m.idempotencyHash ?? null,
+  m.replyTo ?? null,
+  m.channel ?? null,
+  m.createdAt,
+];
 /** Extends the agent's open session by its own ttl; renewSession also reads the session back. */
 const EXTEND_SESSION_SQL =
   "UPDATE sessions SET last_activity_at = $2, expires_at = $2 + ttl_seconds * 1000 WHERE agent_name = $1 AND ended_at IS NULL";
@@ -158,11 +182,7 @@ const toInboxSlot = (row: Row | undefined): InboxSlot | undefined =>
     ? {
         seq: num(row.last_seq),
         sessionId: row.session_id == null ? undefined : str(row.session_id),
-        holder: {
-          hostId: strOrNull(row.host_id),
-          agentPid: numOrNull(row.agent_pid),
-          agentPidStart: strOrNull(row.agent_pid_start),
-        },
+        holder: { agentId: str(row.name), hostId: strOrNull(row.host_id) },
       }
     : undefined;
 
@@ -185,6 +205,18 @@ export const meshRepo = (db: Db): MeshRepo => {
       d.state,
       d.sessionId,
     ]);
+  };
+  const insertMessage: MeshRepo["insertMessage"] = async (m) => {
+    await db.run(INSERT_MESSAGE_SQL, messageParams(m));
+  };
+  const deliver: MeshRepo["deliver"] = async (messageId, agentId, now) => {
+    if (db.dialect === "postgres") return toInboxSlot(await db.get<Row>(DELIVER_PG_SQL, [agentId, now, messageId]));
+    const slot = await takeInboxSlot(agentId, now);
+    if (slot) {
+      const state = slot.sessionId ? "pending" : "not_checked_in";
+      await insertDelivery({ messageId, recipient: agentId, seq: slot.seq, state, sessionId: slot.sessionId ?? null });
+    }
+    return slot;
   };
   return {
     getAgent: async (name, lock = false) => {
@@ -274,31 +306,14 @@ export const meshRepo = (db: Db): MeshRepo => {
     },
     takeInboxSlot,
 
-    deliver: async (messageId, agentId, now) => {
-      if (db.dialect === "postgres") return toInboxSlot(await db.get<Row>(DELIVER_PG_SQL, [agentId, now, messageId]));
-      const slot = await takeInboxSlot(agentId, now);
-      if (slot) {
-        const state = slot.sessionId ? "pending" : "not_checked_in";
-        await insertDelivery({ messageId, recipient: agentId, seq: slot.seq, state, sessionId: slot.sessionId ?? null });
+    deliver,
+    insertMessage,
+    insertAndDeliver: async (m, agentId, now) => {
+      if (db.dialect === "postgres") {
+        return toInboxSlot(await db.get<Row>(INSERT_AND_DELIVER_PG_SQL, [agentId, now, ...messageParams(m)]));
       }
-      return slot;
-    },
-    insertMessage: async (m) => {
-      await db.run(
-        "INSERT INTO messages (id, sender, kind, body, thread_id, idempotency_key, idempotency_hash, reply_to, channel, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
-        [
-          m.id,
-          m.sender,
-          m.kind,
-          m.body,
-          m.threadId,
-          m.idempotencyKey,
-          m.idempotencyHash ?? null,
-          m.replyTo ?? null,
-          m.channel ?? null,
-          m.createdAt,
-        ],
-      );
+      await insertMessage(m);
+      return deliver(m.id, agentId, now);
     },
     insertDelivery,
     findByIdempotencyKey: async (sender, key) => {

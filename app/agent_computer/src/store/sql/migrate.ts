@@ -3,6 +3,9 @@ import type { Db, Driver, Migration } from "./db.ts";
 /** The PostgreSQL advisory lock every migration runner of one database takes (any fixed 64-bit number). */
 export const MIGRATION_LOCK = 7411742;
 
+/** How long an opener waits for another one's migrations (which run without a statement time limit). */
+export const MIGRATION_LOCK_WAIT = "120s";
+
 const SCHEMA_MIGRATIONS =
   "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)";
 
@@ -16,13 +19,27 @@ const SCHEMA_MIGRATIONS =
  * runs under one session advisory lock, so one process applies every pending migration while the others wait
  * and then find nothing left (two CREATE TABLE IF NOT EXISTS racing outside it collide in the catalog); on
  * SQLite each migration's BEGIN IMMEDIATE serialises the writers. Either way a transaction checks that its
- * version is still unrecorded before applying it.
+ * version is still unrecorded before applying it. Through a transaction pooler (postgres/pooling.ts) the pending
+ * migrations are applied together, in one transaction under a transaction advisory lock: one that fails leaves
+ * the schema where it was before all of them.
  */
 export const migrate = async (driver: Driver, migrations: readonly Migration[]): Promise<void> => {
   const applyPending = async (): Promise<void> => {
     await driver.exec(SCHEMA_MIGRATIONS);
     for (const migration of migrations) await driver.transaction((db) => applyOnce(db, migration));
   };
+  if (driver.pooled) {
+    // Through a transaction pooler a session lock would stay behind on a server connection that serves others:
+    // everything pending is applied in one transaction under a transaction-level lock instead.
+    if ((await appliedCount(driver)) >= migrations.length) return;
+    await driver.transaction(async (db) => {
+      await db.exec(`SET LOCAL lock_timeout = '${MIGRATION_LOCK_WAIT}'; SET LOCAL statement_timeout = 0`);
+      await db.get("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
+      await db.exec(SCHEMA_MIGRATIONS);
+      for (const migration of migrations) await applyOnce(db, migration);
+    });
+    return;
+  }
   if (!driver.withAdvisoryLock) {
     // SQLite: a count first, so an up-to-date store (nearly every open) writes nothing.
     await driver.exec(SCHEMA_MIGRATIONS);
