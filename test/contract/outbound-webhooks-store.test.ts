@@ -2,7 +2,8 @@
 // by policy enqueues nothing; kinds an endpoint did not ask for are not enqueued), claims hold a lease that a second
 // worker cannot take until it lapses (and then the first worker's result is fenced), failures are retried on the
 // backoff schedule, the last failure ends the event, and an endpoint that keeps failing is disabled with a notice
-// in its owner's inbox; enable sends what was kept.
+// in its owner's inbox; enable sends what was kept; events that ended longer ago than the retention period are
+// pruned with their attempts, and pending ones never are.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { unregisterAgent } from "../../app/agent_computer/src/domain/agents/unregister.ts";
 import { claimAttempts, finishAttempt } from "../../app/agent_computer/src/domain/automation/attempts.ts";
@@ -28,6 +29,7 @@ import {
   removeEndpoint,
   rotateSecret,
 } from "../../app/agent_computer/src/domain/webhooks/endpoints.ts";
+import { pruneEndedDeliveries } from "../../app/agent_computer/src/domain/webhooks/retention.ts";
 import type { ClaimedWebhookEvent, WebhookEventKind } from "../../app/agent_computer/src/store/port.ts";
 import { jobDir } from "../helpers/automation.ts";
 import { failure, type MeshAgents, openMeshAgents } from "../helpers/mesh.ts";
@@ -328,6 +330,48 @@ describe.each(storeNames)("outbound webhooks [%s]", (storeName) => {
       previousSecret: endpoint.secret,
       previousSecretUntil: mesh.clock.now + ROTATION_OVERLAP_MS - 1000,
     });
+    await removeEndpoint(deps(), { agentId: "other", token: mesh.token("other"), endpointId: endpoint.id });
+  });
+
+  test("retention prunes delivered and failed events that ended before the period, with their attempts; pending ones stay", async () => {
+    const DAY = 86_400_000;
+    const endpoint = await add("other", ["message"]);
+    for (const body of ["delivered", "failed", "in flight", "awaiting retry"]) await send("sender", "other", body);
+    const claimed = (await claim("w1")).filter((c) => c.endpoint.id === endpoint.id);
+    expect(claimed).toHaveLength(4);
+    const [delivered, failed, inFlight, retrying] = claimed as ClaimedWebhookEvent[];
+    const lastTry: DeliveryPolicy = { ...POLICY, backoffMs: [], disableAfter: 100 };
+    expect((await settleDelivery(deps(), delivered as ClaimedWebhookEvent, OK, POLICY)).event?.state).toBe("delivered");
+    expect((await settleDelivery(deps(), failed as ClaimedWebhookEvent, HTTP_500, lastTry)).event?.state).toBe("failed");
+    expect((await settleDelivery(deps(), retrying as ClaimedWebhookEvent, HTTP_500, POLICY)).event?.state).toBe("pending");
+
+    // Eight days on: one more event ends now, inside the period.
+    mesh.clock.advance(8 * DAY);
+    await send("sender", "other", "recent");
+    // The claim also takes the two pending events again (a lapsed lease, a retry now due): they stay pending.
+    const earlier = new Set(claimed.map((c) => c.event.id));
+    const [recent] = (await claim("w1")).filter((c) => c.endpoint.id === endpoint.id && !earlier.has(c.event.id));
+    expect((await settleDelivery(deps(), recent as ClaimedWebhookEvent, OK, POLICY)).event?.state).toBe("delivered");
+    const attemptsOf = async (eventId: string | undefined) =>
+      Number((await mesh.target.sql("SELECT COUNT(*) AS n FROM webhook_attempts WHERE event_id = $1", [eventId]))[0]?.n);
+    expect(await attemptsOf(delivered?.event.id)).toBe(1);
+
+    // One batch per round: the round stops at its limit and says more is left; the next round finishes.
+    expect(await pruneEndedDeliveries(deps(), 7, { batch: 1, batches: 1 })).toEqual({ pruned: 1, more: true });
+    expect(await pruneEndedDeliveries(deps(), 7, { batch: 1 })).toEqual({ pruned: 1, more: false });
+    expect(await pruneEndedDeliveries(deps(), 7)).toEqual({ pruned: 0, more: false });
+
+    const kept = await events(endpoint.id);
+    expect(kept.map((e) => e.id)).toEqual([inFlight?.event.id, retrying?.event.id, recent?.event.id]);
+    expect(kept.map((e) => e.state)).toEqual(["pending", "pending", "delivered"]);
+    for (const gone of [delivered, failed]) expect(await attemptsOf(gone?.event.id)).toBe(0);
+    for (const stays of [inFlight, retrying, recent]) expect(await attemptsOf(stays?.event.id)).toBeGreaterThan(0);
+
+    // A longer period keeps the recent event; a pending event is never pruned however old it is.
+    mesh.clock.advance(30 * DAY);
+    expect(await pruneEndedDeliveries(deps(), 60)).toEqual({ pruned: 0, more: false });
+    expect(await pruneEndedDeliveries(deps(), 7)).toEqual({ pruned: 1, more: false });
+    expect((await events(endpoint.id)).map((e) => e.id)).toEqual([inFlight?.event.id, retrying?.event.id]);
     await removeEndpoint(deps(), { agentId: "other", token: mesh.token("other"), endpointId: endpoint.id });
   });
 });

@@ -104,6 +104,8 @@ const rejected: [string, () => string[], string][] = [
   ["agent-computer-worker", () => ["--once", "--webhook-backoff", "8d"], "--webhook-backoff"],
   ["agent-computer-worker", () => ["--once", "--webhook-disable-after", "0"], "--webhook-disable-after"],
   ["agent-computer-worker", () => ["--once", "--webhook-timeout-seconds", "0"], "--webhook-timeout-seconds"],
+  ["agent-computer-worker", () => ["--once", "--webhook-retention-days", "0"], "--webhook-retention-days"],
+  ["agent-computer-worker", () => ["--once", "--webhook-retention-days", "1.5"], "--webhook-retention-days"],
 ];
 
 describe("the front end rejects bad input before any command runs", () => {

@@ -267,3 +267,25 @@ test("rotate-secret: the new secret is shown once and signs at once; the old one
   expect(listed.stdout).not.toContain(rotated.secret);
   expect(listed.stdout).not.toContain(oldSecret);
 });
+
+test("a worker deletes events that ended longer ago than --webhook-retention-days, with their attempts; the rest stay", async () => {
+  const countOf = async (sql: string, params: unknown[] = []) => Number((await target.sql(sql, params))[0]?.n);
+  const ended = "SELECT COUNT(*) AS n FROM webhook_events WHERE state IN ('delivered', 'failed')";
+  const before = await countOf(ended);
+  expect(before).toBeGreaterThan(2);
+  // Two ended events age past a week (with their attempts); every other row is as the tests above left it.
+  const aged = (await target.sql("SELECT id FROM webhook_events WHERE state = 'delivered' ORDER BY id LIMIT 2")).map((r) =>
+    String(r.id),
+  );
+  for (const id of aged)
+    await target.sql("UPDATE webhook_events SET finished_at = finished_at - $2 WHERE id = $1", [id, 8 * 86_400_000]);
+  const attemptsBefore = await countOf("SELECT COUNT(*) AS n FROM webhook_attempts");
+  const agedAttempts = await countOf("SELECT COUNT(*) AS n FROM webhook_attempts WHERE event_id IN ($1, $2)", aged);
+
+  const once = await runBin("agent-computer-worker", ["--once", "--webhook-retention-days", "7", "--json"], { env });
+  expect(once.exitCode, once.stderr).toBe(0);
+  expect(once.stderr).toContain('"pruned":2');
+  expect(await countOf(ended)).toBe(before - 2);
+  expect(await countOf("SELECT COUNT(*) AS n FROM webhook_events WHERE id IN ($1, $2)", aged)).toBe(0);
+  expect(await countOf("SELECT COUNT(*) AS n FROM webhook_attempts")).toBe(attemptsBefore - agedAttempts);
+});

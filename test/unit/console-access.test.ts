@@ -64,7 +64,7 @@ beforeAll(async () => {
       pollMs: 250,
       drainSeconds: 1,
       skillsDir: "",
-      webhooks: { backoffMs: [1000], disableAfter: 5, timeoutMs: 10_000 },
+      webhooks: { backoffMs: [1000], disableAfter: 5, timeoutMs: 10_000, retentionDays: 7 },
     },
     paths: resolvePaths({ AGENT_COMPUTER_HOME: stateDir }),
     // Neither service starts scripts.

@@ -1,4 +1,5 @@
-// ask's admission and abandon read the target agent from Herdr; a Herdr server restart or live handoff cuts that
+// Every command with controller authority first reads the caller's own pane; ask's admission and abandon then read
+// the target agent from Herdr; a Herdr server restart or live handoff cuts that
 // read (`protocol`, then `server_unavailable` until the server is back). They read again within the call's deadline,
 // like collect and wait-any do, and never repeat a write: the prompt is typed once. Controller authority is real
 // (binding, credential and fence files in a temp state dir, the fence row from a stand-in store).
@@ -9,6 +10,8 @@ import { type Herdr, type HerdrAgent, HerdrError } from "../../app/agent_compute
 import { ancestry } from "../../app/agent_computer/src/adapters/process-ancestry.ts";
 import { abandonReceipt } from "../../app/agent_computer/src/domain/herdr/abandon.ts";
 import type { AgentIdentity } from "../../app/agent_computer/src/domain/herdr/agent-identity.ts";
+import { loadAuthority } from "../../app/agent_computer/src/domain/herdr/controller-authority.ts";
+import { observeCaller } from "../../app/agent_computer/src/domain/herdr/controller-caller.ts";
 import type { HerdrDeps } from "../../app/agent_computer/src/domain/herdr/deps.ts";
 import { handoff } from "../../app/agent_computer/src/domain/herdr/handoff.ts";
 import { type LeaseRecord, saveLease } from "../../app/agent_computer/src/domain/herdr/leases.ts";
@@ -43,17 +46,22 @@ const agentIn = (paneId: string, terminalId: string, name: string, cwd: string, 
 const cut = (kind: "protocol" | "server_unavailable") => new HerdrError(kind, "cut", { command: "herdr agent get" });
 
 /**
- * A Herdr whose worker pane answers `agent get` with the scripted cuts first, then its current state. The
- * controller's own pane always answers (its read happens before admission). A prompt makes the worker work; a wait
- * ends its turn.
+ * A Herdr whose worker pane answers `agent get` with the scripted cuts first, then its current state; the
+ * controller's own pane likewise with its own cuts (none by default). A prompt makes the worker work; a wait ends
+ * its turn.
  */
-const restartingHerdr = (cwd: string, cuts: HerdrError[]) => {
+const restartingHerdr = (cwd: string, cuts: HerdrError[], callerCuts: HerdrError[]) => {
   const controller = agentIn("w1:p1", "term_ctl", "lead", cwd, "working", 1);
   let worker = agentIn("w1:p2", "term_wk", "rev", cwd, "idle", 10);
   const calls: string[] = [];
   const herdr = {
     getAgent: async (target: string) => {
-      if (target === controller.paneId) return controller;
+      if (target === controller.paneId) {
+        calls.push("get caller");
+        const next = callerCuts.shift();
+        if (next) throw next;
+        return controller;
+      }
       calls.push("get");
       const next = cuts.shift();
       if (next) throw next;
@@ -76,12 +84,12 @@ const restartingHerdr = (cwd: string, cuts: HerdrError[]) => {
 };
 
 /** A controller bound to pane w1:p1 and this process, holding an active reviewer lease on the worker. */
-const controllerWorld = (cuts: HerdrError[]) => {
+const controllerWorld = (cuts: HerdrError[], callerCuts: HerdrError[] = []) => {
   const home = mkdtempSync(join(process.env.AC_TEST_ROOT ?? "/tmp", "restart-admission-"));
   const cwd = mkdtempSync(join(home, "repo-"));
   const dirs = herdrStateDirs(resolvePaths({ AGENT_COMPUTER_HOME: home }));
   const now = Date.now();
-  const fake = restartingHerdr(cwd, cuts);
+  const fake = restartingHerdr(cwd, cuts, callerCuts);
   writeControllerFiles(
     dirs,
     {
@@ -158,36 +166,37 @@ const controllerWorld = (cuts: HerdrError[]) => {
   return { deps, calls: fake.calls, identity: fake.identity };
 };
 
+/** A reserved receipt of the controller on the leased worker. */
+const reservedReceipt = (world: ReturnType<typeof controllerWorld>) => {
+  const receipt = newReceipt({
+    controller_id: CONTROLLER,
+    target: "rev",
+    target_lease_id: LEASE_ID,
+    lease_type: "reviewer",
+    identity: world.identity,
+    created_at: Date.now(),
+    before_seq: 10,
+  });
+  saveReceipt(world.deps.dirs, receipt);
+  return tokenOf(receipt);
+};
+
 describe("a Herdr restart during ask's admission", () => {
   test("the target is read again and the request typed once; the result is collected", async () => {
     const { deps, calls } = controllerWorld([cut("protocol"), cut("server_unavailable")]);
     const output = await handoff(deps, [{ target: "rev", message: "review this" }], "all", 10_000, 20);
     expect(output.results[0]).toMatchObject({ target: "rev", state: "completed", output: "the review text" });
-    expect(calls.slice(0, 3)).toEqual(["get", "get", "get"]);
+    expect(calls.slice(0, 4)).toEqual(["get caller", "get", "get", "get"]);
     expect(calls.filter((call) => call === "prompt")).toHaveLength(1);
   });
 });
 
 describe("a Herdr restart during abandon's read", () => {
-  const reservedReceipt = (world: ReturnType<typeof controllerWorld>) => {
-    const receipt = newReceipt({
-      controller_id: CONTROLLER,
-      target: "rev",
-      target_lease_id: LEASE_ID,
-      lease_type: "reviewer",
-      identity: world.identity,
-      created_at: Date.now(),
-      before_seq: 10,
-    });
-    saveReceipt(world.deps.dirs, receipt);
-    return tokenOf(receipt);
-  };
-
   test("the agent is read again and the receipt abandoned", async () => {
     const world = controllerWorld([cut("protocol"), cut("server_unavailable")]);
     const result = await abandonReceipt(world.deps, reservedReceipt(world));
     expect(result).toMatchObject({ target: "rev", state: "failed", failure: "abandoned", observed_status: "idle" });
-    expect(world.calls).toEqual(["get", "get", "get"]);
+    expect(world.calls).toEqual(["get caller", "get", "get", "get"]);
   });
 
   test("a Herdr still gone at the read deadline is UNAVAILABLE and the receipt stays outstanding", async () => {
@@ -196,5 +205,29 @@ describe("a Herdr restart during abandon's read", () => {
     const token = reservedReceipt(world);
     await expect(abandonReceipt(world.deps, token, 300)).rejects.toMatchObject({ code: "UNAVAILABLE" });
     expect(findReceipt(world.deps.dirs, token, CONTROLLER).state).toBe("reserved");
+  });
+});
+
+describe("a Herdr restart during the read of the caller's own pane", () => {
+  test("controller authority reads the pane again instead of ending INTERNAL; the receipt is then abandoned", async () => {
+    const world = controllerWorld([], [cut("protocol"), cut("server_unavailable")]);
+    const token = reservedReceipt(world);
+    const result = await abandonReceipt(world.deps, token);
+    expect(result).toMatchObject({ target: "rev", state: "failed", failure: "abandoned" });
+    expect(world.calls).toEqual(["get caller", "get caller", "get caller", "get"]);
+  });
+
+  test("acquire, resume and takeover read the caller's pane the same way", async () => {
+    const world = controllerWorld([], [cut("protocol")]);
+    const caller = await observeCaller(world.deps, "w1:p1");
+    expect(caller).toMatchObject({ name: "lead", terminalId: "term_ctl" });
+    expect(world.calls).toEqual(["get caller", "get caller"]);
+  });
+
+  test("a Herdr still gone at the deadline is UNAVAILABLE and no other read is made", async () => {
+    const cuts = [cut("protocol"), ...Array.from({ length: 1000 }, () => cut("server_unavailable"))];
+    const world = controllerWorld([], cuts);
+    await expect(loadAuthority(world.deps, Date.now() + 300)).rejects.toMatchObject({ code: "UNAVAILABLE" });
+    expect(world.calls.every((call) => call === "get caller")).toBe(true);
   });
 });

@@ -121,4 +121,9 @@ export interface WebhookRepo {
   eventsOf(endpointId: string, limit: number): Promise<WebhookEventRecord[]>;
   /** Counts of an endpoint's events by state. */
   eventCounts(endpointId: string): Promise<Record<WebhookEventState, number>>;
+  /**
+   * Deletes up to `limit` events that ended (delivered or failed) before `endedBefore`, oldest first, with their
+   * attempts; a pending event (claimed or not) is never touched. Returns how many events went.
+   */
+  pruneEndedEvents(endedBefore: number, limit: number): Promise<number>;
 }

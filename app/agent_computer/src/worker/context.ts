@@ -15,8 +15,11 @@ export interface WorkerOptions {
   pollMs: number;
   drainSeconds: number;
   skillsDir: string;
-  /** Outbound webhooks: the retry schedule, when an endpoint is disabled, and each attempt's timeout. */
-  webhooks: { backoffMs: readonly number[]; disableAfter: number; timeoutMs: number };
+  /**
+   * Outbound webhooks: the retry schedule, when an endpoint is disabled, each attempt's timeout, and how many days
+   * ended events are kept.
+   */
+  webhooks: { backoffMs: readonly number[]; disableAfter: number; timeoutMs: number; retentionDays: number };
 }
 
 /** What every worker service gets: one store, one logger, the options and the wake-ups between services. */

@@ -7,6 +7,7 @@ import { schedulerService } from "./scheduler.ts";
 import type { ServiceFactory } from "./service.ts";
 import { wakeService } from "./wake.ts";
 import { webhookDeliveryService } from "./webhook-delivery.ts";
+import { webhookRetentionService } from "./webhook-retention.ts";
 import { webhookService } from "./webhooks.ts";
 
 export const workerServices: ServiceFactory[] = [
@@ -15,6 +16,7 @@ export const workerServices: ServiceFactory[] = [
   schedulerService,
   executorService,
   webhookDeliveryService,
+  webhookRetentionService,
   wakeService,
   consoleService,
 ];

@@ -129,15 +129,15 @@ export default defineCommand({
   name: "register-agent-cli",
   summary: "register this terminal as a named agent (token once, presence, auto-assigned tasks); call it first in a session",
   description:
-    "Registers this terminal as the agent --name: an idempotent upsert, first in a session and again on reconnect. " +
-    "A first agent-checkin-cli --confirm uses the same service. Each call starts or renews the name's presence session.\n" +
+    "Registers this terminal as the agent --name: an idempotent upsert, first in a session and again on reconnect " +
+    "(as a first agent-checkin-cli --confirm does). Each call starts or renews the name's presence session.\n" +
     "Token: the first registration prints it ONCE (agent_token), saves it to this host's 0600 vault and stores only its " +
     "SHA-256. Re-registering keeps it and needs it (--token-file, RELAY_AGENT_TOKEN or the vault).\n" +
-    "Fixed at first registration: capabilities (a different set gives capabilities_note; agent-identity-cli " +
-    "expand-capabilities --help), class, host id, managed (a different value is INVALID_INPUT). Description is kept " +
+    "Fixed at first registration: capabilities (a different set gives capabilities_note; see agent-identity-cli " +
+    "expand-capabilities), class, host id, managed (a different value is INVALID_INPUT). Description is kept " +
     "when omitted; pid, shell pids, cli profile and title describe the current holder and are replaced.\n" +
-    "Live holder: a plain re-register of a name whose holder is alive fails NAME_COLLISION_ACTIVE with " +
-    "existing_session_id. On the host that recorded its --agent-pid the process decides (gone, zombie or another start " +
+    "Live holder: re-registering a name whose holder is alive fails NAME_COLLISION_ACTIVE (existing_session_id). " +
+    "On the host that recorded its --agent-pid the process decides (gone, zombie or another start " +
     "time = dead; running = alive however silent); elsewhere age does (session within its ttl). The holder itself (same " +
     "pid and start time) renews.\n" +
     "Takeover: --force --expected-session-id <id|null> is a compare-and-swap on the session id you read (agents-list-cli; " +
@@ -159,8 +159,7 @@ export default defineCommand({
   },
   writes:
     "the agent row, its presence session (ending the one it replaces), queued tasks it takes with an inbox notice each, " +
-    "the rate counters, and the vault file when a token is minted. The process facts (--agent-pid, --agent-pid-start, " +
-    "--host-shell-pids) go to this host's state directory, never to the store: only this host can probe them.",
+    "the rate counters, and the vault file when a token is minted; pid facts stay in this host's state dir, not the store.",
   output:
     '{"success":true,"action":"registered|re_registered|renewed|taken_over|recovered","agent":{the options as ' +
     'snake_case fields (class, host_id, agent_pid, …),"auth_state","session_id","alive","liveness_evidence":"pid|age",' +

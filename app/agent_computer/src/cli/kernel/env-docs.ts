@@ -1,8 +1,8 @@
 import { RATE_SETTINGS } from "../../domain/identity/rate-config.ts";
 
 const rateDoc = (what: string, per: string, fallback: string): string =>
-  `${what} allowed per ${per}, as N/S (N per S seconds) or off; default ${fallback}. Counted in the store (shared by ` +
-  "every process); calls that fail are not counted.";
+  `${what} allowed per ${per}, as N/S (N per S seconds) or off; default ${fallback}. Counted in the store, across ` +
+  "processes; failed calls are not counted.";
 
 /** One description per environment variable, shared by every --help that lists it. */
 export const ENV_DOCS = {

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { consoleLink } from "../../console/access.ts";
 import { newId } from "../../domain/ids.ts";
 import { DEFAULT_DISABLE_AFTER } from "../../domain/webhooks/delivery.ts";
+import { DEFAULT_WEBHOOK_RETENTION_DAYS } from "../../domain/webhooks/retention.ts";
 import { STORE_ERRORS } from "../../errors.ts";
 import { ensureConsoleToken } from "../../local/console-token.ts";
 import { defineCommand } from "../kernel/command.ts";
@@ -104,6 +105,13 @@ export const workerOptionsSchema = z
       .max(300)
       .default(10)
       .describe("outbound webhooks: one attempt's time limit"),
+    webhookRetentionDays: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(3650)
+      .default(DEFAULT_WEBHOOK_RETENTION_DAYS)
+      .describe("outbound webhooks: days a delivered or failed event and its attempts are kept"),
     consoleUrl: z
       .boolean()
       .default(false)
@@ -180,6 +188,7 @@ const runWorkerCommand = async (options: WorkerCliOptions, ctx: CommandContext) 
         backoffMs: options.webhookBackoff,
         disableAfter: options.webhookDisableAfter,
         timeoutMs: options.webhookTimeoutSeconds * 1000,
+        retentionDays: options.webhookRetentionDays,
       },
     },
   });
@@ -198,41 +207,41 @@ export default defineCommand({
   name: "agent-computer-worker",
   summary: "the per-host daemon: fires checkbacks and cron ticks, runs automation jobs, receives webhooks",
   description:
-    "One worker per host (several may share one PostgreSQL store; each trigger is still consumed exactly once, enforced by " +
-    "the store). Services: the scheduler (checkbacks and cron schedules), the run executor (fenced attempts, --concurrency " +
-    "at a time), the webhook receiver (POST /hooks/<endpoint-id>, see create-webhook-cli --help), the endpoint that " +
-    "scripts' emitEvent calls reach, the outbound webhook sender and the console (read-only web pages, refreshed live: automation jobs with their recent " +
-    "runs and output tails, triggers, agents; answers loopback host names only); all share one HTTP server, loopback by default. On start it logs the console URL " +
-    "(http://127.0.0.1:<port>/) to stderr. Logs are JSON lines on stderr; stdout carries only the final summary.\n" +
+    "One worker per host (several may share one PostgreSQL store, which still consumes each trigger exactly " +
+    "once). Services: the scheduler (checkbacks and cron schedules), the run executor (fenced attempts, --concurrency " +
+    "at a time), the webhook receiver (POST /hooks/<endpoint-id>, see create-webhook-cli --help), the endpoint " +
+    "scripts' emitEvent calls reach, the outbound webhook sender and the console (read-only live pages: automation jobs with recent " +
+    "runs and output tails, triggers, agents; answers loopback host names only); all share one HTTP server, loopback by default. It logs the console URL " +
+    "(http://127.0.0.1:<port>/) on start. Logs are JSON lines on stderr; stdout carries only the final summary.\n" +
     "Console access: the pages open only for a browser that holds the console token, a random secret kept 0600 in " +
     "$AGENT_COMPUTER_HOME/console-token (made on first use, kept across restarts), so other Unix users on this host get " +
     "401 and no data. `agent-computer-worker --console-url [--port N]` prints the link (http://127.0.0.1:8787/?token=…; " +
     "the token is never in argv); opened once, it sets an HttpOnly, SameSite=Strict cookie for 30 days and redirects to " +
     "the same page without the token. The start line carries the link (console_link) only when stderr is a terminal; " +
     "otherwise it names the command (console_link_command), so the token never reaches a log file or journal. Removing " +
-    "console-token and restarting the worker signs every browser out. Webhook deliveries and scripts' emitEvent calls " +
-    "need no console token (they carry their own signatures).\n" +
+    "console-token and restarting the worker signs every browser out. Webhook deliveries and emitEvent calls are " +
+    "signed instead.\n" +
     "Runs: each attempt is `bun --no-orphans main.ts` (the CURRENT main.ts of the job directory, resolved by real path) in " +
     "its own process group with cwd = the job directory, an environment built from scratch (PATH with bun and mcporter, " +
     "HOME, the owner's WorkerEnv, MCPORTER_CONFIG for this attempt) and the job's timeout, which kills the whole group. " +
     "Script exception, non-zero exit and timeout are final (not retried). Output tails keep NUL as the text \\u0000 and " +
     "invalid UTF-8 as U+FFFD; a result the store still refuses ends the run failed (result_unstorable), not retried. If this worker dies, the attempt's lease lapses " +
     "and another worker starts a new fenced attempt (at most 3 attempts); the old attempt's writes are refused.\n" +
-    "MCP: every attempt gets a 0600 mcporter config generated from the Skills' mcp.json files under --skills-dir " +
+    "MCP: every attempt gets a 0600 mcporter config built from the Skills' mcp.json files under --skills-dir " +
     `({"mcpServers":{…}}; $\{SKILL_DIR} expands to the skill directory), with "imports": [] and ephemeral servers.\n` +
-    "Started while its store is unreachable, the daemon waits: it retries with a doubling delay (0.5 s up to 30 s), logging " +
-    "each try with the next delay, and starts once the store answers; a signal stops it meanwhile.\n" +
-    "--once consumes what is due, runs every queued run to its end and exits (for scripts and tests; it does not wait " +
+    "A store unreachable at start is retried with a doubling delay (0.5 s up to 30 s, each try logged); a signal " +
+    "stops the wait.\n" +
+    "--once consumes what is due, runs every queued run to its end and exits (it does not wait " +
     "for an unreachable store). Shutdown: the " +
     "first SIGTERM/SIGINT stops intake and lets running attempts finish for up to --drain-seconds; a second signal (or " +
     "the deadline) kills them and releases their runs for another worker. Exit status: 0 when --once ran out of work; " +
-    "stopped by SIGTERM or SIGINT, the worker prints its summary and then ends by that same signal, so a shell reports " +
-    "143 (SIGTERM) or 130 (SIGINT) and a supervisor sees a stop by signal; otherwise the codes below.\n" +
+    "stopped by SIGTERM or SIGINT, the worker prints its summary, then ends by that signal (a shell shows 143 or 130, " +
+    "a supervisor a stop by signal); otherwise the codes below.\n" +
     "Jobs and triggers: create-automation-job-cli --help.",
   schema: workerOptionsSchema,
   writes:
     "trigger firings, runs and attempts (state, exit code, error, stdout/stderr tails), events in owners' sessions, " +
-    "outbound webhook attempts (and disabled endpoints' notices), its own " +
+    "outbound webhook attempts and disabled endpoints' notices (ended events go after --webhook-retention-days), its own " +
     "worker record; per-attempt files under $AGENT_COMPUTER_HOME/run/attempts (removed when the attempt ends); " +
     "$AGENT_COMPUTER_HOME/console-token (0600) when it is missing, also with --console-url (which writes nothing else).",
   output:

@@ -18,8 +18,8 @@ export interface AbandonResult {
 }
 
 /**
- * abandon has no --timeout-ms: its one read of the agent waits out a Herdr server restart or live handoff (seconds)
- * for at most this long, then ends UNAVAILABLE instead of hanging.
+ * abandon has no --timeout-ms: its reads (the caller's pane, then the agent) wait out a Herdr server restart or live
+ * handoff (seconds) for at most this long together, then end UNAVAILABLE instead of hanging.
  */
 export const ABANDON_READ_DEADLINE_MS = 30_000;
 
@@ -29,7 +29,7 @@ export const abandonReceipt = async (
   readDeadlineMs = ABANDON_READ_DEADLINE_MS,
 ): Promise<AbandonResult> => {
   const deadline = Date.now() + readDeadlineMs;
-  const authority = await loadAuthority(deps);
+  const authority = await loadAuthority(deps, deadline);
   const receipt = findReceipt(deps.dirs, token, authority.controllerId);
   if (!isOutstanding(receipt)) throw new AppError("CONFLICT", `receipt ${token} is already ${receipt.state}`);
   const agent = await observeSurviving(deps.herdr, receipt.identity.pane_id, deadline);

@@ -110,7 +110,8 @@ export const collectReceipts = async (
   readLines: number,
 ): Promise<HandoffOutput> => {
   if (new Set(tokens).size !== tokens.length) throw new AppError("INVALID_INPUT", "--receipt: each receipt may be given once");
-  const authority = await loadAuthority(deps);
+  const deadline = Date.now() + timeoutMs;
+  const authority = await loadAuthority(deps, deadline);
   const receipts = tokens.map((token) => findReceipt(deps.dirs, token, authority.controllerId));
-  return collectMany(deps, receipts, mode, { deadline: Date.now() + timeoutMs, readLines });
+  return collectMany(deps, receipts, mode, { deadline, readLines });
 };

@@ -80,7 +80,8 @@ export const supersededIn = (binding: ControllerBinding, paneId: string, termina
   );
 };
 
-export const loadAuthority = async (deps: HerdrDeps): Promise<ControllerAuthority> => {
+/** deadline bounds the read of the caller's pane across a Herdr restart (observeCaller's own bound by default). */
+export const loadAuthority = async (deps: HerdrDeps, deadline?: number): Promise<ControllerAuthority> => {
   const ctx = callerContext(deps.env);
   const binding = readBinding(deps.dirs, ctx.controllerId);
   if (!binding) {
@@ -94,7 +95,7 @@ export const loadAuthority = async (deps: HerdrDeps): Promise<ControllerAuthorit
     if (fenced) throw fenced;
     throw notController("this pane is not the controller's pane", "run from the coordinator's own pane");
   }
-  const caller = await observeCaller(deps, ctx.paneId);
+  const caller = await observeCaller(deps, ctx.paneId, deadline);
   const sameAgent =
     caller.terminalId === binding.terminal_id &&
     caller.name === binding.agent_name &&

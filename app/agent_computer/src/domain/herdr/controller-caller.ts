@@ -4,7 +4,8 @@ import type { HerdrAgent } from "../../adapters/herdr/client.ts";
 import { ancestry, type ProcessIdentity, sameProcess, terminalForegroundGroup } from "../../adapters/process-ancestry.ts";
 import { AppError } from "../../errors.ts";
 import type { HerdrDeps } from "./deps.ts";
-import { viaHerdr } from "./herdr-failure.ts";
+import { herdrFailure } from "./herdr-failure.ts";
+import { surviving } from "./herdr-reconnect.ts";
 
 export const CONTROLLER_ID_PATTERN = /^[A-Za-z0-9_.-]{1,100}$/;
 
@@ -33,9 +34,30 @@ export const callerContext = (env: Record<string, string | undefined>): CallerCo
   return { controllerId, paneId };
 };
 
-/** The named agent in the caller's pane; a coordinator is a named agent that is idle or working. */
-export const observeCaller = async (deps: HerdrDeps, paneId: string): Promise<HerdrAgent> => {
-  const agent = await viaHerdr(deps.herdr.getAgent(paneId));
+/**
+ * A command without its own deadline waits out a Herdr server restart or live handoff (seconds) in its read of the
+ * caller's pane for at most this long, then ends UNAVAILABLE instead of hanging.
+ */
+export const CALLER_READ_DEADLINE_MS = 30_000;
+
+const readCaller = async (deps: HerdrDeps, paneId: string, deadline: number): Promise<HerdrAgent> => {
+  try {
+    return await surviving(() => deps.herdr.getAgent(paneId), deadline);
+  } catch (error) {
+    throw herdrFailure(error);
+  }
+};
+
+/**
+ * The named agent in the caller's pane; a coordinator is a named agent that is idle or working. A read cut by a
+ * Herdr restart is made again until the deadline (only a read is repeated).
+ */
+export const observeCaller = async (
+  deps: HerdrDeps,
+  paneId: string,
+  deadline = Date.now() + CALLER_READ_DEADLINE_MS,
+): Promise<HerdrAgent> => {
+  const agent = await readCaller(deps, paneId, deadline);
   if (!agent.name) {
     throw new AppError("CONTROLLER_AUTH_FAILED", `the agent in pane ${paneId} has no Herdr name; a coordinator must be named`, {
       hint:

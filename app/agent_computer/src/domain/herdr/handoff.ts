@@ -142,7 +142,7 @@ export const handoff = async (
   const targets = requests.map((request) => request.target);
   if (new Set(targets).size !== targets.length) throw new AppError("INVALID_INPUT", "each target may appear once per batch");
   const deadline = Date.now() + timeoutMs;
-  const authority = await loadAuthority(deps);
+  const authority = await loadAuthority(deps, deadline);
   const receipts = await admit(deps, authority, requests, deadline);
   const delivered = await Promise.all(
     receipts.map((receipt, index) =>

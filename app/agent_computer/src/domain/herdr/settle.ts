@@ -6,6 +6,7 @@ import { createHash } from "node:crypto";
 import { type Herdr, type HerdrAgent, isHerdrError } from "../../adapters/herdr/client.ts";
 import { type AgentIdentity, isSettled, sameIdentity } from "./agent-identity.ts";
 import { herdrFailure } from "./herdr-failure.ts";
+import { isInterrupted, pauseBefore, surviving } from "./herdr-reconnect.ts";
 
 export type SettleOutcome =
   | { kind: "settled"; agent: HerdrAgent }
@@ -19,33 +20,9 @@ const WAIT_SLICE_MS = 30_000;
 /** `agent wait --until working` for an agent still settled at an old cursor. */
 const ACTIVITY_SLICE_MS = 5_000;
 const UNKNOWN_POLL_MS = 250;
-/** How soon a call cut by a Herdr server restart or live handoff is tried again. */
-const RECONNECT_PAUSE_MS = 250;
 
 const isCancelled = (error: unknown, signal?: AbortSignal): boolean =>
   isHerdrError(error, "cancelled") || signal?.aborted === true;
-
-/**
- * A Herdr server restart or live handoff cuts every call in flight (the connection closes without an answer:
- * `protocol`) and refuses new ones until the server is back (`server_unavailable`). Neither says anything about
- * the agent, so the caller reads again and waits again with the same cursor while its deadline allows.
- */
-const isInterrupted = (error: unknown): boolean => isHerdrError(error, "protocol") || isHerdrError(error, "server_unavailable");
-
-const pauseBefore = (deadline: number): Promise<void> =>
-  Bun.sleep(Math.max(0, Math.min(RECONNECT_PAUSE_MS, deadline - Date.now())));
-
-/** Runs a Herdr call again after an interruption until the deadline; any other failure, or the deadline, throws. */
-export const surviving = async <T>(call: () => Promise<T>, deadline: number): Promise<T> => {
-  for (;;) {
-    try {
-      return await call();
-    } catch (error) {
-      if (!isInterrupted(error) || Date.now() >= deadline) throw error;
-      await pauseBefore(deadline);
-    }
-  }
-};
 
 /** The agent in the pane now, or undefined when it is gone; Herdr's own failures are left to the caller. */
 const probe = async (herdr: Herdr, paneId: string): Promise<HerdrAgent | undefined> => {

@@ -5,7 +5,8 @@ import { AppError } from "../../errors.ts";
 import { type AgentIdentity, identityOf } from "./agent-identity.ts";
 import type { HerdrDeps } from "./deps.ts";
 import { viaHerdr } from "./herdr-failure.ts";
-import { abortOthers, captureSettled, surviving, waitForSettled } from "./settle.ts";
+import { surviving } from "./herdr-reconnect.ts";
+import { abortOthers, captureSettled, waitForSettled } from "./settle.ts";
 
 export interface WaitAnyInput {
   workers: readonly string[];

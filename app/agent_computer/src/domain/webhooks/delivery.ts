@@ -72,9 +72,11 @@ export const settleDelivery = (
     const retryAt = result.ok || step === undefined ? null : deps.now() + withJitter(step, random);
     const fence = { eventId: claimed.event.id, attempt: claimed.attempt, leaseToken: claimed.leaseToken };
     if (result.ok) {
+      // The endpoint row is taken before its event (the order below and in every other writer), and the streak read
+      // under that lock: a failure settled beside this success is then either seen and reset, or counted after it.
+      const endpoint = await tx.webhooks.getEndpoint(claimed.endpoint.id, true);
       const event = await tx.webhooks.settleAttempt(fence, { ...result, endedAt: deps.now() }, null);
       if (!event) return {};
-      const endpoint = await tx.webhooks.getEndpoint(event.endpointId);
       if (endpoint && endpoint.failedStreak !== 0) await tx.webhooks.setFailedStreak(endpoint.id, 0, deps.now());
       return { event };
     }

@@ -206,6 +206,19 @@ export const webhookRepo = (db: Db): WebhookRepo => ({
         [endpointId, limit],
       )
     ).map(toEvent),
+  pruneEndedEvents: async (endedBefore, limit) => {
+    const ended = await db.all<Row>(
+      `SELECT id FROM webhook_events WHERE state IN ('delivered', 'failed') AND finished_at < $1
+       ORDER BY finished_at, id LIMIT $2`,
+      [endedBefore, limit],
+    );
+    if (ended.length === 0) return 0;
+    const ids = ended.map((r) => String(r.id));
+    const list = ids.map((_, i) => `$${i + 1}`).join(", ");
+    // Events first, their attempts by ON DELETE CASCADE: the order an endpoint's delete takes the same rows in.
+    // The state is tested again in the delete, so only an ended event can ever go.
+    return db.run(`DELETE FROM webhook_events WHERE id IN (${list}) AND state IN ('delivered', 'failed')`, ids);
+  },
   eventCounts: async (endpointId) => {
     const counts: Record<WebhookEventState, number> = { pending: 0, delivered: 0, failed: 0 };
     for (const r of await db.all<Row>("SELECT state, COUNT(*) AS n FROM webhook_events WHERE endpoint_id = $1 GROUP BY state", [
