@@ -1,10 +1,13 @@
 // Full-text search against every store: each store finds exactly the messages a plain oracle finds (every query word
 // among the body's words: lowercase runs of letters and digits), among the caller's own messages only, so SQLite's
-// FTS5 and PostgreSQL's full-text index match the same set for the same data.
+// FTS5 and PostgreSQL's full-text index match the same set for the same data. Each store has two plans (walk the word
+// index, or walk the caller's messages) chosen by cost; every query is also run under each plan by force, and both
+// must return the same hits in the same order with the same scores.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { Deps } from "../../app/agent_computer/src/domain/deps.ts";
 import { searchMessages, searchWords } from "../../app/agent_computer/src/domain/mesh/search.ts";
 import { sendMessage } from "../../app/agent_computer/src/domain/mesh/send.ts";
+import type { SearchPlan } from "../../app/agent_computer/src/store/port.ts";
 import { type MeshAgents, openMeshAgents } from "../helpers/mesh.ts";
 import { storeNames } from "../helpers/stores.ts";
 
@@ -54,7 +57,17 @@ const QUERIES = [
   "agent send cli",
   "launch",
   "nothing-matches-this",
+  // Words common across the store (the bystander's copies and the filler below hold them) with few of the caller's.
+  "and",
+  "and done",
+  "filler",
+  "filler rollback",
+  "common rare",
+  "tie",
 ];
+
+/** Mail between others only: makes "and", "filler" and "common" frequent store-wide, so auto picks the caller plan. */
+const FILLER = 40;
 
 describe.each(storeNames)("full-text search [%s]", (storeName) => {
   let mesh: MeshAgents;
@@ -68,6 +81,8 @@ describe.each(storeNames)("full-text search [%s]", (storeName) => {
   };
   const search = (agentId: string, query: string, limit = 200) =>
     searchMessages(deps(), { agentId, token: mesh.token(agentId), query, limit });
+  const planned = (agentId: string, query: string, plan: SearchPlan, limit = 200) =>
+    mesh.store.read((tx) => tx.mesh.search(agentId, searchWords(query), limit, plan));
 
   beforeAll(async () => {
     mesh = await openMeshAgents(storeName);
@@ -78,6 +93,12 @@ describe.each(storeNames)("full-text search [%s]", (storeName) => {
       visible.set(sent.id, body);
       await send("writer", "bystander", body);
     }
+    for (let i = 0; i < FILLER; i++) await send("writer", "bystander", `filler and common words ${i} tie`);
+    // Ties in rank: the same body twice to the caller, ordered by time then id whichever plan runs.
+    for (const body of ["tie and rare common", "tie and rare common", "filler done"]) {
+      const sent = await send("writer", "reader", body);
+      visible.set(sent.id, body);
+    }
   });
   afterAll(async () => mesh?.close());
 
@@ -87,6 +108,14 @@ describe.each(storeNames)("full-text search [%s]", (storeName) => {
     const found = await search("reader", query);
     expect(found.words).toEqual(words);
     expect(found.messages.map((m) => m.id).sort()).toEqual(expected.sort());
+  });
+
+  test.each(QUERIES)("%s: the words plan and the caller plan return the same hits, order and scores", async (query) => {
+    for (const limit of [200, 2]) {
+      const auto = await planned("reader", query, "auto", limit);
+      expect(await planned("reader", query, "words", limit)).toEqual(auto);
+      expect(await planned("reader", query, "caller", limit)).toEqual(auto);
+    }
   });
 
   test("the oracle is not vacuous: most queries match something", async () => {

@@ -21,8 +21,10 @@ const ALLOWED = {
   postgresOnlyTriggers: ["deliveries.deliveries_wake_hint"],
   postgresOnlyFunctions: ["agent_computer_wake_hint"],
   // Full-text search (migration 011): SQLite indexes message bodies in an FTS5 table (with its shadow tables),
-  // filled by an insert trigger; PostgreSQL indexes the same words with a GIN expression index on messages.
-  // test/contract/mesh-search-store.test.ts holds both to the same matches.
+  // filled by an insert trigger; PostgreSQL indexes the same words with a GIN index on messages. Migration 014:
+  // SQLite maps each message to its FTS5 rowid (message_search_rows) so a search can start from the caller's
+  // messages; PostgreSQL stores each body's words (messages.body_words, generated) so neither the index recheck nor
+  // ts_rank recomputes them. test/contract/mesh-search-store.test.ts holds both to the same matches.
   sqliteOnlyTables: [
     "message_search",
     "message_search_config",
@@ -30,7 +32,9 @@ const ALLOWED = {
     "message_search_data",
     "message_search_docsize",
     "message_search_idx",
+    "message_search_rows",
   ],
+  postgresOnlyColumns: ["messages.body_words"],
   sqliteOnlyTriggers: ["messages.messages_search_insert"],
   postgresOnlyIndexes: ["messages_search"],
 };
@@ -270,7 +274,14 @@ const postgresSchema = async (driver: Driver): Promise<Schema> => {
 
 /** The catalog with the allowed differences taken out, so what is left must be equal. */
 const comparable = (schema: Schema): Schema => ({
-  tables: Object.fromEntries(Object.entries(schema.tables).filter(([name]) => !ALLOWED.sqliteOnlyTables.includes(name))),
+  tables: Object.fromEntries(
+    Object.entries(schema.tables)
+      .filter(([name]) => !ALLOWED.sqliteOnlyTables.includes(name))
+      .map(([name, table]) => [
+        name,
+        { ...table, columns: table.columns.filter((c) => !ALLOWED.postgresOnlyColumns.includes(`${name}.${c.name}`)) },
+      ]),
+  ),
   indexes: Object.fromEntries(Object.entries(schema.indexes).filter(([name]) => !ALLOWED.postgresOnlyIndexes.includes(name))),
   triggers: schema.triggers.filter((t) => !ALLOWED.postgresOnlyTriggers.includes(t) && !ALLOWED.sqliteOnlyTriggers.includes(t)),
   functions: schema.functions.filter((f) => !ALLOWED.postgresOnlyFunctions.includes(f)),
@@ -315,6 +326,11 @@ describe.runIf(pgUrl)("migration parity: SQLite against PostgreSQL catalogs", ()
       expect(Object.keys(postgresCatalog.tables)).not.toContain(table);
     }
     for (const trigger of ALLOWED.sqliteOnlyTriggers) expect(sqliteCatalog.triggers).toContain(trigger);
+    for (const column of ALLOWED.postgresOnlyColumns) {
+      const [table, name] = column.split(".");
+      expect(postgresCatalog.tables[table as string]?.columns.map((c) => c.name)).toContain(name);
+      expect(sqliteCatalog.tables[table as string]?.columns.map((c) => c.name)).not.toContain(name);
+    }
     for (const index of ALLOWED.postgresOnlyIndexes) {
       expect(Object.keys(postgresCatalog.indexes)).toContain(index);
       expect(Object.keys(sqliteCatalog.indexes)).not.toContain(index);

@@ -93,6 +93,13 @@ export interface SearchHit {
   score: number;
 }
 
+/**
+ * How a search finds its matches: "words" walks the word index and keeps the caller's messages, "caller" walks the
+ * caller's messages and asks the index about each; "auto" takes the one with fewer rows to visit. Every plan returns
+ * the same hits in the same order (test/contract/mesh-search-store.test.ts).
+ */
+export type SearchPlan = "auto" | "words" | "caller";
+
 /** Who may message an agent: everyone (open), its allow list only (contacts-only), or nobody (closed). */
 export type ContactPolicy = "open" | "contacts-only" | "closed";
 
@@ -240,9 +247,9 @@ export interface MeshRepo {
   thread(threadId: string, agentId: string, limit: number): Promise<ThreadEntry[]>;
   /**
    * Messages `agentId` may see (as messageSeenBy) whose body holds every one of `words` (lowercase runs of letters
-   * and digits) as a whole word, best match first, at most `limit`.
+   * and digits) as a whole word, best match first, at most `limit`. `plan` is for tests; callers leave it "auto".
    */
-  search(agentId: string, words: readonly string[], limit: number): Promise<SearchHit[]>;
+  search(agentId: string, words: readonly string[], limit: number, plan?: SearchPlan): Promise<SearchHit[]>;
   contactSettings(agentId: string): Promise<ContactSettings>;
   setContactPolicy(agentId: string, policy: ContactPolicy, now: number): Promise<void>;
   /** Lists `other` as allowed or blocked by `owner` (replacing either), or with kind null takes it off both lists. */

@@ -12,6 +12,7 @@ import channels from "./migrations/010_channels.sql" with { type: "text" };
 import search from "./migrations/011_search.sql" with { type: "text" };
 import outboundWebhooks from "./migrations/012_outbound_webhooks.sql" with { type: "text" };
 import hostLocalFacts from "./migrations/013_host_local_facts.sql" with { type: "text" };
+import searchFlat from "./migrations/014_search_flat.sql" with { type: "text" };
 
 export const postgresMigrations: readonly Migration[] = [
   { version: 1, name: "mesh", sql: mesh },
@@ -27,4 +28,5 @@ export const postgresMigrations: readonly Migration[] = [
   { version: 11, name: "search", sql: search },
   { version: 12, name: "outbound_webhooks", sql: outboundWebhooks },
   { version: 13, name: "host_local_facts", sql: hostLocalFacts },
+  { version: 14, name: "search_flat", sql: searchFlat },
 ];

@@ -8,13 +8,14 @@ import type {
   InboxGlance,
   InboxSlot,
   MeshRepo,
-  SearchHit,
   SentMessage,
   SessionRecord,
   ThreadEntry,
 } from "../port.ts";
 import type { ContactPolicy } from "../port-mesh.ts";
 import { type Db, jsonList, num, numOrNull } from "./db.ts";
+import { searchMessages } from "./mesh-search.ts";
+import { seenBy } from "./seen-by.ts";
 
 export type Row = Record<string, unknown>;
 
@@ -100,16 +101,6 @@ const withDeliveries = async (db: Db, rows: Row[]): Promise<SentMessage[]> => {
     deliveries: deliveries.filter((d) => d.messageId === r.id),
   }));
 };
-
-/**
- * Message `m` may be seen by the agent at placeholder `agent`: it sent it, or it was delivered to one of its
- * sessions (pending or acked). Stored for a session it never had, or expired unread: never seen.
- */
-const seenBy = (agent: string): string =>
-  `(m.sender = ${agent} OR EXISTS (SELECT 1 FROM deliveries d WHERE d.message_id = m.id AND d.recipient = ${agent} AND d.state IN ('pending', 'acked')))`;
-
-/** A body's words as PostgreSQL indexes them: the expression of migration 011's GIN index, so the index serves a match. */
-const PG_BODY_WORDS = "to_tsvector('simple', regexp_replace(m.body, '[^[:alnum:]]+', ' ', 'g'))";
 
 /** An open session whose ttl has run out by the time placeholder `now`: it is due to be ended. */
 const ranOut = (now: string): string => `ended_at IS NULL AND expires_at <= ${now}`;
@@ -425,35 +416,7 @@ export const meshRepo = (db: Db): MeshRepo => {
           str(r.sender) === agentId ? deliveries.filter((d) => d.message_id === r.id).map((d) => str(d.recipient)) : null,
       })) satisfies ThreadEntry[];
     },
-    search: async (agentId, words, limit) => {
-      // SQLite: FTS5 phrases of one word each, all required; bm25 is lower for a better match.
-      const rows =
-        db.dialect === "sqlite"
-          ? await db.all<Row>(
-              `SELECT m.id, m.sender, m.kind, m.body, m.thread_id, m.channel, m.created_at, -bm25(message_search) AS score
-               FROM message_search JOIN messages m ON m.id = message_search.message_id
-               WHERE message_search MATCH $1 AND ${seenBy("$2")} ORDER BY score DESC, m.created_at DESC, m.id DESC LIMIT $3`,
-              [words.map((w) => `"${w}"`).join(" "), agentId, limit],
-            )
-          : await db.all<Row>(
-              `SELECT m.id, m.sender, m.kind, m.body, m.thread_id, m.channel, m.created_at,
-                 ts_rank(${PG_BODY_WORDS}, q) AS score
-               FROM messages m, to_tsquery('simple', $1) q
-               WHERE ${PG_BODY_WORDS} @@ q AND ${seenBy("$2")}
-               ORDER BY score DESC, m.created_at DESC, m.id DESC LIMIT $3`,
-              [words.join(" & "), agentId, limit],
-            );
-      return rows.map((r) => ({
-        id: str(r.id),
-        sender: str(r.sender),
-        kind: str(r.kind),
-        body: str(r.body),
-        threadId: strOrNull(r.thread_id),
-        channel: strOrNull(r.channel),
-        createdAt: num(r.created_at),
-        score: Number(r.score),
-      })) satisfies SearchHit[];
-    },
+    search: (agentId, words, limit, plan) => searchMessages(db, agentId, words, limit, plan),
     contactSettings: async (agentId) => {
       const policy = await db.get<Row>("SELECT policy, updated_at FROM contact_policies WHERE agent_name = $1", [agentId]);
       const listed = await db.all<Row>("SELECT other, kind FROM contacts WHERE owner = $1 ORDER BY other", [agentId]);
