@@ -10,8 +10,8 @@ import { sendMessage } from "../../app/agent_computer/src/domain/mesh/send.ts";
 import { claimDeliveries, type DeliveryPolicy, settleDelivery } from "../../app/agent_computer/src/domain/webhooks/delivery.ts";
 import { addEndpoint, enableEndpoint } from "../../app/agent_computer/src/domain/webhooks/endpoints.ts";
 import type { Store } from "../../app/agent_computer/src/store/port.ts";
+import { deadlocksDetected } from "../helpers/pg-deadlocks.ts";
 import { createStoreTarget, type StoreTarget, storeNames } from "../helpers/stores.ts";
-import { pollUntil } from "../helpers/wait.ts";
 
 const AGENTS = ["owner", "s1", "s2", "s3"];
 const ROUNDS = 10;
@@ -50,21 +50,6 @@ describe.skipIf(!storeNames.includes("postgres"))("outbound webhooks under concu
     await target?.dispose();
   });
 
-  const deadlocksDetected = async (): Promise<number> => {
-    await pollUntil(
-      async () => {
-        const [row] = await target.sql(
-          "SELECT COUNT(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend' AND query <> ''",
-        );
-        return Number(row?.n) === 0 ? true : undefined;
-      },
-      { timeoutMs: 30_000, stepMs: 50, what: "the other sessions of the test database to end" },
-    );
-    await target.sql("SELECT pg_stat_clear_snapshot()");
-    const [row] = await target.sql("SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()");
-    return Number(row?.deadlocks);
-  };
-
   test("sends, failures that disable the endpoint with a notice, and enables at once: none fails, no deadlock", async () => {
     const send = (store: Store, from: string) =>
       sendMessage(depsOf(store), {
@@ -98,7 +83,7 @@ describe.skipIf(!storeNames.includes("postgres"))("outbound webhooks under concu
     await Promise.all(stores.map((s) => s.close()));
     await setup.close();
     expect(failures).toEqual([]);
-    expect(await deadlocksDetected()).toBe(0);
+    expect(await deadlocksDetected(target)).toBe(0);
     setup = await target.open();
     // The failures did happen: events ended failed, and the owner was told of at least one disable.
     const [failed] = await target.sql("SELECT COUNT(*) AS n FROM webhook_events WHERE state = 'failed'");

@@ -11,8 +11,8 @@ import { newId } from "../../app/agent_computer/src/domain/ids.ts";
 import { sendMessage } from "../../app/agent_computer/src/domain/mesh/send.ts";
 import { postTask } from "../../app/agent_computer/src/domain/tasks/post.ts";
 import type { Store } from "../../app/agent_computer/src/store/port.ts";
+import { deadlocksDetected } from "../helpers/pg-deadlocks.ts";
 import { createStoreTarget, type StoreTarget, storeNames } from "../helpers/stores.ts";
-import { pollUntil } from "../helpers/wait.ts";
 
 const onPostgres = storeNames.includes("postgres");
 const AGENTS = ["a", "b", "c", "d"];
@@ -37,25 +37,6 @@ describe.skipIf(!onPostgres)("one lock order for agents' rows [postgres]", () =>
     await setup?.close();
     await target?.dispose();
   });
-
-  /**
-   * The server's count of deadlocks in this database, once every other session of it that ran anything has ended
-   * (a session reports its counts when it ends; one that never ran a statement has none to report).
-   */
-  const deadlocksDetected = async (): Promise<number> => {
-    await pollUntil(
-      async () => {
-        const [row] = await target.sql(
-          "SELECT COUNT(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend' AND query <> ''",
-        );
-        return Number(row?.n) === 0 ? true : undefined;
-      },
-      { timeoutMs: 30_000, stepMs: 50, what: "the other sessions of the test database to end" },
-    );
-    await target.sql("SELECT pg_stat_clear_snapshot()");
-    const [row] = await target.sql("SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()");
-    return Number(row?.deadlocks);
-  };
 
   const seqsByRecipient = async (): Promise<Map<string, number[]>> => {
     const rows = await target.sql("SELECT recipient, seq FROM deliveries ORDER BY recipient, seq");
@@ -106,7 +87,7 @@ describe.skipIf(!onPostgres)("one lock order for agents' rows [postgres]", () =>
     await Promise.all(stores.map((s) => s.close()));
     await setup.close();
     expect(failures).toEqual([]);
-    expect(await deadlocksDetected()).toBe(0);
+    expect(await deadlocksDetected(target)).toBe(0);
     for (const [recipient, seqs] of await seqsByRecipient()) {
       expect(seqs, recipient).toEqual(seqs.map((_, i) => i + 1));
     }
