@@ -9,7 +9,7 @@ import {
   CONTROLLER_OUTPUT,
   renderController,
 } from "./lease-controller-options.ts";
-import { BINDING_ENV } from "./shared.ts";
+import { BINDING_ENV, HERDR_READ_ERRORS } from "./shared.ts";
 
 const runAcquire = async (options: AuthorityOptions, ctx: CommandContext): Promise<ControllerView> =>
   acquireController(await buildHerdrDeps(ctx), options);
@@ -36,10 +36,7 @@ export default defineCommand({
     "CONTROLLER_AUTH_FAILED",
     "CONTROLLER_HELD",
     "RESERVATION_BUSY",
-    "UNAVAILABLE",
-    "NOT_FOUND",
-    "TIMEOUT",
-    "HERDR_REFUSED",
+    ...HERDR_READ_ERRORS,
     ...STORE_ERRORS,
     "INTERNAL",
   ],

@@ -9,7 +9,7 @@ import {
   CONTROLLER_OUTPUT,
   renderController,
 } from "./lease-controller-options.ts";
-import { BINDING_ENV } from "./shared.ts";
+import { BINDING_ENV, HERDR_READ_ERRORS } from "./shared.ts";
 
 const runResume = async (options: AuthorityOptions, ctx: CommandContext): Promise<ControllerView> =>
   resumeController(await buildHerdrDeps(ctx), options);
@@ -33,10 +33,7 @@ export default defineCommand({
     "CONTROLLER_FENCED",
     "CONTROLLER_HELD",
     "RESERVATION_BUSY",
-    "UNAVAILABLE",
-    "NOT_FOUND",
-    "TIMEOUT",
-    "HERDR_REFUSED",
+    ...HERDR_READ_ERRORS,
     ...STORE_ERRORS,
     "INTERNAL",
   ],

@@ -6,7 +6,7 @@ import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildHerdrDeps } from "../kernel/deps.ts";
 import { authorityOptionsSchema, renderController, TAKEOVER_OUTPUT } from "./lease-controller-options.ts";
-import { BINDING_ENV } from "./shared.ts";
+import { BINDING_ENV, HERDR_READ_ERRORS } from "./shared.ts";
 
 export const takeoverOptionsSchema = z.object({
   expectedLease: z
@@ -44,10 +44,7 @@ export default defineCommand({
     "CONTROLLER_HELD",
     "CONTROLLER_LEASE_CHANGED",
     "RESERVATION_BUSY",
-    "UNAVAILABLE",
-    "NOT_FOUND",
-    "TIMEOUT",
-    "HERDR_REFUSED",
+    ...HERDR_READ_ERRORS,
     ...STORE_ERRORS,
     "INTERNAL",
   ],

@@ -16,10 +16,13 @@ export const CONTROL_ENV = [
 ] as const;
 export const BINDING_ENV = [...CONTROL_ENV, "AGENT_CONTROL_CONTROLLER_PID", "AGENT_COMPUTER_HOST_ID"] as const;
 
+/** Errors of a read of Herdr: the server down or gone for good, the pane missing, no answer in time, refused. */
+export const HERDR_READ_ERRORS: readonly ErrorCode[] = ["UNAVAILABLE", "NOT_FOUND", "TIMEOUT", "HERDR_REFUSED"];
+
 /**
- * Errors of every command that loads controller authority. NOT_FOUND, TIMEOUT and HERDR_REFUSED come from the
- * caller's own Herdr read (its pane's agent), made before any lease is touched. A command that takes a reservation
- * lock adds RESERVATION_BUSY.
+ * Errors of every command that loads controller authority. The Herdr read errors come from the caller's own Herdr
+ * read (its pane's agent), made before any lease is touched. A command that takes a reservation lock adds
+ * RESERVATION_BUSY.
  */
 export const AUTHORITY_ERRORS: readonly ErrorCode[] = [
   "INVALID_INPUT",
@@ -27,10 +30,7 @@ export const AUTHORITY_ERRORS: readonly ErrorCode[] = [
   "CONTROLLER_AUTH_FAILED",
   "CONTROLLER_FENCED",
   "CONTROLLER_EXPIRED",
-  "UNAVAILABLE",
-  "NOT_FOUND",
-  "TIMEOUT",
-  "HERDR_REFUSED",
+  ...HERDR_READ_ERRORS,
   ...STORE_ERRORS,
 ];
 

@@ -1,23 +1,19 @@
 // Verification receipts: what one verification ran and how each phase ended, kept on this host (0600, durable) so a
 // writer's release can cite one by id. A receipt holds exit codes, durations and bounded output tails; no credential.
 
+import type { StepOutcome } from "../../adapters/bwrap.ts";
 import type { HerdrStateDirs } from "../../local/herdr-state.ts";
 import { readJson, writeJsonAtomic } from "../../local/herdr-state.ts";
 import type { PhaseKind } from "./verify-plan.ts";
 
 export const VERIFICATION_ID_PATTERN = /^vrf_[0-9a-f]{32}$/;
 
-export interface PhaseRecord {
+/** One phase as the sandbox ran it: what it was, and how it ended. */
+export interface PhaseRecord extends StepOutcome {
   kind: PhaseKind;
   name: string;
   argv: string[];
   network: boolean;
-  exit_code: number | null;
-  signal: string | null;
-  timed_out: boolean;
-  duration_ms: number;
-  output_tail: string;
-  output_bytes: number;
 }
 
 export interface VerificationReceipt {
