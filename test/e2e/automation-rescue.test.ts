@@ -3,13 +3,13 @@
 // a second SIGTERM kills the attempt and releases the run for the next worker.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { TestAgent } from "../helpers/agents.ts";
 import {
   automationEnv,
   cli,
   createJob,
+  emitLate,
   jobDir,
   logLines,
   owner,
@@ -19,10 +19,7 @@ import {
   waitFor,
   workerOnce,
 } from "../helpers/automation.ts";
-import { repoRoot } from "../helpers/bin.ts";
 import { createStoreTarget, type StoreTarget, storeNames } from "../helpers/stores.ts";
-
-const SDK = join(repoRoot, "app", "agent_computer", "src", "sdk", "automation.ts");
 
 /** Attempt 1 leaves its credentials for the test and hangs; later attempts emit and end. */
 const hangingFirstAttempt = (out: string) => `import { readFileSync, writeFileSync } from "node:fs";
@@ -76,15 +73,7 @@ describe.each(storeNames)("worker loss [%s]", (storeName) => {
       const stale = JSON.parse(readFileSync(join(out, "attempt-1.json"), "utf8"));
       const staleFile = join(out, "stale-attempt.json");
       writeFileSync(staleFile, JSON.stringify({ ...stale, emit_url: `${second.url}/attempts/events` }));
-      const late = await execa(
-        process.execPath,
-        [
-          "-e",
-          `import { emitEvent } from ${JSON.stringify(SDK)}; try { await emitEvent({ late: true }); console.log("accepted"); } catch (e) { console.log(e.name); }`,
-        ],
-        { env: { AGENT_COMPUTER_ATTEMPT_FILE: staleFile }, reject: false },
-      );
-      expect(late.stdout.trim()).toBe("AttemptFencedError");
+      expect(await emitLate(staleFile)).toBe("AttemptFencedError");
       const inbox = await cli<{ messages: { body: string }[] }>(env, alice, "agent-inbox-cli", ["--limit", "100"]);
       const emitted = inbox.messages.map((m) => JSON.parse(m.body)).filter((e) => e.subject === run_id);
       expect(emitted.map((e) => e.data)).toEqual([{ finished_by_attempt: 2 }]);

@@ -100,9 +100,21 @@ export interface Daemon {
 /** Starts agent-computer-worker as a daemon on a free port and resolves once it logged its URL. */
 export const startDaemon = async (env: Record<string, string>, args: string[] = []): Promise<Daemon> => {
   const child = execa(binPath("agent-computer-worker"), ["--port", "0", ...args], { env, reject: false, buffer: true });
+  return { ...(await workerStarted(child, "worker", 20_000)), process: child };
+};
+
+/**
+ * Waits for a worker process to log "worker started" and gives its URL, and everything it wrote to stderr so far
+ * (it keeps collecting). Fails when the process exits first or `timeoutMs` passes; `what` names it in the error.
+ */
+export const workerStarted = async (
+  child: ResultPromise,
+  what: string,
+  timeoutMs: number,
+): Promise<{ url: string; stderr: () => string }> => {
   let stderr = "";
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`worker did not start: ${stderr}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`${what} did not start: ${stderr}`)), timeoutMs);
     child.stderr?.on("data", (chunk: Buffer) => {
       stderr += chunk.toString();
       const started = logLines(stderr).find((l) => l.msg === "worker started");
@@ -111,9 +123,27 @@ export const startDaemon = async (env: Record<string, string>, args: string[] = 
         resolve(String(started.console_url).replace(/\/$/, ""));
       }
     });
-    void child.then(() => reject(new Error(`worker exited early: ${stderr}`)));
+    void child.then(() => reject(new Error(`${what} exited early: ${stderr}`)));
   });
-  return { url, process: child, stderr: () => stderr };
+  return { url, stderr: () => stderr };
+};
+
+const SDK = join(repoRoot, "app", "agent_computer", "src", "sdk", "automation.ts");
+
+/**
+ * A lost attempt speaking up late: emits one event through the SDK with the attempt file `staleFile` and prints
+ * what came of it, "accepted" or the error's name (AttemptFencedError when the store refuses it).
+ */
+export const emitLate = async (staleFile: string): Promise<string> => {
+  const late = await execa(
+    process.execPath,
+    [
+      "-e",
+      `import { emitEvent } from ${JSON.stringify(SDK)}; try { await emitEvent({ late: true }); console.log("accepted"); } catch (e) { console.log(e.name); }`,
+    ],
+    { env: { AGENT_COMPUTER_ATTEMPT_FILE: staleFile }, reject: false },
+  );
+  return String(late.stdout).trim();
 };
 
 /** The console link its owner gets for the daemon at `url`, the documented way: agent-computer-worker --console-url. */

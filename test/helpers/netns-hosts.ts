@@ -8,6 +8,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa, type ResultPromise } from "execa";
+import { workerStarted } from "./automation.ts";
 import { type BinResult, binaryForm, binPath, repoRoot } from "./bin.ts";
 
 const PG_BIN = "/usr/lib/postgresql/15/bin";
@@ -32,14 +33,6 @@ const sh = async (command: string, args: string[], options: { input?: string } =
   return String(r.stdout);
 };
 const quietly = (command: string, args: string[]) => execa(command, args, { reject: false, timeout: 30_000 });
-
-/** The worker's complete structured log lines (JSON objects, one a line, on stderr). */
-const logLines = (stderr: string): Record<string, unknown>[] =>
-  stderr
-    .split("\n")
-    .slice(0, -1)
-    .filter((l) => l.startsWith("{"))
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 const pidAlive = (pid: number): boolean => existsSync(`/proc/${pid}`);
 const asPostgres = (args: string[]) => sh("runuser", ["-u", "postgres", "--", ...args]);
@@ -329,24 +322,12 @@ const hostOf = (plan: HostPlan): TestHost => {
       const argv = [binPath("agent-computer-worker"), "--host", plan.address, "--port", "0", "--json", ...args];
       // Its own process group (nsenter execs the worker), so a kill reaches the worker and nothing else.
       const child = execa("nsenter", inHost(ns, uts, argv), { reject: false, env, extendEnv: false, detached: true });
-      let stderr = "";
-      const url = await new Promise<string>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`worker on ${plan.name} did not start: ${stderr}`)), 30_000);
-        child.stderr?.on("data", (chunk: Buffer) => {
-          stderr += chunk.toString();
-          const started = logLines(stderr).find((l) => l.msg === "worker started");
-          if (started) {
-            clearTimeout(timer);
-            resolve(String(started.console_url).replace(/\/$/, ""));
-          }
-        });
-        void child.then(() => reject(new Error(`worker on ${plan.name} exited early: ${stderr}`)));
-      });
+      const { url, stderr } = await workerStarted(child, `worker on ${plan.name}`, 30_000);
       const worker: HostWorker = {
         url,
         pid: child.pid as number,
         process: child,
-        stderr: () => stderr,
+        stderr,
         kill: (signal) => {
           try {
             process.kill(-(child.pid as number), signal);

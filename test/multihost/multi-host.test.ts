@@ -6,14 +6,12 @@
 // pane id, boot id, wake registration) reaches the shared database.
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { signStandard } from "../../app/agent_computer/src/domain/automation/webhook-verify.ts";
 import { WAKE_PROMPT_PATTERN } from "../../app/agent_computer/src/domain/wake/prompt.ts";
 import { startFakeHerdr } from "../fixtures/fake-herdr/control.ts";
-import { jobDir, scratchDir, waitFor } from "../helpers/automation.ts";
+import { emitLate, jobDir, scratchDir, waitFor } from "../helpers/automation.ts";
 import type { BinResult } from "../helpers/bin.ts";
-import { repoRoot } from "../helpers/bin.ts";
 import { type HostWorker, startHosts, type TestHost, type TestHosts, whyNoNamespaces } from "../helpers/netns-hosts.ts";
 
 const noNamespaces = whyNoNamespaces();
@@ -22,7 +20,6 @@ if (noNamespaces) {
   if (process.env.CI === "true") throw new Error(`CI=true but the multi-host suite cannot run: ${noNamespaces}`);
 }
 
-const SDK = join(repoRoot, "app", "agent_computer", "src", "sdk", "automation.ts");
 const WORKER_ARGS = ["--concurrency", "2", "--lease-seconds", "3", "--poll-ms", "100"];
 
 interface Agent {
@@ -359,15 +356,7 @@ describe.skipIf(noNamespaces !== undefined)(
         staleFile,
         JSON.stringify({ ...stale, emit_url: `${(workers.get(rescuer.name) as HostWorker).url}/attempts/events` }),
       );
-      const late = await execa(
-        process.execPath,
-        [
-          "-e",
-          `import { emitEvent } from ${JSON.stringify(SDK)}; try { await emitEvent({ late: true }); console.log("accepted"); } catch (e) { console.log(e.name); }`,
-        ],
-        { env: { AGENT_COMPUTER_ATTEMPT_FILE: staleFile }, reject: false },
-      );
-      expect(late.stdout.trim()).toBe("AttemptFencedError");
+      expect(await emitLate(staleFile)).toBe("AttemptFencedError");
       const events = await sql("SELECT COUNT(*) AS n FROM messages WHERE body LIKE $1", [`%${run_id}%`]);
       expect(Number(events[0]?.n)).toBe(1);
       await startWorker(victim);
