@@ -7,7 +7,8 @@
 //
 // Beside them, what opening a connection costs, measured in this process (a fresh Bun.SQL, one SELECT 1, closed),
 // in alternation too: directly with and without our start-up parameters, and through both PgBouncers; and one SELECT 1
-// on a connection already open, the round trip every statement pays. Every CLI call opens a fresh connection.
+// on a connection already open, the round trip every statement pays. Every CLI call opens a fresh connection. And the
+// direct PostgreSQL send once more with the JIT on, which the launcher turns off for one-shot commands.
 // Writes bench/results/cli-send.json.
 import { mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -93,7 +94,16 @@ try {
     };
   };
   const loadBefore = loadavg()[0] ?? 0;
-  const samples = timeAlternating(Object.fromEntries(Object.keys(envs).map((label) => [label, sendSpec(label)])), runs);
+  // The launcher runs one-shot commands with the JIT off; the same PostgreSQL send with it on tells whether the
+  // interpreter is where the PostgreSQL send's extra milliseconds go.
+  const directJit = sendSpec("postgres_direct");
+  const samples = timeAlternating(
+    {
+      ...Object.fromEntries(Object.keys(envs).map((label) => [label, sendSpec(label)])),
+      postgres_direct_jit_on: { ...directJit, env: { ...directJit.env, BUN_JSC_useJIT: "1" } },
+    },
+    runs,
+  );
 
   // 1b. Where the milliseconds go: prefixes of the same send (AGENT_COMPUTER_STARTUP_EXIT_AFTER, see
   // cli/kernel/startup-phase.ts), the executable exec'd directly as its launcher would; each phase is the
@@ -162,6 +172,7 @@ try {
       postgres_direct_over_sqlite: round(p50("postgres_direct") / p50("sqlite")),
       postgres_pgbouncer_transaction_over_sqlite: round(p50("postgres_pgbouncer_transaction") / p50("sqlite")),
       postgres_pgbouncer_transaction_trust_over_sqlite: round(p50("postgres_pgbouncer_transaction_trust") / p50("sqlite")),
+      postgres_direct_jit_on_over_jit_off: round(p50("postgres_direct_jit_on") / p50("postgres_direct")),
     },
     targets: { postgres_over_sqlite_max: 1.5 },
     breakdown_wall_p50_ms: breakdown,
