@@ -83,7 +83,13 @@ for (const file of ["compiled", "source"]) {
   try {
     const r = require(`./test-artifacts/vitest-${file}.json`);
     passed += r.numPassedTests; failed += r.numFailedTests; skipped += r.numPendingTests + r.numTodoTests;
-  } catch { failed += 1; }
+    for (const suite of r.testResults) {
+      const tests = suite.assertionResults.filter((t) => t.status === "failed");
+      const path = require("node:path").relative(process.cwd(), suite.name);
+      if (tests.length === 0 && suite.status === "failed") console.log(`FAILED (${file}) ${path}: ${suite.message.split("\n")[0]}`);
+      for (const t of tests) console.log(`FAILED (${file}) ${path} > ${t.fullName}: ${(t.failureMessages[0] ?? "").split("\n")[0].slice(0, 300)}`);
+    }
+  } catch { failed += 1; console.log(`FAILED (${file}): no JSON report`); }
 }
 console.log(`${passed} passed, ${failed} failed` + (skipped ? `, ${skipped} skipped` : ""));
 '
