@@ -8,18 +8,21 @@
 // Beside them, what opening a connection costs, measured in this process (a fresh Bun.SQL, one SELECT 1, closed),
 // in alternation too: directly with and without our start-up parameters, and through both PgBouncers; and one SELECT 1
 // on a connection already open, the round trip every statement pays. Every CLI call opens a fresh connection. And the
-// direct PostgreSQL send once more with the JIT on, which the launcher turns off for one-shot commands.
+// direct PostgreSQL send once more with the JIT on, which the launcher turns off for one-shot commands. And what
+// no statement count removes: the first Bun.SQL of a fresh process, and a fresh server process's first transaction.
 // Writes bench/results/cli-send.json.
-import { mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { SQL } from "bun";
+import { sendMessage } from "../app/agent_computer/src/domain/mesh/send.ts";
 import { openStore } from "../app/agent_computer/src/store/open.ts";
+import type { Store } from "../app/agent_computer/src/store/port.ts";
 import { SESSION_SETTINGS } from "../app/agent_computer/src/store/postgres/session-settings.ts";
 import { dropDatabase } from "../test/helpers/pg-admin.ts";
 import { startPgBouncer } from "../test/helpers/pgbouncer.ts";
 import { type ProcessSpec, percentile, round, spread, timeAlternating, writeResults } from "./lib.ts";
-import { withAgents } from "./seed-mesh.ts";
+import { depsFor, withAgents } from "./seed-mesh.ts";
 
 const root = join(import.meta.dir, "..");
 const runs = Number(process.env.BENCH_RUNS ?? 40);
@@ -162,6 +165,42 @@ try {
   }
   await open.close();
 
+  // 3. Costs of a fresh process and a fresh server connection that no statement count removes. (a) Constructing
+  // the first Bun.SQL in a new process loads the client's built-in modules: timed inside a child process with the
+  // JIT off, as the launcher runs one-shot commands. (b) The first transaction on a new server process (backend)
+  // pays for its catalog caches, plans and the trigger's compilation: the first send of a store opened in this
+  // (warm) process against its tenth send, when every connection of the pool has served a send.
+  const firstConstruction: number[] = [];
+  const constructionCode = `const s = performance.now(); new Bun.SQL({ url: ${JSON.stringify(directUrl)}, max: 1 }); console.log(performance.now() - s);`;
+  for (let i = 0; i < Math.ceil(runs / 2); i++) {
+    const child = Bun.spawnSync([process.execPath, "-e", constructionCode], { env: { ...process.env, BUN_JSC_useJIT: "0" } });
+    firstConstruction.push(Number(child.stdout.toString()));
+  }
+  const sendEnv = envs.postgres_direct as Record<string, string>;
+  const writerToken = readFileSync(join(sendEnv.TOKEN_DIR as string, "writer.token"), "utf8");
+  const timedSend = async (store: Store): Promise<number> => {
+    const start = performance.now();
+    await sendMessage(depsFor(store), {
+      from: "writer",
+      token: writerToken,
+      recipients: { kind: "to", agentIds: ["reader"] },
+      body: "b",
+    });
+    return performance.now() - start;
+  };
+  const freshBackendSend: number[] = [];
+  const warmBackendSend: number[] = [];
+  for (let i = 0; i < Math.ceil(runs / 2); i++) {
+    const store = await openStore({
+      AGENT_COMPUTER_HOME: sendEnv.AGENT_COMPUTER_HOME as string,
+      AGENT_COMPUTER_DATABASE_URL: directUrl,
+    });
+    freshBackendSend.push(await timedSend(store));
+    for (let n = 2; n < 10; n++) await timedSend(store);
+    warmBackendSend.push(await timedSend(store));
+    await store.close();
+  }
+
   const p50 = (label: string) => percentile(samples[label]?.wall_ms ?? [], 50);
   const results = {
     runs,
@@ -178,6 +217,9 @@ try {
     breakdown_wall_p50_ms: breakdown,
     connection_open_and_select_1_ms: Object.fromEntries(Object.entries(openSamples).map(([k, v]) => [k, spread(v)])),
     select_1_on_an_open_connection_ms: spread(roundTrips),
+    first_bun_sql_construction_in_a_fresh_process_jit_off_ms: spread(firstConstruction),
+    in_process_send_first_on_a_fresh_connection_ms: spread(freshBackendSend),
+    in_process_send_with_warm_connections_ms: spread(warmBackendSend),
     password_encryption: (await admin.unsafe("SHOW password_encryption"))[0]?.password_encryption,
   };
   const file = writeResults("cli-send", results);
