@@ -1,6 +1,7 @@
 // One outbound attempt against a local server: Standard Webhooks headers the reference library verifies, a redirect
 // not followed (a failure), a slow receiver cut off by the time limit, and a host name that resolves to loopback
-// refused before any request when the endpoint does not allow private addresses.
+// refused before any request when the endpoint does not allow private addresses. The request goes to the addresses
+// the one checked lookup returned (an injected resolver stands in for DNS).
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { mintEndpointSecret } from "../../app/agent_computer/src/domain/webhooks/endpoints.ts";
@@ -93,4 +94,58 @@ test("a name resolving to loopback is refused before any request unless the endp
   expect(requests.length).toBe(before);
   // Allowed, it is tried (whether localhost reaches this IPv4 server first depends on the host's resolver).
   expect((await post(`http://localhost:${server.port}/named`, true)).errorKind).not.toBe("refused_address");
+});
+
+test("the request goes to the addresses the one checked lookup returned, never to a second lookup's (DNS rebinding)", async () => {
+  // hook.example resolves nowhere but in this resolver: a delivery that reaches the server used its answer.
+  const asked: string[] = [];
+  const resolve = async (host: string) => {
+    asked.push(host);
+    return [{ address: "127.0.0.1", family: 4 }];
+  };
+  const result = await postWebhook(claimed(`http://hook.example:${server.port}/pinned`, true), {
+    timeoutMs: 10_000,
+    signal: new AbortController().signal,
+    userAgent: "test",
+    resolve,
+  });
+  expect(result).toMatchObject({ ok: true, statusCode: 204 });
+  expect(asked).toEqual(["hook.example"]);
+  expect(requests.find((r) => r.path === "/pinned")?.headers.host).toBe(`hook.example:${server.port}`);
+});
+
+test("a name whose answer includes a private address is refused after one lookup, and nothing is sent", async () => {
+  const before = requests.length;
+  let lookups = 0;
+  const resolve = async () => {
+    lookups++;
+    return [{ address: "127.0.0.1", family: 4 }];
+  };
+  const result = await postWebhook(claimed(`http://hook.example:${server.port}/private`, false), {
+    timeoutMs: 10_000,
+    signal: new AbortController().signal,
+    userAgent: "test",
+    resolve,
+  });
+  expect(result).toMatchObject({ ok: false, statusCode: null, errorKind: "refused_address" });
+  expect(lookups).toBe(1);
+  expect(requests.length).toBe(before);
+});
+
+test("a name that does not resolve is a connection failure; an aborted attempt is aborted", async () => {
+  const none = await postWebhook(claimed("http://nothing.invalid/x", true), {
+    timeoutMs: 10_000,
+    signal: new AbortController().signal,
+    userAgent: "test",
+    resolve: async () => [],
+  });
+  expect(none).toMatchObject({ ok: false, statusCode: null, errorKind: "connection" });
+  const abort = new AbortController();
+  const aborted = postWebhook(claimed(`http://127.0.0.1:${server.port}/slow`, true), {
+    timeoutMs: 10_000,
+    signal: abort.signal,
+    userAgent: "test",
+  });
+  setTimeout(() => abort.abort(), 100);
+  expect(await aborted).toMatchObject({ ok: false, errorKind: "aborted" });
 });
