@@ -2,7 +2,7 @@
 // name it is invoked as (bin/<name> sets it). It never autoloads .env or bunfig.toml from the working dir.
 // Every binary's --help is rendered first, by its source form, and baked in (cli/kernel/static-help.ts).
 
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { binaries } from "../app/agent_computer/src/cli/binaries.ts";
@@ -55,4 +55,9 @@ const built = await Bun.build(
   compileOptions([entry, checkpointWorker], outfile, { AGENT_COMPUTER_STATIC_HELP: JSON.stringify(help) }),
 );
 if (!built.success) throw new AggregateError(built.logs, "bun build failed");
+// The commit this was built from, for the launchers to notice a checkout that moved on (scripts/launcher.sh).
+const builtFrom = join(root, "dist/built-from");
+const head = Bun.spawnSync(["git", "rev-parse", "--verify", "HEAD"], { cwd: root, stderr: "ignore" });
+if (head.exitCode === 0 && existsSync(join(root, ".git"))) writeFileSync(builtFrom, head.stdout.toString());
+else rmSync(builtFrom, { force: true });
 console.log(`built ${outfile}`);

@@ -7,7 +7,20 @@ if [ -L "$0" ]; then self=$(readlink -f "$0"); else case $0 in /*) self=$0 ;; *)
 root=${self%/bin/*}
 export AGENT_COMPUTER_INVOKED_AS=@NAME@
 @JIT@
-if [ "${AGENT_COMPUTER_FORM:-}" != "source" ] && [ -x "$root/dist/agent-computer" ]; then
+# AGENT_COMPUTER_FORM=source or =compiled chooses the form (the test suite does); unset, dist/ built from another
+# commit than the checkout now has (a `git pull` or commit without `npm run build`) is stale and the source form
+# runs instead, with a line on a terminal. Shell built-ins only: no fork on this path. Where the commit cannot be
+# read this way (no .git directory, a packed ref) dist/ runs as it is.
+ac_form=${AGENT_COMPUTER_FORM:-}
+if [ -z "$ac_form" ] && [ -x "$root/dist/agent-computer" ] && [ -r "$root/dist/built-from" ] && [ -r "$root/.git/HEAD" ]; then
+  read -r ac_built < "$root/dist/built-from"; read -r ac_head < "$root/.git/HEAD"
+  case $ac_head in "ref: "*) ac_ref=$root/.git/${ac_head#ref: }; ac_head=; [ -r "$ac_ref" ] && read -r ac_head < "$ac_ref" ;; esac
+  if [ -n "$ac_head" ] && [ "$ac_head" != "$ac_built" ]; then
+    ac_form=source
+    [ -t 2 ] && echo "agent-computer: dist/ was built from another commit; running the slower source form (npm run build)" >&2
+  fi
+fi
+if [ "$ac_form" != "source" ] && [ -x "$root/dist/agent-computer" ]; then
   exec "$root/dist/agent-computer" "$@"
 fi
 exec "$root/node_modules/bun/bin/bun.exe" --no-env-file --config="$root/bunfig.toml" "$root/app/agent_computer/src/cli/main.ts" "$@"
