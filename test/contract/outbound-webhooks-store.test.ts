@@ -31,6 +31,7 @@ import {
 } from "../../app/agent_computer/src/domain/webhooks/endpoints.ts";
 import { pruneEndedDeliveries } from "../../app/agent_computer/src/domain/webhooks/retention.ts";
 import type { ClaimedWebhookEvent, WebhookEventKind } from "../../app/agent_computer/src/store/port.ts";
+import { ENDED_EVENTS_SQL } from "../../app/agent_computer/src/store/sql/webhooks.ts";
 import { jobDir } from "../helpers/automation.ts";
 import { failure, type MeshAgents, openMeshAgents } from "../helpers/mesh.ts";
 import { storeNames } from "../helpers/stores.ts";
@@ -331,6 +332,30 @@ describe.each(storeNames)("outbound webhooks [%s]", (storeName) => {
       previousSecretUntil: mesh.clock.now + ROTATION_OVERLAP_MS - 1000,
     });
     await removeEndpoint(deps(), { agentId: "other", token: mesh.token("other"), endpointId: endpoint.id });
+  });
+
+  test("retention finds the oldest ended events through their own index, never by reading the whole outbox", async () => {
+    let plan: string;
+    if (storeName === "sqlite") {
+      const explain = ENDED_EVENTS_SQL.replace("$1", "?1").replace("$2", "?2");
+      const rows = await mesh.target.sql(`EXPLAIN QUERY PLAN ${explain}`, [0, 10]);
+      plan = rows.map((r) => String(r.detail)).join("\n");
+      expect(plan).not.toMatch(/SCAN webhook_events(?! USING)/);
+      expect(plan).not.toContain("TEMP B-TREE");
+    } else {
+      // A small table is cheaper to scan, so the planner is told that scans are out, as on a large outbox.
+      const { SQL } = await import("bun");
+      const db = new SQL({ url: mesh.target.env.AGENT_COMPUTER_DATABASE_URL as string, max: 1 });
+      try {
+        await db.unsafe("SET enable_seqscan = off");
+        const rows = await db.unsafe(`EXPLAIN ${ENDED_EVENTS_SQL}`, [0, 10]);
+        plan = [...rows].map((r) => String((r as Record<string, unknown>)["QUERY PLAN"])).join("\n");
+      } finally {
+        await db.close();
+      }
+      expect(plan).not.toContain("Sort");
+    }
+    expect(plan).toContain("webhook_events_ended");
   });
 
   test("retention prunes delivered and failed events that ended before the period, with their attempts; pending ones stay", async () => {

@@ -30,6 +30,9 @@ const toEndpoint = (r: Row): WebhookEndpointRecord => ({
   updatedAt: num(r.updated_at),
 });
 
+/** The oldest ended events, for retention to prune: read through index webhook_events_ended (migration 015). */
+export const ENDED_EVENTS_SQL = `SELECT id FROM webhook_events WHERE state IN ('delivered', 'failed') AND finished_at < $1
+  ORDER BY finished_at, id LIMIT $2`;
 const EVENT_COLUMNS = "id, endpoint_id, type, payload, state, attempts, next_attempt_at, created_at, finished_at";
 
 const toEvent = (r: Row): WebhookEventRecord => ({
@@ -207,11 +210,7 @@ export const webhookRepo = (db: Db): WebhookRepo => ({
       )
     ).map(toEvent),
   pruneEndedEvents: async (endedBefore, limit) => {
-    const ended = await db.all<Row>(
-      `SELECT id FROM webhook_events WHERE state IN ('delivered', 'failed') AND finished_at < $1
-       ORDER BY finished_at, id LIMIT $2`,
-      [endedBefore, limit],
-    );
+    const ended = await db.all<Row>(ENDED_EVENTS_SQL, [endedBefore, limit]);
     if (ended.length === 0) return 0;
     const ids = ended.map((r) => String(r.id));
     const list = ids.map((_, i) => `$${i + 1}`).join(", ");

@@ -13,6 +13,7 @@ import search from "./migrations/011_search.sql" with { type: "text" };
 import outboundWebhooks from "./migrations/012_outbound_webhooks.sql" with { type: "text" };
 import hostLocalFacts from "./migrations/013_host_local_facts.sql" with { type: "text" };
 import searchFlat from "./migrations/014_search_flat.sql" with { type: "text" };
+import webhookEventsEnded from "./migrations/015_webhook_events_ended.sql" with { type: "text" };
 
 export const sqliteMigrations: readonly Migration[] = [
   { version: 1, name: "mesh", sql: mesh },
@@ -29,4 +30,5 @@ export const sqliteMigrations: readonly Migration[] = [
   { version: 12, name: "outbound_webhooks", sql: outboundWebhooks },
   { version: 13, name: "host_local_facts", sql: hostLocalFacts },
   { version: 14, name: "search_flat", sql: searchFlat },
+  { version: 15, name: "webhook_events_ended", sql: webhookEventsEnded },
 ];
