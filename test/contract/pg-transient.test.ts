@@ -4,7 +4,9 @@
 // The failures a shared server cannot be made to have on demand come from a TCP stand-in (pg-proxy.ts).
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { AppError } from "../../app/agent_computer/src/errors.ts";
-import { openPostgres } from "../../app/agent_computer/src/store/postgres/driver.ts";
+import { ANSWER_DEADLINE_MS } from "../../app/agent_computer/src/store/postgres/answer-watch.ts";
+import { openPostgres, type PostgresOptions } from "../../app/agent_computer/src/store/postgres/driver.ts";
+import { SESSION_SETTINGS } from "../../app/agent_computer/src/store/postgres/session-settings.ts";
 import type { Driver } from "../../app/agent_computer/src/store/sql/db.ts";
 import { runBin } from "../helpers/bin.ts";
 import { createDriverTarget, type DriverTarget } from "../helpers/drivers.ts";
@@ -23,8 +25,8 @@ describe.skipIf(!onPostgres)("transient PostgreSQL failures", () => {
   let target: DriverTarget;
   let proxy: PgProxy;
   const drivers: Driver[] = [];
-  const viaProxy = (): Driver => {
-    const driver = openPostgres(proxy.url.replace(new URL(proxy.url).pathname, new URL(target.location).pathname));
+  const viaProxy = (options: PostgresOptions = {}): Driver => {
+    const driver = openPostgres(proxy.url.replace(new URL(proxy.url).pathname, new URL(target.location).pathname), options);
     drivers.push(driver);
     return driver;
   };
@@ -38,6 +40,7 @@ describe.skipIf(!onPostgres)("transient PostgreSQL failures", () => {
   afterEach(async () => {
     proxy.refuseNext(STARTING_UP, 0);
     proxy.cutAtCommit(0);
+    proxy.silence(false);
     await Promise.all(drivers.splice(0).map((d) => d.close().catch(() => undefined)));
   });
   afterAll(async () => {
@@ -133,6 +136,57 @@ describe.skipIf(!onPostgres)("transient PostgreSQL failures", () => {
     expect(proxy.stats.cutAtCommit).toBe(cutBefore + 1);
     expect(runs).toBe(2);
     expect(Number(row?.n)).toBeGreaterThanOrEqual(0);
+  });
+
+  // A network gone silent (every packet dropped) fails nothing by itself: without the answer watch a statement
+  // waits until TCP gives up, a quarter of an hour. The tests shorten the deadline; the shipped one is checked below.
+  const DEADLINE_MS = 1500;
+
+  test("a connection that goes silent mid-transaction: STORE_UNAVAILABLE within the deadline, nothing written, not re-run; the next write gets a fresh connection", async () => {
+    const driver = viaProxy({ answerDeadlineMs: DEADLINE_MS });
+    await driver.transaction((db) => db.run("INSERT INTO notes (id, body) VALUES ($1, $2)", ["before-silence", "x"]));
+    let runs = 0;
+    const started = performance.now();
+    const error = await caught(
+      driver.transaction(async (db) => {
+        runs++;
+        proxy.silence(true);
+        await db.run("INSERT INTO notes (id, body) VALUES ($1, $2)", ["in-silence", "x"]);
+      }),
+    );
+    const waited = performance.now() - started;
+    expect(error).toBeInstanceOf(AppError);
+    expect((error as AppError).code).toBe("STORE_UNAVAILABLE");
+    expect((error as AppError).message).toMatch(/did not answer for 1\.5 s.*nothing was written/);
+    expect((error as AppError).details).toMatchObject({ outcome: "not_applied" });
+    expect(runs).toBe(1);
+    expect(waited).toBeGreaterThanOrEqual(DEADLINE_MS - 50);
+    expect(waited).toBeLessThan(DEADLINE_MS + 5_000);
+    proxy.silence(false);
+    await driver.transaction((db) => db.run("INSERT INTO notes (id, body) VALUES ($1, $2)", ["after-silence", "x"]));
+    expect([await notes("before-silence"), await notes("in-silence"), await notes("after-silence")]).toEqual([1, 0, 1]);
+  });
+
+  test("silence from the moment COMMIT is sent: STORE_UNAVAILABLE with the outcome unknown", async () => {
+    const driver = viaProxy({ answerDeadlineMs: DEADLINE_MS });
+    proxy.silence("at-commit");
+    const error = await caught(
+      driver.transaction((db) => db.run("INSERT INTO notes (id, body) VALUES ($1, $2)", ["commit-in-silence", "x"])),
+    );
+    expect((error as AppError).code).toBe("STORE_UNAVAILABLE");
+    expect((error as AppError).message).toMatch(/did not answer.*may or may not have been applied/);
+    expect((error as AppError).details).toMatchObject({ outcome: "unknown" });
+  });
+
+  test("statements that run long on purpose (migrations) are not cut off; the shipped deadline outlasts statement_timeout", async () => {
+    const driver = viaProxy({ answerDeadlineMs: 500 });
+    await driver.withoutAnswerDeadline?.(() => driver.exec("SELECT pg_sleep(1)"));
+    // Watched, a statement silent for longer than the deadline is taken for a dead network: the reason the shipped
+    // deadline is longer than any statement the server lets run (it cancels them at statement_timeout).
+    const error = await caught(driver.exec("SELECT pg_sleep(1)"));
+    expect((error as AppError).code).toBe("STORE_UNAVAILABLE");
+    const seconds = (setting: string) => Number(/^(\d+)s$/.exec(setting)?.[1]);
+    expect(ANSWER_DEADLINE_MS).toBeGreaterThan(seconds(SESSION_SETTINGS.statement_timeout) * 1000);
   });
 
   test("deadlocks that keep coming: re-run, then STORE_UNAVAILABLE naming the attempts, not INTERNAL", async () => {

@@ -1,6 +1,7 @@
 // A TCP stand-in in front of the test PostgreSQL server, for the failures a shared server cannot be made to have
 // on demand: it answers the next connections the way a server that is starting up (or full) does, or forwards
-// connections byte for byte and cuts one the moment its client sends COMMIT (the connection lost mid-commit).
+// connections byte for byte and cuts one the moment its client sends COMMIT (the connection lost mid-commit), or
+// goes silent (a network that drops every packet).
 // It speaks only what it must of the protocol: the SSL request (refused, as the test server does) and the
 // start-up message, then a FATAL ErrorResponse.
 
@@ -21,6 +22,12 @@ export interface PgProxy {
   refuseNext(refusal: Refusal, count: number): void;
   /** The next `count` forwarded COMMITs are never forwarded: their connection is cut (both ends) instead. */
   cutAtCommit(count: number): void;
+  /**
+   * From now on (until called with false) nothing passes either way on any forwarded connection: bytes are
+   * dropped, the connections stay open, as when a network goes silent. With "at-commit", silence starts the
+   * moment a client sends COMMIT (which is dropped).
+   */
+  silence(on: boolean | "at-commit"): void;
   /** How many connections were refused so far, and how many cut at COMMIT. */
   readonly stats: { refused: number; cutAtCommit: number };
   close(): void;
@@ -55,6 +62,7 @@ export const startPgProxy = async (upstreamUrl: string): Promise<PgProxy> => {
   let refusal: Refusal | undefined;
   let refuseLeft = 0;
   let commitsToCut = 0;
+  let silent: boolean | "at-commit" = false;
   const stats = { refused: 0, cutAtCommit: 0 };
 
   const endBoth = (client: Socket<Conn>) => {
@@ -64,6 +72,8 @@ export const startPgProxy = async (upstreamUrl: string): Promise<PgProxy> => {
   };
 
   const forward = (client: Socket<Conn>, chunk: Buffer) => {
+    if (silent === "at-commit" && chunk.includes(COMMIT_QUERY)) silent = true;
+    if (silent === true) return;
     if (commitsToCut > 0 && chunk.includes(COMMIT_QUERY)) {
       commitsToCut--;
       stats.cutAtCommit++;
@@ -90,7 +100,7 @@ export const startPgProxy = async (upstreamUrl: string): Promise<PgProxy> => {
           port: upstreamPort,
           socket: {
             data(_server, chunk) {
-              if (!client.data.cut) client.write(chunk);
+              if (!client.data.cut && silent !== true) client.write(chunk);
             },
             close() {
               client.end();
@@ -153,6 +163,9 @@ export const startPgProxy = async (upstreamUrl: string): Promise<PgProxy> => {
     },
     cutAtCommit(count) {
       commitsToCut = count;
+    },
+    silence(on) {
+      silent = on;
     },
     stats,
     close: () => listener.stop(true),

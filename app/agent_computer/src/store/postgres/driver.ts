@@ -2,6 +2,7 @@ import { AppError } from "../../errors.ts";
 import { UniqueViolation } from "../port.ts";
 import type { Db, Driver } from "../sql/db.ts";
 import { MIGRATION_LOCK_WAIT } from "../sql/migrate.ts";
+import { ANSWER_DEADLINE_MS, AnswerWatch, noAnswerError } from "./answer-watch.ts";
 import { classifyPostgresError, invalidUrlSetting } from "./errors.ts";
 import { BatchSignal, PostgresGroupCommit, type RunTransaction } from "./group-commit.ts";
 import { listenNeedsDirectConnection, type PostgresTarget, postgresTarget, SET_LOCAL_LIMITS } from "./pooling.ts";
@@ -56,12 +57,16 @@ const retrying = async <T>(
   operation: (at: { phase: TransactionPhase }) => Promise<T>,
   classify: Classify,
   closed: () => boolean,
+  watch: AnswerWatch,
 ): Promise<T> => {
   for (let attemptNo = 1; ; attemptNo++) {
     const at: { phase: TransactionPhase } = { phase: "before_commit" };
+    const generation = watch.generation;
     try {
       return await operation(at);
-    } catch (error) {
+    } catch (caught) {
+      // Cut off by the answer watch: the failure is the silence, never re-run (it would only wait again).
+      const error = watch.generation === generation ? caught : noAnswerError(watch.deadlineMs);
       if (error instanceof AppError && !transientCause(error)) throw error;
       const transient = transientFailure(transientCause(error) ?? error, at.phase);
       if (!transient) throw await classify(error, at.phase);
@@ -77,12 +82,18 @@ type Around = <T>(statement: () => Promise<T>) => Promise<T>;
 const once: Around = (statement) => statement();
 
 /** `around` wraps each statement: the statements of a transaction run once (the transaction is what is re-run). */
-const wrap = (runner: Runner, classify: Classify, around: Around = once, trace?: (sql: string) => void): Db => {
+const wrap = (
+  runner: Runner,
+  classify: Classify,
+  watch: AnswerWatch,
+  around: Around = once,
+  trace?: (sql: string) => void,
+): Db => {
   const query = <T>(sql: string, params: readonly unknown[] = []): Promise<T[] & { count: number }> =>
     around(async () => {
       trace?.(sql);
       try {
-        return (await runner.unsafe(sql, [...params])) as T[] & { count: number };
+        return (await watch.track(runner.unsafe(sql, [...params]))) as T[] & { count: number };
       } catch (error) {
         throw await classify(error);
       }
@@ -98,7 +109,7 @@ const wrap = (runner: Runner, classify: Classify, around: Around = once, trace?:
       around(async () => {
         trace?.(script);
         try {
-          await runner.unsafe(script);
+          await watch.track(runner.unsafe(script));
         } catch (error) {
           throw await classify(error);
         }
@@ -122,6 +133,8 @@ const connect = ({ url, pooled }: PostgresTarget) => {
 export interface PostgresOptions {
   /** Hears every statement this driver sends, BEGIN and COMMIT aside: for tests that count round trips. */
   trace?: (statement: string) => void;
+  /** How long a connection may stay silent while a statement waits (answer-watch.ts); tests shorten it. */
+  answerDeadlineMs?: number;
 }
 
 export const openPostgres = (rawUrl: string, options: PostgresOptions = {}): Driver => {
@@ -129,25 +142,36 @@ export const openPostgres = (rawUrl: string, options: PostgresOptions = {}): Dri
   const { url, pooled } = target;
   const { trace } = options;
   const classify = classifierFor(url);
-  const sql = connect(target);
-  // Statements outside a transaction (the migration runner's count and CREATE … IF NOT EXISTS) are re-run like
-  // a transaction after a transient failure, so every such statement must be safe to repeat.
+  let sql = connect(target);
   let closed = false;
   const isClosed = () => closed;
-  const db = wrap(sql as unknown as Runner, classify, (statement) => retrying(statement, classify, isClosed), trace);
+  // A pool whose connection went silent is closed, which fails at once what waits on it; a fresh one serves the rest.
+  const watch = new AnswerWatch(options.answerDeadlineMs ?? ANSWER_DEADLINE_MS, () => {
+    if (closed) return;
+    const silent = sql;
+    sql = connect(target);
+    void silent.close({ timeout: 0 }).catch(() => undefined);
+  });
+  const current: Runner = { unsafe: (statement, params) => sql.unsafe(statement, params as unknown[]) };
+  // Statements outside a transaction (the migration runner's count and CREATE … IF NOT EXISTS) are re-run like
+  // a transaction after a transient failure, so every such statement must be safe to repeat.
+  const db = wrap(current, classify, watch, (statement) => retrying(statement, classify, isClosed, watch), trace);
   const begin = <T>(mode: string, writes: boolean, fn: (db: Db, tx: Runner) => Promise<T>): Promise<T> =>
     retrying(
       async (at) =>
-        (await sql.begin(mode, async (tx) => {
-          if (pooled) await (tx as unknown as Runner).unsafe(SET_LOCAL_LIMITS);
-          const result = await fn(wrap(tx as unknown as Runner, classify, once, trace), tx as unknown as Runner);
-          // Bun.SQL sends COMMIT once this callback returns: a failure from here on came from the COMMIT, and
-          // leaves a write in doubt (a read-only snapshot has nothing to doubt and is simply read again).
-          if (writes) at.phase = "commit";
-          return result;
-        })) as T,
+        (await watch.track(
+          sql.begin(mode, async (tx) => {
+            if (pooled) await watch.track((tx as unknown as Runner).unsafe(SET_LOCAL_LIMITS));
+            const result = await fn(wrap(tx as unknown as Runner, classify, watch, once, trace), tx as unknown as Runner);
+            // Bun.SQL sends COMMIT once this callback returns: a failure from here on came from the COMMIT, and
+            // leaves a write in doubt (a read-only snapshot has nothing to doubt and is simply read again).
+            if (writes) at.phase = "commit";
+            return result;
+          }),
+        )) as T,
       classify,
       isClosed,
+      watch,
     );
   const runBatch: RunTransaction = (body) =>
     begin("ISOLATION LEVEL READ COMMITTED", true, (txDb, tx) =>
@@ -160,30 +184,37 @@ export const openPostgres = (rawUrl: string, options: PostgresOptions = {}): Dri
       }),
     );
   const writes = new PostgresGroupCommit(runBatch, batchFailureKind);
+  let listener: InstanceType<typeof Bun.SQL> | undefined;
   return {
     ...db,
     pooled,
     transaction: (fn, options) => writes.run(fn, options),
     snapshot: (fn) => begin("ISOLATION LEVEL REPEATABLE READ READ ONLY", false, fn),
-    ...(pooled ? {} : { withAdvisoryLock: advisoryLock(sql, classify) }),
-    // Notifications sent while the listener reconnects are lost; onlisten re-runs then, so callers re-poll.
+    ...(pooled ? {} : { withAdvisoryLock: advisoryLock(() => sql, classify) }),
+    withoutAnswerDeadline: (fn) => watch.unwatched(fn),
+    // Notifications sent while the listener reconnects are lost; onlisten re-runs then, so callers re-poll. The
+    // listener has a pool of its own, idle by design, which the answer watch never closes.
     listen: async (channel, onHint) => {
       if (pooled) throw listenNeedsDirectConnection();
-      const subscription = await sql.listen(channel, onHint, onHint);
+      listener ??= connect(target);
+      const subscription = await listener.listen(channel, onHint, onHint);
       return () => subscription.unlisten();
     },
-    close: () => {
+    close: async () => {
       closed = true;
-      return sql.close({ timeout: 1 });
+      watch.stop();
+      await Promise.all([sql.close({ timeout: 1 }), listener?.close({ timeout: 1 })]);
     },
   };
 };
 
 /** A session advisory lock on a connection of its own: a direct connection only (pooling.ts). */
 const advisoryLock =
-  (sql: InstanceType<typeof Bun.SQL>, classify: Classify): NonNullable<Driver["withAdvisoryLock"]> =>
+  (pool: () => InstanceType<typeof Bun.SQL>, classify: Classify): NonNullable<Driver["withAdvisoryLock"]> =>
   async (key, fn) => {
-    const locker = await sql.reserve().catch(async (error: unknown) => Promise.reject(await classify(error)));
+    const locker = await pool()
+      .reserve()
+      .catch(async (error: unknown) => Promise.reject(await classify(error)));
     try {
       // The holder may be applying a long migration: wait for it longer than for a row, and without the
       // statement limit; the session's own limits come back before the connection returns to the pool.

@@ -3,6 +3,7 @@
 // what happened, whether anything was written and what to do. Connection and configuration errors that no
 // retry fixes (a wrong password, an unknown database, TLS, a bad URL) are classified beside this, not here.
 import { AppError } from "../../errors.ts";
+import { NO_ANSWER_CODE } from "./answer-watch.ts";
 import { SESSION_SETTINGS } from "./session-settings.ts";
 
 /** Where in a transaction the failure came: before COMMIT was sent, everything was rolled back. */
@@ -54,6 +55,8 @@ const SERVER_STATES: Record<string, Kind> = {
 const kindOf = (error: unknown): Kind | undefined => {
   const state = SERVER_STATES[sqlState(error)];
   if (state) return state;
+  // Silence past the answer deadline: waiting again would only wait as long again.
+  if (clientCode(error) === NO_ANSWER_CODE) return { what: (error as Error).message, rerun: false };
   if (LOST_CONNECTION_CODES.has(clientCode(error)))
     return { what: "the connection to the PostgreSQL server was lost", rerun: true };
   return undefined;

@@ -34,6 +34,11 @@ export interface Driver extends Db {
    * own, so fn's transactions run beside it); another holder makes it wait.
    */
   withAdvisoryLock?<T>(key: number, fn: () => Promise<T>): Promise<T>;
+  /**
+   * PostgreSQL only: runs fn without the client's deadline on silent connections (postgres/answer-watch.ts), for
+   * statements that may run long on purpose (migrations, which lift statement_timeout).
+   */
+  withoutAnswerDeadline?<T>(fn: () => Promise<T>): Promise<T>;
   /** PostgreSQL only: LISTEN on a channel; onHint runs per notification and after every (re)subscribe. */
   listen?(channel: string, onHint: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;

@@ -24,20 +24,26 @@ const SCHEMA_MIGRATIONS =
  * the schema where it was before all of them.
  */
 export const migrate = async (driver: Driver, migrations: readonly Migration[]): Promise<void> => {
-  const applyPending = async (): Promise<void> => {
-    await driver.exec(SCHEMA_MIGRATIONS);
-    for (const migration of migrations) await driver.transaction((db) => applyOnce(db, migration));
-  };
+  // A migration may run long on purpose (it lifts statement_timeout): no client-side answer deadline meanwhile.
+  const unbounded = <T>(fn: () => Promise<T>): Promise<T> =>
+    driver.withoutAnswerDeadline ? driver.withoutAnswerDeadline(fn) : fn();
+  const applyPending = (): Promise<void> =>
+    unbounded(async () => {
+      await driver.exec(SCHEMA_MIGRATIONS);
+      for (const migration of migrations) await driver.transaction((db) => applyOnce(db, migration));
+    });
   if (driver.pooled) {
     // Through a transaction pooler a session lock would stay behind on a server connection that serves others:
     // everything pending is applied in one transaction under a transaction-level lock instead.
     if ((await appliedCount(driver)) >= migrations.length) return;
-    await driver.transaction(async (db) => {
-      await db.exec(`SET LOCAL lock_timeout = '${MIGRATION_LOCK_WAIT}'; SET LOCAL statement_timeout = 0`);
-      await db.get("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
-      await db.exec(SCHEMA_MIGRATIONS);
-      for (const migration of migrations) await applyOnce(db, migration);
-    });
+    await unbounded(() =>
+      driver.transaction(async (db) => {
+        await db.exec(`SET LOCAL lock_timeout = '${MIGRATION_LOCK_WAIT}'; SET LOCAL statement_timeout = 0`);
+        await db.get("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
+        await db.exec(SCHEMA_MIGRATIONS);
+        for (const migration of migrations) await applyOnce(db, migration);
+      }),
+    );
     return;
   }
   if (!driver.withAdvisoryLock) {

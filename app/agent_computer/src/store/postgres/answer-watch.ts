@@ -1,0 +1,72 @@
+// A PostgreSQL connection whose network goes silent (a cable pulled, a host cut off, packets dropped) never fails
+// by itself: the statement waiting on it waits until TCP gives up, a quarter of an hour later. The server answers
+// every statement of ours within statement_timeout (30 s, session-settings.ts), if only with its cancellation, so
+// a connection that answers nothing for longer than that while a statement waits is taken as gone: its pool is
+// closed (which fails what waits on it at once) and a fresh pool serves what comes next.
+//
+// Migrations lift statement_timeout and may run long on purpose: they run unwatched (migrate.ts).
+
+/** No answer for this long while a statement of ours waits: the connection is taken as gone. */
+export const ANSWER_DEADLINE_MS = 35_000;
+
+/** Bun.SQL's errors carry a code; this one is ours, for a statement failed because its connection went silent. */
+export const NO_ANSWER_CODE = "AGENT_COMPUTER_POSTGRES_NO_ANSWER";
+
+export const noAnswerError = (deadlineMs: number): Error =>
+  Object.assign(new Error(`the PostgreSQL server did not answer for ${deadlineMs / 1000} s (the network to it may be down)`), {
+    code: NO_ANSWER_CODE,
+  });
+
+export class AnswerWatch {
+  /** Grows by one each time the watch gives up on the connections: an operation started before it was cut off. */
+  generation = 0;
+  private waiting = 0;
+  private paused = 0;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(
+    readonly deadlineMs: number,
+    private readonly onSilence: () => void,
+  ) {}
+
+  /** Watches `answer`: every answer to anything watched starts the deadline again. */
+  track<T>(answer: Promise<T>): Promise<T> {
+    this.waiting++;
+    this.arm();
+    const settled = () => {
+      this.waiting--;
+      this.arm();
+    };
+    answer.then(settled, settled);
+    return answer;
+  }
+
+  /** Runs fn with the deadline off (statements that may run long on purpose). */
+  async unwatched<T>(fn: () => Promise<T>): Promise<T> {
+    this.paused++;
+    this.arm();
+    try {
+      return await fn();
+    } finally {
+      this.paused--;
+      this.arm();
+    }
+  }
+
+  stop(): void {
+    clearTimeout(this.timer);
+    this.paused++;
+  }
+
+  private arm(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.waiting === 0 || this.paused > 0) return;
+    this.timer = setTimeout(() => {
+      this.generation++;
+      this.onSilence();
+    }, this.deadlineMs);
+    // A watch never keeps a process alive: a command that is done exits.
+    this.timer.unref();
+  }
+}
