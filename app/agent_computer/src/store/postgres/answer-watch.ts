@@ -22,6 +22,8 @@ export class AnswerWatch {
   generation = 0;
   private waiting = 0;
   private paused = 0;
+  /** When something watched last answered, or waiting began. */
+  private lastAnswerAt = 0;
   private timer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
@@ -29,13 +31,16 @@ export class AnswerWatch {
     private readonly onSilence: () => void,
   ) {}
 
-  /** Watches `answer`: every answer to anything watched starts the deadline again. */
+  /**
+   * Watches `answer`: every answer to anything watched starts the deadline again. A counter and a time stamp per
+   * statement; the one timer is set again only when it fires, so the write path pays no timer per statement.
+   */
   track<T>(answer: Promise<T>): Promise<T> {
-    this.waiting++;
+    if (this.waiting++ === 0) this.lastAnswerAt = performance.now();
     this.arm();
     const settled = () => {
       this.waiting--;
-      this.arm();
+      this.lastAnswerAt = performance.now();
     };
     answer.then(settled, settled);
     return answer;
@@ -44,12 +49,11 @@ export class AnswerWatch {
   /** Runs fn with the deadline off (statements that may run long on purpose). */
   async unwatched<T>(fn: () => Promise<T>): Promise<T> {
     this.paused++;
-    this.arm();
     try {
       return await fn();
     } finally {
       this.paused--;
-      this.arm();
+      this.lastAnswerAt = performance.now();
     }
   }
 
@@ -58,15 +62,23 @@ export class AnswerWatch {
     this.paused++;
   }
 
-  private arm(): void {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    if (this.waiting === 0 || this.paused > 0) return;
-    this.timer = setTimeout(() => {
-      this.generation++;
-      this.onSilence();
-    }, this.deadlineMs);
+  private arm(delayMs = this.deadlineMs): void {
+    if (this.timer !== undefined) return;
+    this.timer = setTimeout(() => this.check(), delayMs);
     // A watch never keeps a process alive: a command that is done exits.
     this.timer.unref();
+  }
+
+  private check(): void {
+    this.timer = undefined;
+    if (this.waiting === 0) return;
+    const silentFor = performance.now() - this.lastAnswerAt;
+    if (this.paused > 0 || silentFor < this.deadlineMs) {
+      this.arm(this.paused > 0 ? this.deadlineMs : this.deadlineMs - silentFor);
+      return;
+    }
+    this.generation++;
+    this.lastAnswerAt = performance.now();
+    this.onSilence();
   }
 }
