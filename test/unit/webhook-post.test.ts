@@ -6,7 +6,7 @@ import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { mintEndpointSecret } from "../../app/agent_computer/src/domain/webhooks/endpoints.ts";
 import type { ClaimedWebhookEvent } from "../../app/agent_computer/src/store/port.ts";
-import { postWebhook } from "../../app/agent_computer/src/worker/webhook-post.ts";
+import { postWebhook, type Resolve } from "../../app/agent_computer/src/worker/webhook-post.ts";
 
 const requests: { path: string; headers: Record<string, string>; body: string }[] = [];
 let server: ReturnType<typeof Bun.serve>;
@@ -57,8 +57,8 @@ const claimed = (url: string, allowPrivate: boolean): ClaimedWebhookEvent => ({
   attempt: 1,
   leaseToken: "t",
 });
-const post = (url: string, allowPrivate = true, timeoutMs = 10_000) =>
-  postWebhook(claimed(url, allowPrivate), { timeoutMs, signal: new AbortController().signal, userAgent: "test" });
+const post = (url: string, allowPrivate = true, timeoutMs = 10_000, resolve?: Resolve) =>
+  postWebhook(claimed(url, allowPrivate), { timeoutMs, signal: new AbortController().signal, userAgent: "test", resolve });
 
 test("a delivery carries Standard Webhooks headers over the exact payload; 2xx is delivered", async () => {
   const result = await post(`http://127.0.0.1:${server.port}/ok`);
@@ -103,12 +103,7 @@ test("the request goes to the addresses the one checked lookup returned, never t
     asked.push(host);
     return [{ address: "127.0.0.1", family: 4 }];
   };
-  const result = await postWebhook(claimed(`http://hook.example:${server.port}/pinned`, true), {
-    timeoutMs: 10_000,
-    signal: new AbortController().signal,
-    userAgent: "test",
-    resolve,
-  });
+  const result = await post(`http://hook.example:${server.port}/pinned`, true, 10_000, resolve);
   expect(result).toMatchObject({ ok: true, statusCode: 204 });
   expect(asked).toEqual(["hook.example"]);
   expect(requests.find((r) => r.path === "/pinned")?.headers.host).toBe(`hook.example:${server.port}`);
@@ -121,24 +116,14 @@ test("a name whose answer includes a private address is refused after one lookup
     lookups++;
     return [{ address: "127.0.0.1", family: 4 }];
   };
-  const result = await postWebhook(claimed(`http://hook.example:${server.port}/private`, false), {
-    timeoutMs: 10_000,
-    signal: new AbortController().signal,
-    userAgent: "test",
-    resolve,
-  });
+  const result = await post(`http://hook.example:${server.port}/private`, false, 10_000, resolve);
   expect(result).toMatchObject({ ok: false, statusCode: null, errorKind: "refused_address" });
   expect(lookups).toBe(1);
   expect(requests.length).toBe(before);
 });
 
 test("a name that does not resolve is a connection failure; an aborted attempt is aborted", async () => {
-  const none = await postWebhook(claimed("http://nothing.invalid/x", true), {
-    timeoutMs: 10_000,
-    signal: new AbortController().signal,
-    userAgent: "test",
-    resolve: async () => [],
-  });
+  const none = await post("http://nothing.invalid/x", true, 10_000, async () => []);
   expect(none).toMatchObject({ ok: false, statusCode: null, errorKind: "connection" });
   const abort = new AbortController();
   const aborted = postWebhook(claimed(`http://127.0.0.1:${server.port}/slow`, true), {
