@@ -9,6 +9,7 @@ import { unregisterAgent } from "../../app/agent_computer/src/domain/agents/unre
 import { claimAttempts, finishAttempt } from "../../app/agent_computer/src/domain/automation/attempts.ts";
 import { createJob } from "../../app/agent_computer/src/domain/automation/jobs.ts";
 import { startManualRun } from "../../app/agent_computer/src/domain/automation/manual-run.ts";
+import type { Deps } from "../../app/agent_computer/src/domain/deps.ts";
 import { manageContacts } from "../../app/agent_computer/src/domain/mesh/contacts.ts";
 import { readInbox } from "../../app/agent_computer/src/domain/mesh/inbox.ts";
 import { sendMessage } from "../../app/agent_computer/src/domain/mesh/send.ts";
@@ -332,6 +333,32 @@ describe.each(storeNames)("outbound webhooks [%s]", (storeName) => {
       previousSecretUntil: mesh.clock.now + ROTATION_OVERLAP_MS - 1000,
     });
     await removeEndpoint(deps(), { agentId: "other", token: mesh.token("other"), endpointId: endpoint.id });
+  });
+
+  test("a private endpoint is delivered only by a worker on the host it was added on; a public one by any", async () => {
+    const elsewhere = (): Deps => ({ ...deps(), host: "another-host" });
+    const privateEndpoint = await addEndpoint(deps(), {
+      agentId: "other",
+      token: mesh.token("other"),
+      url: "http://127.0.0.1:9000/hook",
+      events: ["message"],
+      allowPrivate: true,
+    });
+    await send("sender", "other", "for the private endpoint");
+    expect(await deliveryDue(elsewhere())).toBe(false);
+    expect(await claimDeliveries(elsewhere(), { workerId: "w-elsewhere", limit: 100, policy: POLICY })).toEqual([]);
+    expect(await deliveryDue(deps())).toBe(true);
+    const here = await claimDeliveries(deps(), { workerId: "w-here", limit: 100, policy: POLICY });
+    expect(here.map((c) => c.endpoint.id)).toEqual([privateEndpoint.id]);
+    expect(here[0]?.endpoint.privateHost).toBe("test-host");
+    await removeEndpoint(deps(), { agentId: "other", token: mesh.token("other"), endpointId: privateEndpoint.id });
+
+    const publicEndpoint = await add("other", ["message"]);
+    await send("sender", "other", "for the public endpoint");
+    const anywhere = await claimDeliveries(elsewhere(), { workerId: "w-elsewhere", limit: 100, policy: POLICY });
+    expect(anywhere.map((c) => c.endpoint.id)).toEqual([publicEndpoint.id]);
+    expect(anywhere[0]?.endpoint.privateHost).toBeNull();
+    await removeEndpoint(deps(), { agentId: "other", token: mesh.token("other"), endpointId: publicEndpoint.id });
   });
 
   test("retention finds the oldest ended events through their own index, never by reading the whole outbox", async () => {

@@ -48,6 +48,7 @@ const claimed = (url: string, allowPrivate: boolean): ClaimedWebhookEvent => ({
     previousSecret: null,
     previousSecretUntil: null,
     allowPrivate,
+    privateHost: allowPrivate ? "host-a" : null,
     state: "active",
     disabledReason: null,
     failedStreak: 0,

@@ -43,6 +43,9 @@ export interface Deps {
 }
 
 export const iso = (ms: number): string => new Date(ms).toISOString();
+
+/** This machine's id where the process knows it, else its host name: what per-host rules key on. */
+export const hostIdOf = (deps: Pick<Deps, "local" | "host">): string => deps.local?.hostId ?? deps.host;
 export const isoOrNull = (ms: number | null): string | null => (ms === null ? null : iso(ms));
 
 /**

@@ -19,6 +19,8 @@ export interface WebhookEndpointRecord {
   previousSecret: string | null;
   previousSecretUntil: number | null;
   allowPrivate: boolean;
+  /** With allowPrivate, the id of the host it was added on, whose worker alone delivers it; null for a public one. */
+  privateHost: string | null;
   state: WebhookEndpointState;
   disabledReason: string | null;
   /** Events in a row that failed every attempt, with no success since. */
@@ -93,14 +95,19 @@ export interface WebhookRepo {
   subscribers(owner: string, kind: WebhookEventKind): Promise<string[]>;
   insertEvent(event: NewWebhookEvent, nextAttemptAt: number): Promise<void>;
   getEvent(id: string): Promise<WebhookEventRecord | undefined>;
-  /** Whether any event of an active endpoint is due at `now` (a read, so idle polling takes no write lock). */
-  dueEventExists(now: number): Promise<boolean>;
+  /**
+   * Whether any event a worker on host `hostId` may send is due at `now` (a read, so idle polling takes no write
+   * lock): of an active endpoint, public or added on that host.
+   */
+  dueEventExists(now: number, hostId: string): Promise<boolean>;
   /**
    * Pending events of active endpoints due at `now` whose lease (if any) ran out, oldest first, each given the
    * next attempt number and a new lease token, with its attempt row written; rows other workers hold are skipped.
+   * A private endpoint's events are claimed only by a worker on the host it was added on (`hostId`).
    */
   claimEvents(input: {
     workerId: string;
+    hostId: string;
     now: number;
     leaseMs: number;
     limit: number;

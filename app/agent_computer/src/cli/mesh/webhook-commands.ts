@@ -81,7 +81,7 @@ const addSchema = z
       ._default(z.boolean(), false)
       .check(
         z.describe(
-          "let the worker reach loopback, private, link-local and similar addresses (refused by default, both in the URL and when its host name resolves to one)",
+          "let the worker reach loopback, private, link-local and similar addresses (refused by default, both in the URL and when its host name resolves to one); only this host's worker delivers such an endpoint, even when hosts share a store",
         ),
       ),
     tokenFile: tokenFileSchema,

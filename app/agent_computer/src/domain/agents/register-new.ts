@@ -1,6 +1,6 @@
 import { AppError } from "../../errors.ts";
 import type { IdentityRecord, SessionRecord, StoreTx } from "../../store/port.ts";
-import type { Deps } from "../deps.ts";
+import { type Deps, hostIdOf } from "../deps.ts";
 import { SYSTEM_SENDER } from "../identity/names.ts";
 import { takeRateSlots } from "../identity/rate-limit.ts";
 import { hashToken, mintToken } from "../identity/token.ts";
@@ -29,7 +29,7 @@ export interface Registered {
 
 /** Counts a registration against the per-name and per-host limits (the host is the machine running the call). */
 export const countRegistration = (deps: Deps, tx: StoreTx, name: string): Promise<void> =>
-  takeRateSlots(tx, deps.limits, "register", { name, host: deps.local?.hostId ?? deps.host }, deps.now());
+  takeRateSlots(tx, deps.limits, "register", { name, host: hostIdOf(deps) }, deps.now());
 
 /** Opens the presence session of a registration (or renews `open`) and hands it the queued tasks it can do. */
 export const claimSession = async (

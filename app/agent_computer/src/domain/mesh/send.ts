@@ -1,7 +1,7 @@
 import { AppError } from "../../errors.ts";
 import type { MessageRef, NewMessage, SentMessage, StoreTx } from "../../store/port.ts";
 import { UniqueViolation } from "../../store/port.ts";
-import { type Deps, iso } from "../deps.ts";
+import { type Deps, hostIdOf, iso } from "../deps.ts";
 import { holderLiveness } from "../identity/liveness.ts";
 import { takeRateSlots } from "../identity/rate-limit.ts";
 import { type Delivery, deliverTo, storeAndDeliverTo } from "./deliver.ts";
@@ -209,7 +209,7 @@ const sendOnce = (deps: Deps, input: SendInput): Promise<SendResult> => {
       const threadId = reply?.threadId ?? input.threadId ?? null;
       // A replay above sends nothing, so only new messages count against the sender's and the host's limits; a
       // send refused by either rolls back whole. The host's counter, written by every send from the host, last.
-      const rateKeys = { name: input.from, host: deps.local?.hostId ?? deps.host };
+      const rateKeys = { name: input.from, host: hostIdOf(deps) };
       await takeRateSlots(tx, deps.limits, "send", rateKeys, deps.now(), ["name"]);
       const names =
         named ??

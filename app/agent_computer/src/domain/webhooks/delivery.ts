@@ -3,7 +3,7 @@
 // failing is disabled (its owner is told in its inbox, in the same transaction).
 import { randomBytes } from "node:crypto";
 import type { ClaimedWebhookEvent, WebhookAttemptResult, WebhookEventRecord } from "../../store/port.ts";
-import { atOneInstant, type Deps } from "../deps.ts";
+import { atOneInstant, type Deps, hostIdOf } from "../deps.ts";
 import { deliverSystemMessage } from "../mesh/notify.ts";
 
 export interface DeliveryPolicy {
@@ -25,7 +25,8 @@ export const withJitter = (ms: number, random: () => number = Math.random): numb
 const mintLeaseToken = (): string => `whlease_${randomBytes(18).toString("base64url")}`;
 
 /** Whether a claim would find anything: a read, so an idle worker polls without taking the write lock. */
-export const deliveryDue = (deps: Deps): Promise<boolean> => deps.store.read((tx) => tx.webhooks.dueEventExists(deps.now()));
+export const deliveryDue = (deps: Deps): Promise<boolean> =>
+  deps.store.read((tx) => tx.webhooks.dueEventExists(deps.now(), hostIdOf(deps)));
 
 /** Claims up to `limit` due events for this worker, each under a lease of policy.leaseMs. */
 export const claimDeliveries = (
@@ -36,6 +37,7 @@ export const claimDeliveries = (
   return deps.store.write((tx) =>
     tx.webhooks.claimEvents({
       workerId: input.workerId,
+      hostId: hostIdOf(deps),
       now: deps.now(),
       leaseMs: input.policy.leaseMs,
       limit: input.limit,

@@ -9,7 +9,7 @@ import type {
   WebhookEventKind,
   WebhookEventState,
 } from "../../store/port.ts";
-import { type Deps, iso } from "../deps.ts";
+import { type Deps, hostIdOf, iso } from "../deps.ts";
 import { enterMesh, withPresence } from "../mesh/live-session.ts";
 import { displayUrl, webhookUrlProblem } from "./url.ts";
 
@@ -116,6 +116,8 @@ export const addEndpoint = (deps: Deps, input: AddInput): Promise<AddResult> => 
       previousSecret: null,
       previousSecretUntil: null,
       allowPrivate: input.allowPrivate,
+      // Private addresses are this host's: only its worker may reach them (a shared store serves other hosts too).
+      privateHost: input.allowPrivate ? hostIdOf(deps) : null,
       state: "active",
       disabledReason: null,
       failedStreak: 0,

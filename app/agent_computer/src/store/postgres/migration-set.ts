@@ -14,6 +14,7 @@ import outboundWebhooks from "./migrations/012_outbound_webhooks.sql" with { typ
 import hostLocalFacts from "./migrations/013_host_local_facts.sql" with { type: "text" };
 import searchFlat from "./migrations/014_search_flat.sql" with { type: "text" };
 import webhookEventsEnded from "./migrations/015_webhook_events_ended.sql" with { type: "text" };
+import webhookPrivateHost from "./migrations/016_webhook_private_host.sql" with { type: "text" };
 
 export const postgresMigrations: readonly Migration[] = [
   { version: 1, name: "mesh", sql: mesh },
@@ -31,4 +32,5 @@ export const postgresMigrations: readonly Migration[] = [
   { version: 13, name: "host_local_facts", sql: hostLocalFacts },
   { version: 14, name: "search_flat", sql: searchFlat },
   { version: 15, name: "webhook_events_ended", sql: webhookEventsEnded },
+  { version: 16, name: "webhook_private_host", sql: webhookPrivateHost },
 ];

@@ -23,6 +23,7 @@ const toEndpoint = (r: Row): WebhookEndpointRecord => ({
   previousSecret: r.previous_secret === null ? null : String(r.previous_secret),
   previousSecretUntil: numOrNull(r.previous_secret_until),
   allowPrivate: num(r.allow_private) === 1,
+  privateHost: r.private_host == null ? null : String(r.private_host),
   state: r.state === "disabled" ? "disabled" : "active",
   disabledReason: r.disabled_reason === null ? null : String(r.disabled_reason),
   failedStreak: num(r.failed_streak),
@@ -60,14 +61,19 @@ const toAttempt = (r: Row): WebhookAttemptRecord => ({
   outcome: r.outcome === null ? null : String(r.outcome),
 });
 
-const DUE = `state = 'pending' AND next_attempt_at <= $1 AND (lease_expires_at IS NULL OR lease_expires_at < $1)
-  AND endpoint_id IN (SELECT id FROM webhook_endpoints WHERE state = 'active')`;
+/**
+ * Pending events whose attempt is due at `now` and not leased, of active endpoints that a worker on host `host` may
+ * send: a private endpoint's only from the host it was added on (migration 016). Both are placeholders.
+ */
+const due = (now: string, host: string): string => `state = 'pending' AND next_attempt_at <= ${now}
+  AND (lease_expires_at IS NULL OR lease_expires_at < ${now})
+  AND endpoint_id IN (SELECT id FROM webhook_endpoints WHERE state = 'active' AND (private_host IS NULL OR private_host = ${host}))`;
 
 export const webhookRepo = (db: Db): WebhookRepo => ({
   insertEndpoint: async (e) => {
     await db.run(
       `INSERT INTO webhook_endpoints (id, owner, url, events, secret, allow_private, state, disabled_reason, failed_streak,
-         created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+         created_at, updated_at, private_host) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
       [
         e.id,
         e.owner,
@@ -80,6 +86,7 @@ export const webhookRepo = (db: Db): WebhookRepo => ({
         e.failedStreak,
         e.createdAt,
         e.updatedAt,
+        e.privateHost,
       ],
     );
   },
@@ -134,20 +141,20 @@ export const webhookRepo = (db: Db): WebhookRepo => ({
     const row = await db.get<Row>(`SELECT ${EVENT_COLUMNS} FROM webhook_events WHERE id = $1`, [id]);
     return row ? toEvent(row) : undefined;
   },
-  dueEventExists: async (now) =>
-    (await db.get<Row>(`SELECT 1 AS found FROM webhook_events WHERE ${DUE} LIMIT 1`, [now])) !== undefined,
-  claimEvents: async ({ workerId, now, leaseMs, limit, newToken }) => {
-    const due = await db.all<Row>(
-      `SELECT id FROM webhook_events WHERE ${DUE} ORDER BY next_attempt_at, created_at, id LIMIT $2${skipLocked(db)}`,
-      [now, limit],
+  dueEventExists: async (now, hostId) =>
+    (await db.get<Row>(`SELECT 1 AS found FROM webhook_events WHERE ${due("$1", "$2")} LIMIT 1`, [now, hostId])) !== undefined,
+  claimEvents: async ({ workerId, hostId, now, leaseMs, limit, newToken }) => {
+    const dueIds = await db.all<Row>(
+      `SELECT id FROM webhook_events WHERE ${due("$1", "$3")} ORDER BY next_attempt_at, created_at, id LIMIT $2${skipLocked(db)}`,
+      [now, limit, hostId],
     );
     const claimed: ClaimedWebhookEvent[] = [];
-    for (const { id } of due) {
+    for (const { id } of dueIds) {
       const leaseToken = newToken();
       const row = await db.get<Row>(
         `UPDATE webhook_events SET attempts = attempts + 1, lease_token = $2, lease_expires_at = $3
-         WHERE id = $1 AND ${DUE.replaceAll("$1", "$4")} RETURNING ${EVENT_COLUMNS}`,
-        [id, leaseToken, now + leaseMs, now],
+         WHERE id = $1 AND ${due("$4", "$5")} RETURNING ${EVENT_COLUMNS}`,
+        [id, leaseToken, now + leaseMs, now, hostId],
       );
       if (!row) continue;
       const event = toEvent(row);
