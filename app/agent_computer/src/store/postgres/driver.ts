@@ -152,7 +152,10 @@ export const openPostgres = (rawUrl: string, options: PostgresOptions = {}): Dri
     sql = connect(target);
     void silent.close({ timeout: 0 }).catch(() => undefined);
   });
-  const current: Runner = { unsafe: (statement, params) => sql.unsafe(statement, params as unknown[]) };
+  // Without parameters Bun.SQL sends a simple query (several statements allowed): the call keeps that shape.
+  const current: Runner = {
+    unsafe: (statement, params) => (params === undefined ? sql.unsafe(statement) : sql.unsafe(statement, params)),
+  };
   // Statements outside a transaction (the migration runner's count and CREATE … IF NOT EXISTS) are re-run like
   // a transaction after a transient failure, so every such statement must be safe to repeat.
   const db = wrap(current, classify, watch, (statement) => retrying(statement, classify, isClosed, watch), trace);
