@@ -178,9 +178,10 @@ export interface TestHost {
   heal(): Promise<void>;
   /**
    * Its packets to PostgreSQL vanish without an answer (a neighbour entry pointing nowhere), as behind a router whose
-   * far side is gone: no refusal and no unreachable error, only silence.
+   * far side is gone: no refusal and no unreachable error, only silence. "both": the server's packets to it vanish
+   * too, so a connection already open hears nothing more.
    */
-  silence(): Promise<void>;
+  silence(direction?: "outbound" | "both"): Promise<void>;
   unsilence(): Promise<void>;
 }
 
@@ -341,12 +342,20 @@ const hostOf = (plan: HostPlan): TestHost => {
     },
     cut: () => sh("ip", ["link", "set", plan.link, "down"]).then(() => undefined),
     heal: () => sh("ip", ["link", "set", plan.link, "up"]).then(() => undefined),
-    silence: () =>
-      sh("ip", [
+    silence: async (direction = "outbound") => {
+      await sh("ip", [
         ...["-n", ns, "neigh", "replace", plan.rootAddress, "lladdr", "02:00:00:00:00:01"],
         ...["dev", plan.peer, "nud", "permanent"],
-      ]).then(() => undefined),
-    unsilence: () => sh("ip", ["-n", ns, "neigh", "del", plan.rootAddress, "dev", plan.peer]).then(() => undefined),
+      ]);
+      if (direction === "both") {
+        await sh("ip", ["neigh", "replace", plan.address, "lladdr", "02:00:00:00:00:02", "dev", plan.link, "nud", "permanent"]);
+      }
+    },
+    unsilence: async () => {
+      await sh("ip", ["-n", ns, "neigh", "del", plan.rootAddress, "dev", plan.peer]);
+      // The root end's entry exists only after a silence in both directions.
+      await quietly("ip", ["neigh", "del", plan.address, "dev", plan.link]);
+    },
   };
   return host;
 };

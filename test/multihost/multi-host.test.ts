@@ -519,6 +519,57 @@ describe.skipIf(noNamespaces !== undefined)(
       expect(back.exitCode, back.stderr).toBe(0);
     });
 
+    test("a link that goes silent under an open connection: the CLI exits 8 at the answer deadline, nothing written", async () => {
+      const [receiving, , silent] = hosts as [TestHost, TestHost, TestHost];
+      const from = agents[2] as Agent;
+      const to = agents.find((a) => a.host === receiving) as Agent;
+      // The recipient's row held by the test, so the send waits on the server with its connection open.
+      const holder = new Bun.SQL({ url: world.pg.url("127.0.0.1"), max: 1 });
+      const held = await holder.reserve();
+      const body = `sent-into-silence-${crypto.randomUUID()}`;
+      try {
+        await held.unsafe("BEGIN");
+        await held.unsafe("SELECT name FROM agents WHERE name = $1 FOR UPDATE", [to.id]);
+        const started = performance.now();
+        const send = silent.run(
+          "agent-send-cli",
+          ["--agent-id", from.id, "--token-file", from.tokenFile, "--to", to.id, "--body", body, "--json"],
+          { timeoutMs: 90_000 },
+        );
+        await waitFor(
+          async () =>
+            (
+              await sql(
+                "SELECT 1 AS waiting FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%agents%' AND pid <> pg_backend_pid()",
+              )
+            ).length > 0
+              ? true
+              : undefined,
+          20_000,
+          "the send waiting on the held row",
+        );
+        // Both ways: the server's lock_timeout answer (5 s from now) never reaches the host.
+        await silent.silence("both");
+        const r = await send;
+        const waited = performance.now() - started;
+        await silent.unsilence();
+        expect(r.exitCode, r.stderr).toBe(8);
+        expect(errorOf(r)).toMatchObject({ code: "STORE_UNAVAILABLE", outcome: "not_applied" });
+        expect(String(errorOf(r).message)).toMatch(/did not answer for 35 s.*nothing was written/);
+        expect(r.stderr).not.toMatch(/\n\s+at /);
+        expect(waited).toBeGreaterThan(35_000);
+        expect(waited).toBeLessThan(75_000);
+      } finally {
+        await silent.unsilence().catch(() => undefined);
+        await held.unsafe("ROLLBACK").catch(() => undefined);
+        held.release();
+        await holder.close();
+      }
+      expect(await sql("SELECT id FROM messages WHERE body = $1", [body])).toEqual([]);
+      const back = await silent.run("agent-inbox-cli", ["--agent-id", from.id, "--token-file", from.tokenFile, "--json"]);
+      expect(back.exitCode, back.stderr).toBe(0);
+    });
+
     test("PostgreSQL restarted under load: CLIs exit 8 with the retry hint; every send that succeeded is delivered once; workers resume", async () => {
       interface Attempted {
         key: string;
