@@ -167,6 +167,22 @@ describe.skipIf(!onPostgres)("transient PostgreSQL failures", () => {
     expect([await notes("before-silence"), await notes("in-silence"), await notes("after-silence")]).toEqual([1, 0, 1]);
   });
 
+  test("through a transaction pooler the silence may be the pooler's queue too, and the message says so", async () => {
+    const url = new URL(proxy.url.replace(new URL(proxy.url).pathname, new URL(target.location).pathname));
+    url.searchParams.set("pool_mode", "transaction");
+    const driver = openPostgres(url.toString(), { answerDeadlineMs: DEADLINE_MS });
+    drivers.push(driver);
+    await driver.transaction((db) => db.run("INSERT INTO notes (id, body) VALUES ($1, $2)", ["pooled-before", "x"]));
+    proxy.silence(true);
+    const error = await caught(
+      driver.transaction((db) => db.run("INSERT INTO notes (id, body) VALUES ($1, $2)", ["pooled-silence", "x"])),
+    );
+    expect((error as AppError).code).toBe("STORE_UNAVAILABLE");
+    expect((error as AppError).message).toMatch(
+      /did not answer for 1\.5 s \(the network to it may be down, or the pooler has no free server connection\)/,
+    );
+  });
+
   test("silence from the moment COMMIT is sent: STORE_UNAVAILABLE with the outcome unknown", async () => {
     const driver = viaProxy({ answerDeadlineMs: DEADLINE_MS });
     proxy.silence("at-commit");

@@ -12,10 +12,17 @@ export const ANSWER_DEADLINE_MS = 35_000;
 /** Bun.SQL's errors carry a code; this one is ours, for a statement failed because its connection went silent. */
 export const NO_ANSWER_CODE = "AGENT_COMPUTER_POSTGRES_NO_ANSWER";
 
-export const noAnswerError = (deadlineMs: number): Error =>
-  Object.assign(new Error(`the PostgreSQL server did not answer for ${deadlineMs / 1000} s (the network to it may be down)`), {
-    code: NO_ANSWER_CODE,
-  });
+/**
+ * The failure of a statement cut off by the watch. Through a transaction pooler the silence may also be the pooler
+ * holding the client in its queue (PgBouncer's query_wait_timeout is 120 s by default), so the message says both.
+ */
+export const noAnswerError = (deadlineMs: number, pooled = false): Error =>
+  Object.assign(
+    new Error(
+      `the PostgreSQL server did not answer for ${deadlineMs / 1000} s (${pooled ? "the network to it may be down, or the pooler has no free server connection" : "the network to it may be down"})`,
+    ),
+    { code: NO_ANSWER_CODE },
+  );
 
 export class AnswerWatch {
   /** Grows by one each time the watch gives up on the connections: an operation started before it was cut off. */

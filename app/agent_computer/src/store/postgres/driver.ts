@@ -58,6 +58,7 @@ const retrying = async <T>(
   classify: Classify,
   closed: () => boolean,
   watch: AnswerWatch,
+  pooled: boolean,
 ): Promise<T> => {
   for (let attemptNo = 1; ; attemptNo++) {
     const at: { phase: TransactionPhase } = { phase: "before_commit" };
@@ -66,7 +67,7 @@ const retrying = async <T>(
       return await operation(at);
     } catch (caught) {
       // Cut off by the answer watch: the failure is the silence, never re-run (it would only wait again).
-      const error = watch.generation === generation ? caught : noAnswerError(watch.deadlineMs);
+      const error = watch.generation === generation ? caught : noAnswerError(watch.deadlineMs, pooled);
       if (error instanceof AppError && !transientCause(error)) throw error;
       const transient = transientFailure(transientCause(error) ?? error, at.phase);
       if (!transient) throw await classify(error, at.phase);
@@ -158,7 +159,7 @@ export const openPostgres = (rawUrl: string, options: PostgresOptions = {}): Dri
   };
   // Statements outside a transaction (the migration runner's count and CREATE … IF NOT EXISTS) are re-run like
   // a transaction after a transient failure, so every such statement must be safe to repeat.
-  const db = wrap(current, classify, watch, (statement) => retrying(statement, classify, isClosed, watch), trace);
+  const db = wrap(current, classify, watch, (statement) => retrying(statement, classify, isClosed, watch, pooled), trace);
   const begin = <T>(mode: string, writes: boolean, fn: (db: Db, tx: Runner) => Promise<T>): Promise<T> =>
     retrying(
       async (at) =>
@@ -175,6 +176,7 @@ export const openPostgres = (rawUrl: string, options: PostgresOptions = {}): Dri
       classify,
       isClosed,
       watch,
+      pooled,
     );
   const runBatch: RunTransaction = (body) =>
     begin("ISOLATION LEVEL READ COMMITTED", true, (txDb, tx) =>
