@@ -10,7 +10,7 @@ import { sendMessage } from "../../app/agent_computer/src/domain/mesh/send.ts";
 import { claimDeliveries, type DeliveryPolicy, settleDelivery } from "../../app/agent_computer/src/domain/webhooks/delivery.ts";
 import { addEndpoint, enableEndpoint } from "../../app/agent_computer/src/domain/webhooks/endpoints.ts";
 import type { Store } from "../../app/agent_computer/src/store/port.ts";
-import { deadlocksDetected } from "../helpers/pg-deadlocks.ts";
+import { deadlocksDetected, raceRounds } from "../helpers/pg-deadlocks.ts";
 import { createStoreTarget, type StoreTarget, storeNames } from "../helpers/stores.ts";
 
 const AGENTS = ["owner", "s1", "s2", "s3"];
@@ -73,14 +73,7 @@ describe.skipIf(!storeNames.includes("postgres"))("outbound webhooks under concu
       failAll,
       enable,
     ];
-    const stores = await Promise.all(calls.map(() => target.open()));
-    const failures: string[] = [];
-    for (let round = 0; round < ROUNDS; round++) {
-      clock.now += 1_500;
-      const results = await Promise.allSettled(calls.map((call, i) => call(stores[i] as Store)));
-      for (const r of results) if (r.status === "rejected") failures.push(String(r.reason));
-    }
-    await Promise.all(stores.map((s) => s.close()));
+    const failures = await raceRounds(target, calls, ROUNDS, clock);
     await setup.close();
     expect(failures).toEqual([]);
     expect(await deadlocksDetected(target)).toBe(0);

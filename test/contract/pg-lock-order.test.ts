@@ -11,7 +11,7 @@ import { newId } from "../../app/agent_computer/src/domain/ids.ts";
 import { sendMessage } from "../../app/agent_computer/src/domain/mesh/send.ts";
 import { postTask } from "../../app/agent_computer/src/domain/tasks/post.ts";
 import type { Store } from "../../app/agent_computer/src/store/port.ts";
-import { deadlocksDetected } from "../helpers/pg-deadlocks.ts";
+import { deadlocksDetected, raceRounds } from "../helpers/pg-deadlocks.ts";
 import { createStoreTarget, type StoreTarget, storeNames } from "../helpers/stores.ts";
 
 const onPostgres = storeNames.includes("postgres");
@@ -76,15 +76,7 @@ describe.skipIf(!onPostgres)("one lock order for agents' rows [postgres]", () =>
       (store: Store) => post(store, "a", "cap-b"),
       (store: Store) => post(store, "b", "cap-a"),
     ];
-    const stores = await Promise.all(calls.map(() => target.open()));
-    const failures: string[] = [];
-    for (let round = 0; round < ROUNDS; round++) {
-      // More than a second on: every caller's presence is due again, so each call writes its own row as well.
-      clock.now += 1_500;
-      const results = await Promise.allSettled(calls.map((call, i) => call(stores[i] as Store)));
-      for (const r of results) if (r.status === "rejected") failures.push(String(r.reason));
-    }
-    await Promise.all(stores.map((s) => s.close()));
+    const failures = await raceRounds(target, calls, ROUNDS, clock);
     await setup.close();
     expect(failures).toEqual([]);
     expect(await deadlocksDetected(target)).toBe(0);

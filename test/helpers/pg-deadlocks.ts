@@ -1,4 +1,6 @@
-// PostgreSQL's own count of deadlocks in a test database: the lock-order suites assert it stays at 0.
+// PostgreSQL's own count of deadlocks in a test database: the lock-order suites assert it stays at 0, after racing
+// their writes with raceRounds.
+import type { Store } from "../../app/agent_computer/src/store/port.ts";
 import type { StoreTarget } from "./stores.ts";
 import { pollUntil } from "./wait.ts";
 
@@ -19,4 +21,26 @@ export const deadlocksDetected = async (target: StoreTarget): Promise<number> =>
   await target.sql("SELECT pg_stat_clear_snapshot()");
   const [row] = await target.sql("SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()");
   return Number(row?.deadlocks);
+};
+
+/**
+ * Runs every call at once, each on a store of its own, `rounds` times. Before each round the clock moves 1.5 s on,
+ * so every caller's presence is due again and each call writes its own agent's row as well. Returns every
+ * rejection, as text; the stores are closed at the end.
+ */
+export const raceRounds = async (
+  target: StoreTarget,
+  calls: readonly ((store: Store) => Promise<unknown>)[],
+  rounds: number,
+  clock: { now: number },
+): Promise<string[]> => {
+  const stores = await Promise.all(calls.map(() => target.open()));
+  const failures: string[] = [];
+  for (let round = 0; round < rounds; round++) {
+    clock.now += 1_500;
+    const results = await Promise.allSettled(calls.map((call, i) => call(stores[i] as Store)));
+    for (const r of results) if (r.status === "rejected") failures.push(String(r.reason));
+  }
+  await Promise.all(stores.map((s) => s.close()));
+  return failures;
 };

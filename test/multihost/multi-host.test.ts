@@ -53,7 +53,16 @@ const checkIn = async (host: TestHost, id: string, extra: string[] = []): Promis
   return { id, host, tokenFile };
 };
 
-const errorOf = (r: BinResult) => (JSON.parse(r.stderr) as { error: Record<string, unknown> }).error;
+const errorOf = (r: Pick<BinResult, "stderr">) => (JSON.parse(r.stderr) as { error: Record<string, unknown> }).error;
+
+/** A CLI that could not use PostgreSQL: exit 8, STORE_UNAVAILABLE, no stack trace. Returns the error, for more. */
+const unavailable = (r: Pick<BinResult, "exitCode" | "stderr">): Record<string, unknown> => {
+  expect(r.exitCode, r.stderr).toBe(8);
+  expect(r.stderr).not.toMatch(/\n\s+at /);
+  const error = errorOf(r);
+  expect(error.code).toBe("STORE_UNAVAILABLE");
+  return error;
+};
 
 /** Attempt 1 leaves its credentials and pid, then waits for a release file; later attempts emit and end. */
 const heldFirstAttempt = (out: string) => `import { existsSync, readFileSync, writeFileSync } from "node:fs";
@@ -420,9 +429,7 @@ describe.skipIf(noNamespaces !== undefined)(
       try {
         // A CLI on the cut host fails in bounded time (its connect timeout), as unavailable with the retry hint.
         const offline = await cutHost.run("agent-inbox-cli", ["--agent-id", idle.id, "--token-file", idle.tokenFile, "--json"]);
-        expect(offline.exitCode, offline.stderr).toBe(8);
-        expect(errorOf(offline)).toMatchObject({ code: "STORE_UNAVAILABLE", hint: expect.stringContaining("retry") });
-        expect(offline.stderr).not.toMatch(/\n\s+at /);
+        expect(unavailable(offline)).toMatchObject({ hint: expect.stringContaining("retry") });
 
         // Elsewhere: the stranded runs finish as attempt 2 on the hosts still connected.
         await allSucceeded(stranded, "the cut host's runs to be rescued");
@@ -509,9 +516,7 @@ describe.skipIf(noNamespaces !== undefined)(
       await silent.silence();
       try {
         const r = await silent.run("agent-inbox-cli", ["--agent-id", agent.id, "--token-file", agent.tokenFile, "--json"]);
-        expect(r.exitCode, r.stderr).toBe(8);
-        expect(errorOf(r)).toMatchObject({ code: "STORE_UNAVAILABLE", hint: expect.stringContaining("retry") });
-        expect(r.stderr).not.toMatch(/\n\s+at /);
+        expect(unavailable(r)).toMatchObject({ hint: expect.stringContaining("retry") });
       } finally {
         await silent.unsilence();
       }
@@ -553,10 +558,9 @@ describe.skipIf(noNamespaces !== undefined)(
         const r = await send;
         const waited = performance.now() - started;
         await silent.unsilence();
-        expect(r.exitCode, r.stderr).toBe(8);
-        expect(errorOf(r)).toMatchObject({ code: "STORE_UNAVAILABLE", outcome: "not_applied" });
-        expect(String(errorOf(r).message)).toMatch(/did not answer for 35 s.*nothing was written/);
-        expect(r.stderr).not.toMatch(/\n\s+at /);
+        const error = unavailable(r);
+        expect(error).toMatchObject({ outcome: "not_applied" });
+        expect(String(error.message)).toMatch(/did not answer for 35 s.*nothing was written/);
         expect(waited).toBeGreaterThan(35_000);
         expect(waited).toBeLessThan(75_000);
       } finally {
@@ -621,11 +625,7 @@ describe.skipIf(noNamespaces !== undefined)(
       const failures = attempted.filter((a) => a.exitCode !== 0);
       expect(failures.length).toBeGreaterThanOrEqual(3);
       for (const f of failures) {
-        expect(f.exitCode, f.stderr).toBe(8);
-        const error = JSON.parse(f.stderr).error as { code: string; hint?: string; outcome?: string };
-        expect(error.code).toBe("STORE_UNAVAILABLE");
-        expect(error.hint).toMatch(/retry|repeat/);
-        expect(f.stderr).not.toMatch(/\n\s+at /);
+        expect(String(unavailable(f).hint)).toMatch(/retry|repeat/);
       }
       const stored = async () =>
         new Map(
