@@ -1,11 +1,6 @@
 // Row → record mappers for the automation tables (PostgreSQL returns BIGINT as strings; num() evens that out).
 import type { AttemptRecord, FiringRecord, JobRecord, RunRecord, TriggerRecord, WorkerRecord } from "../port-automation.ts";
-import { num, numOrNull } from "./db.ts";
-
-export type Row = Record<string, unknown>;
-
-const str = (v: unknown): string => String(v);
-const strOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
+import { num, numOrNull, type Row, str, strOrNull } from "./db.ts";
 
 export const toJob = (r: Row): JobRecord => ({
   id: str(r.id),

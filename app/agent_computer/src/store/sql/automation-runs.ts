@@ -1,9 +1,9 @@
 // Runs and their fenced attempts. Every write an attempt makes names (run, attempt, lease token) and
 // requires state 'running'; zero rows changed means a newer attempt owns the run (the attempt is fenced).
 import type { AutomationRepo, ClaimedRun, Fence } from "../port-automation.ts";
-import { type Row, RUN_COLUMNS, toAttempt, toRun } from "./automation-rows.ts";
+import { RUN_COLUMNS, toAttempt, toRun } from "./automation-rows.ts";
 import { skipLocked } from "./automation-triggers.ts";
-import type { Db } from "./db.ts";
+import type { Db, Row } from "./db.ts";
 import { storableOrNull, storableText } from "./storable-text.ts";
 
 type Runs = Pick<

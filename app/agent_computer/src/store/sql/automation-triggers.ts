@@ -1,8 +1,8 @@
 // Jobs, triggers and firings. Consumption is guarded twice: a row lock (FOR UPDATE SKIP LOCKED on
 // PostgreSQL, BEGIN IMMEDIATE on SQLite) and a compare-and-set, with the firings primary key as the last word.
 import type { AutomationRepo } from "../port-automation.ts";
-import { type Row, toFiring, toJob, toTrigger } from "./automation-rows.ts";
-import type { Db } from "./db.ts";
+import { toFiring, toJob, toTrigger } from "./automation-rows.ts";
+import type { Db, Row } from "./db.ts";
 
 export const skipLocked = (db: Db): string => (db.dialect === "postgres" ? " FOR UPDATE SKIP LOCKED" : "");
 

@@ -1,9 +1,9 @@
 // The automation repository: jobs and triggers, runs, worker environments and live workers, over one Db.
 import { AUTOMATION_CHANNEL, type AutomationRepo } from "../port-automation.ts";
-import { type Row, toWorker } from "./automation-rows.ts";
+import { toWorker } from "./automation-rows.ts";
 import { runsRepo } from "./automation-runs.ts";
 import { jobsAndTriggers } from "./automation-triggers.ts";
-import type { Db } from "./db.ts";
+import type { Db, Row } from "./db.ts";
 import { num } from "./db.ts";
 
 export const automationRepo = (db: Db): AutomationRepo => ({

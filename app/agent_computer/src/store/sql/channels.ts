@@ -1,7 +1,5 @@
 import type { ChannelPost, ChannelRecord, ChannelRepo } from "../port.ts";
-import { type Db, num } from "./db.ts";
-
-type Row = Record<string, unknown>;
+import { type Db, num, type Row } from "./db.ts";
 
 const withMembers = async (db: Db, rows: Row[]): Promise<ChannelRecord[]> => {
   if (rows.length === 0) return [];

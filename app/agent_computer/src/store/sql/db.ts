@@ -50,6 +50,11 @@ export interface Migration {
   sql: string;
 }
 
+/** A row as either driver returns it; the converters below read its columns. */
+export type Row = Record<string, unknown>;
+
+export const str = (value: unknown): string => String(value);
+export const strOrNull = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));
 /** Integers arrive as strings from PostgreSQL's int8; every numeric column passes through here. */
 export const num = (value: unknown): number => (typeof value === "number" ? value : Number(value));
 export const numOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : num(value));

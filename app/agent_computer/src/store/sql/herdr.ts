@@ -1,7 +1,6 @@
 // SQL for the Herdr coordination repository, written once for both dialects ($n placeholders).
 import type { ControllerLeaseRecord, HerdrRepo, WriterClaimRecord, WriterClaimState } from "../port-herdr.ts";
-import { type Db, jsonList, num, numOrNull } from "./db.ts";
-import { type Row, str, strOrNull } from "./mesh.ts";
+import { type Db, jsonList, num, numOrNull, type Row, str, strOrNull } from "./db.ts";
 
 /** States in which a claim no longer holds its branch, worktree and scopes. */
 const RELEASED_STATES = ["released", "failed_closed", "lost"] as const;

@@ -1,6 +1,6 @@
 import type { IdentityRecord, IdentityRepo } from "../port.ts";
-import { type Db, num } from "./db.ts";
-import { type Row, strOrNull, toAgent } from "./mesh.ts";
+import { type Db, num, type Row, strOrNull } from "./db.ts";
+import { toAgent } from "./mesh.ts";
 
 const toIdentity = (r: Row): IdentityRecord => ({
   ...toAgent(r),

@@ -1,8 +1,6 @@
 import type { SearchHit, SearchPlan } from "../port.ts";
-import { type Db, num } from "./db.ts";
+import { type Db, num, type Row, str, strOrNull } from "./db.ts";
 import { seenBy } from "./seen-by.ts";
-
-type Row = Record<string, unknown>;
 
 // Full-text search over the caller's own messages, by one of two plans: "words" visits the store's messages holding
 // the query words and checks each against seenBy; "caller" starts from the caller's own messages. Both apply the
@@ -111,12 +109,12 @@ export const searchMessages = async (
   const sql = (db.dialect === "sqlite" ? SQLITE_PLANS : POSTGRES_PLANS)[chosen];
   const rows = await db.all<Row>(sql, [matchFor(db, words), agentId, limit]);
   return rows.map((r) => ({
-    id: String(r.id),
-    sender: String(r.sender),
-    kind: String(r.kind),
-    body: String(r.body),
-    threadId: r.thread_id === null ? null : String(r.thread_id),
-    channel: r.channel === null ? null : String(r.channel),
+    id: str(r.id),
+    sender: str(r.sender),
+    kind: str(r.kind),
+    body: str(r.body),
+    threadId: strOrNull(r.thread_id),
+    channel: strOrNull(r.channel),
     createdAt: num(r.created_at),
     score: Number(r.score),
   }));

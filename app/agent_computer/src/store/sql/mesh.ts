@@ -13,14 +13,9 @@ import type {
   ThreadEntry,
 } from "../port.ts";
 import type { ContactPolicy } from "../port-mesh.ts";
-import { type Db, jsonList, num, numOrNull } from "./db.ts";
+import { type Db, jsonList, num, numOrNull, type Row, str, strOrNull } from "./db.ts";
 import { searchMessages } from "./mesh-search.ts";
 import { seenBy } from "./seen-by.ts";
-
-export type Row = Record<string, unknown>;
-
-export const str = (v: unknown): string => String(v);
-export const strOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
 
 export const toAgent = (r: Row): AgentRecord => ({
   agentId: str(r.name),

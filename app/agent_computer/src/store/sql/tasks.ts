@@ -1,6 +1,5 @@
 import { TASK_PRIORITIES, type TaskPriority, type TaskRecord, type TaskRepo, type TaskState } from "../port-identity.ts";
-import { type Db, jsonList, num } from "./db.ts";
-import { type Row, str, strOrNull } from "./mesh.ts";
+import { type Db, jsonList, num, type Row, str, strOrNull } from "./db.ts";
 
 // The rank column lets SQL order the queue by urgency without knowing the priority names.
 const rank = (priority: TaskPriority): number => TASK_PRIORITIES.indexOf(priority);

@@ -1,8 +1,6 @@
 import type { WakeRepo, WakeTokenRecord, WakeTokenState } from "../port-wake.ts";
-import { type Db, num, numOrNull } from "./db.ts";
+import { type Db, num, numOrNull, type Row } from "./db.ts";
 import { INBOX_ENTRY_COLUMNS, toInboxEntry } from "./mesh.ts";
-
-type Row = Record<string, unknown>;
 
 const toToken = (r: Row): WakeTokenRecord => ({
   id: String(r.id),

@@ -10,22 +10,20 @@ import type {
   WebhookRepo,
 } from "../port-webhooks.ts";
 import { skipLocked } from "./automation-triggers.ts";
-import { type Db, num, numOrNull } from "./db.ts";
-
-type Row = Record<string, unknown>;
+import { type Db, num, numOrNull, type Row, str, strOrNull } from "./db.ts";
 
 const toEndpoint = (r: Row): WebhookEndpointRecord => ({
-  id: String(r.id),
-  owner: String(r.owner),
-  url: String(r.url),
-  events: String(r.events).split(",").filter(Boolean) as WebhookEventKind[],
-  secret: String(r.secret),
-  previousSecret: r.previous_secret === null ? null : String(r.previous_secret),
+  id: str(r.id),
+  owner: str(r.owner),
+  url: str(r.url),
+  events: str(r.events).split(",").filter(Boolean) as WebhookEventKind[],
+  secret: str(r.secret),
+  previousSecret: strOrNull(r.previous_secret),
   previousSecretUntil: numOrNull(r.previous_secret_until),
   allowPrivate: num(r.allow_private) === 1,
-  privateHost: r.private_host == null ? null : String(r.private_host),
+  privateHost: strOrNull(r.private_host),
   state: r.state === "disabled" ? "disabled" : "active",
-  disabledReason: r.disabled_reason === null ? null : String(r.disabled_reason),
+  disabledReason: strOrNull(r.disabled_reason),
   failedStreak: num(r.failed_streak),
   createdAt: num(r.created_at),
   updatedAt: num(r.updated_at),
@@ -37,11 +35,11 @@ export const ENDED_EVENTS_SQL = `SELECT id FROM webhook_events WHERE state IN ('
 const EVENT_COLUMNS = "id, endpoint_id, type, payload, state, attempts, next_attempt_at, created_at, finished_at";
 
 const toEvent = (r: Row): WebhookEventRecord => ({
-  id: String(r.id),
-  endpointId: String(r.endpoint_id),
-  type: String(r.type),
-  payload: String(r.payload),
-  state: String(r.state) as WebhookEventState,
+  id: str(r.id),
+  endpointId: str(r.endpoint_id),
+  type: str(r.type),
+  payload: str(r.payload),
+  state: str(r.state) as WebhookEventState,
   attempts: num(r.attempts),
   nextAttemptAt: num(r.next_attempt_at),
   createdAt: num(r.created_at),
@@ -49,16 +47,16 @@ const toEvent = (r: Row): WebhookEventRecord => ({
 });
 
 const toAttempt = (r: Row): WebhookAttemptRecord => ({
-  eventId: String(r.event_id),
-  endpointId: String(r.endpoint_id),
-  eventType: String(r.event_type),
+  eventId: str(r.event_id),
+  endpointId: str(r.endpoint_id),
+  eventType: str(r.event_type),
   attempt: num(r.attempt),
-  workerId: String(r.worker_id),
+  workerId: str(r.worker_id),
   startedAt: num(r.started_at),
   durationMs: numOrNull(r.duration_ms),
   statusCode: numOrNull(r.status_code),
-  errorKind: r.error_kind === null ? null : String(r.error_kind),
-  outcome: r.outcome === null ? null : String(r.outcome),
+  errorKind: strOrNull(r.error_kind),
+  outcome: strOrNull(r.outcome),
 });
 
 /**
@@ -129,7 +127,7 @@ export const webhookRepo = (db: Db): WebhookRepo => ({
         owner,
         `%,${kind},%`,
       ])
-    ).map((r) => String(r.id)),
+    ).map((r) => str(r.id)),
   insertEvent: async (e, nextAttemptAt) => {
     await db.run(
       `INSERT INTO webhook_events (id, endpoint_id, type, payload, state, attempts, next_attempt_at, created_at)
@@ -219,7 +217,7 @@ export const webhookRepo = (db: Db): WebhookRepo => ({
   pruneEndedEvents: async (endedBefore, limit) => {
     const ended = await db.all<Row>(ENDED_EVENTS_SQL, [endedBefore, limit]);
     if (ended.length === 0) return 0;
-    const ids = ended.map((r) => String(r.id));
+    const ids = ended.map((r) => str(r.id));
     const list = ids.map((_, i) => `$${i + 1}`).join(", ");
     // Events first, their attempts by ON DELETE CASCADE: the order an endpoint's delete takes the same rows in.
     // The state is tested again in the delete, so only an ended event can ever go.
@@ -230,7 +228,7 @@ export const webhookRepo = (db: Db): WebhookRepo => ({
     for (const r of await db.all<Row>("SELECT state, COUNT(*) AS n FROM webhook_events WHERE endpoint_id = $1 GROUP BY state", [
       endpointId,
     ])) {
-      counts[String(r.state) as WebhookEventState] = num(r.n);
+      counts[str(r.state) as WebhookEventState] = num(r.n);
     }
     return counts;
   },
