@@ -32,12 +32,15 @@ export const runBin = async (
     stripFinalNewline: false,
     timeout: 60_000,
   });
-  return {
-    exitCode: result.exitCode ?? -1,
-    stdout: String(result.stdout),
-    stderr: String(result.stderr),
-    json<T>() {
-      return JSON.parse(String(result.stdout)) as T;
-    },
-  };
+  return binResult(result);
 };
+
+/** What a finished binary process left: its exit code (-1 if it had none: killed, timed out) and its output. */
+export const binResult = (result: { exitCode?: number | undefined; stdout: unknown; stderr: unknown }): BinResult => ({
+  exitCode: result.exitCode ?? -1,
+  stdout: String(result.stdout),
+  stderr: String(result.stderr),
+  json<T>() {
+    return JSON.parse(String(result.stdout)) as T;
+  },
+});

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa, type ResultPromise } from "execa";
 import { workerStarted } from "./automation.ts";
-import { type BinResult, binaryForm, binPath, repoRoot } from "./bin.ts";
+import { type BinResult, binaryForm, binPath, binResult, repoRoot } from "./bin.ts";
 
 const PG_BIN = "/usr/lib/postgresql/15/bin";
 /** Namespaces are `acmh-<pid>-<n>`, root link ends `acm<pid>r<n>`, state under /tmp/acmh-<pid>-*. */
@@ -310,14 +310,7 @@ const hostOf = (plan: HostPlan): TestHost => {
         stripFinalNewline: false,
         timeout: options.timeoutMs ?? 60_000,
       });
-      return {
-        exitCode: r.exitCode ?? -1,
-        stdout: String(r.stdout),
-        stderr: String(r.stderr),
-        json<T>() {
-          return JSON.parse(String(r.stdout)) as T;
-        },
-      };
+      return binResult(r);
     },
     startWorker: async (args = []) => {
       const argv = [binPath("agent-computer-worker"), "--host", plan.address, "--port", "0", "--json", ...args];
