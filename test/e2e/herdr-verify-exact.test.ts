@@ -27,6 +27,7 @@ let worktree: string;
 let head: string;
 let leaseId: string;
 let fakeUv: string;
+let queryingUv: string;
 
 const recipe = (steps: unknown[], bootstrap?: unknown) => `${JSON.stringify({ steps, ...(bootstrap ? { bootstrap } : {}) })}\n`;
 const node = (script: string) => ["node", "-e", script];
@@ -101,14 +102,14 @@ const expectedManifest = async (repo: string, commit: string): Promise<string> =
   return lines.sort().join("\n");
 };
 
-const verify = (recipePath: string) =>
+const verify = (recipePath: string, uv = fakeUv) =>
   world.run(
     "herdr-lease-cli",
     [
       ...["writer", "verify", "--lease-id", leaseId, "--expected-head", head],
       ...["--recipe", recipePath, "--tail-bytes", "65536", "--json"],
     ],
-    { AGENT_COMPUTER_UV: fakeUv },
+    { AGENT_COMPUTER_UV: uv },
   );
 
 const toolTarball = async (dir: string): Promise<Buffer> => {
@@ -133,6 +134,7 @@ beforeAll(async () => {
   const dependency = { tool: "file:vendor/tool-1.0.0.tgz" };
   const files: Record<string, string> = {
     ".agent-computer/verify.json": recipe([{ name: "manifest", argv: node(MANIFEST) }]),
+    "recipes/python.json": recipe([{ name: "t", argv: ["true"] }], { python: ["requirements.lock"] }),
     "recipes/tools.json": recipe(
       [
         { name: "tamper", argv: node(TAMPER) },
@@ -152,6 +154,8 @@ beforeAll(async () => {
       },
     })}\n`,
     "requirements.lock": `idna==3.7 --hash=sha256:${"a".repeat(64)}\n`,
+    // Shadows the standard library for a Python started with the copy first on sys.path.
+    "json.py": 'raise SystemExit("repository code ran online")\n',
   };
   for (const [path, text] of Object.entries(files)) {
     mkdirSync(join(main, path, ".."), { recursive: true });
@@ -187,18 +191,21 @@ beforeAll(async () => {
   await git(worktree, "commit", "-q", "-m", "feature with attributes");
   head = await headOf(worktree);
 
-  fakeUv = join(main, "..", "fake-uv");
-  writeFileSync(
-    fakeUv,
-    [
-      "#!/bin/sh",
-      'while [ $# -gt 0 ]; do case "$1" in --target) t="$2"; shift;; --cache-dir) c="$2"; shift;; esac; shift; done',
-      // uv makes its --target and cache dirs itself
-      `mkdir -p "$t" "$c" && printf 'WHO = "original"\\n' > "$t/tool.py" && printf original > "$c/marker"`,
-      "",
-    ].join("\n"),
-  );
-  chmodSync(fakeUv, 0o755);
+  // Stand-ins for uv (CI reaches no package index): one fills the --target and cache dirs as uv would; the other
+  // first starts the interpreter as uv does to read its version and platform, `python -c <script>`.
+  const writeUv = (name: string, lines: string[]) => {
+    const path = join(main, "..", name);
+    writeFileSync(path, ["#!/bin/sh", ...lines, ""].join("\n"));
+    chmodSync(path, 0o755);
+    return path;
+  };
+  fakeUv = writeUv("fake-uv", [
+    'while [ $# -gt 0 ]; do case "$1" in --target) t="$2"; shift;; --cache-dir) c="$2"; shift;; esac; shift; done',
+    `mkdir -p "$t" "$c" && printf 'WHO = "original"\\n' > "$t/tool.py" && printf original > "$c/marker"`,
+  ]);
+  queryingUv = writeUv("querying-uv", [
+    `python3 -c 'import json, sys; print("interpreter", json.dumps(list(sys.version_info[:2])))' || exit 3`,
+  ]);
 
   const lease = await world.json<{ lease_id: string }>("herdr-lease-cli", [
     ...["writer", "start", "--name", "w-exact", "--kind", "codex", "--purpose", "ticket 10", "--ticket-ref", "acme/api#10"],
@@ -256,6 +263,24 @@ describe("the bootstrapped tools are read-only for every step", () => {
     expect(tamper).toContain("refused /opt/agent-computer/uv-cache/marker EROFS");
     expect(tamper).toContain("refused /opt/agent-computer/python/tool.py EROFS");
     expect(receipt.phases[3]?.output_tail.trim()).toBe("original original original");
+  });
+});
+
+describe("what runs online", () => {
+  test("the python bootstrap's interpreter starts in an empty dir: a json.py in the base commit is not imported", async () => {
+    const r = await verify("recipes/python.json", queryingUv);
+    expect(r.stderr).toBe("");
+    const online = r.json<Receipt>().phases[0];
+    expect(online).toMatchObject({ kind: "bootstrap-python", exit_code: 0 });
+    expect(online?.output_tail).toMatch(/^interpreter \[3, \d+\]\n$/);
+  });
+
+  test("the help says exactly what runs online", async () => {
+    const help = await world.run("herdr-lease-cli", ["writer", "verify", "--help"]);
+    expect(help.stdout.replace(/\s+/g, " ")).toContain(
+      "Online, uv starts the host's Python only to read its version and platform (uv's interpreter query, run in an " +
+        "empty /tmp so no repository file is on its path); it builds, imports and compiles no package.",
+    );
   });
 });
 

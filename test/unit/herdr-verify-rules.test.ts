@@ -179,6 +179,23 @@ describe("phases and bwrap argv", () => {
     expect(pairs(args, "--setenv").some((pair) => pair.startsWith("UV_OFFLINE"))).toBe(false);
   });
 
+  test("online, the python bootstrap builds and compiles nothing and its Python starts in the empty /tmp", () => {
+    const online = phases[1]?.spec;
+    expect(online?.cwd).toBe("/tmp");
+    expect(online?.argv).toContain("--no-build");
+    expect(online?.argv.some((arg) => arg.includes("compile"))).toBe(false);
+    expect(online?.env).toMatchObject({ UV_NO_BUILD: "1", UV_NO_CONFIG: "1" });
+    expect(Object.keys(online?.env ?? {}).filter((key) => /^PYTHON|COMPILE/.test(key))).toEqual([]);
+    expect(phases[0]?.spec.cwd).toBe("/repo");
+  });
+
+  test("no step can write a tools dir: every bind of every step is read-only and none lies in scratch", () => {
+    for (const step of phases.filter((phase) => phase.kind === "step")) {
+      expect(step.spec.binds.filter((bind) => bind.writable)).toEqual([]);
+      expect(step.spec.binds.filter((bind) => bind.source.startsWith(`${dirs.scratch}/`))).toEqual([]);
+    }
+  });
+
   test("a step is offline over the copy under test, with every tools dir read-only and only scratch writable", () => {
     const args = bwrapArgs(MERGED_USR, phases[2]?.spec as never);
     expect(args).not.toContain("--share-net");

@@ -70,7 +70,7 @@ export default defineCommand({
     "/opt/agent-computer/python` (on PYTHONPATH for the steps) from each named lock, which must be a regular file (not " +
     "a symlink) with the base commit's bytes at the base, at HEAD and in the worktree, every requirement pinned with == " +
     "and --hash=sha256. Online, uv starts the host's Python only to read its version and platform (uv's interpreter " +
-    "query); it builds, imports and compiles no package. What the bootstraps make (node_modules, the npm and uv caches " +
+    "query, run in an empty /tmp so no repository file is on its path); it builds, imports and compiles no package. What the bootstraps make (node_modules, the npm and uv caches " +
     "under /opt/agent-computer) is read-only for every step, so a uv command that writes its cache fails there. A resolver symlinked out of /etc is " +
     "mounted as only its resolved file, read-only, in networked phases. The receipt (each phase's exit code, duration, " +
     "output tail) is stored on this host; cite it at release (writer release --verification-id). This checks a " +

@@ -49,6 +49,8 @@ export const toolsOf = (recipe: Recipe): Tool[] => [
   ...(recipe.bootstrap.python.length > 0 ? (["uvCache", "python"] as const) : []),
 ];
 
+export const PYTHON_BOOTSTRAP_CWD = "/tmp";
+
 const inScratch = (name: string) => `${SANDBOX.scratch}/${name}`;
 
 /**
@@ -91,13 +93,13 @@ const uvBinary = (dirs: PlanDirs): SandboxBind[] =>
 export const planPhases = (recipe: Recipe, dirs: PlanDirs): Phase[] => {
   const phases: Phase[] = [];
   const bootstrapMs = recipe.bootstrap.timeout_s * 1000;
-  const base = (argv: string[], binds: SandboxBind[]): SandboxSpec => ({
+  const base = (argv: string[], binds: SandboxBind[], cwd: string): SandboxSpec => ({
     network: true,
     copy: dirs.baseCopy,
     scratch: dirs.scratch,
     binds,
     env: sandboxEnv(true, recipe),
-    cwd: SANDBOX.repo,
+    cwd,
     argv,
   });
   if (recipe.bootstrap.web) {
@@ -108,6 +110,7 @@ export const planPhases = (recipe: Recipe, dirs: PlanDirs): Phase[] => {
       spec: base(
         ["npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund"],
         [toolBind(dirs, "nodeModules", true), toolBind(dirs, "npmCache", true)],
+        SANDBOX.repo,
       ),
     });
   }
@@ -133,6 +136,9 @@ export const planPhases = (recipe: Recipe, dirs: PlanDirs): Phase[] => {
           `${SANDBOX.repo}/${lock}`,
         ],
         [toolBind(dirs, "uvCache", true), toolBind(dirs, "python", true), ...uvBinary(dirs)],
+        // uv starts Python online to read its version and platform (`python -c <script>`, which puts the working
+        // directory first on sys.path): the phase's fresh, empty /tmp, so no file of the repository can be imported.
+        PYTHON_BOOTSTRAP_CWD,
       ),
     });
   }
