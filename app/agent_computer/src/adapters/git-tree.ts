@@ -83,32 +83,46 @@ const readBlobs = async (
   onBlob: (oid: string, bytes: Buffer) => void,
 ) => {
   const child = git(["cat-file", "--batch"], oids.map((oid) => `${oid}\n`).join(""));
-  let pending: Buffer = Buffer.alloc(0);
+  // Chunks are joined once per blob, not once per chunk: a large blob arrives in many chunks.
+  let chunks: Buffer[] = [];
+  let buffered = 0;
   let next = 0;
   let want: { oid: string; size: number } | null = null;
   let failure: Error | null = null;
+  const joined = (): Buffer => (chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, buffered));
+  const keep = (rest: Buffer) => {
+    chunks = rest.length > 0 ? [rest] : [];
+    buffered = rest.length;
+  };
   const consume = () => {
     for (;;) {
       if (!want) {
-        const lf = pending.indexOf(0x0a);
-        if (lf < 0) return;
-        const [oid = "", type = "", size = ""] = pending.subarray(0, lf).toString("latin1").split(" ");
-        pending = pending.subarray(lf + 1);
+        if (buffered === 0) return;
+        const all = joined();
+        const lf = all.indexOf(0x0a);
+        if (lf < 0) {
+          keep(all);
+          return;
+        }
+        const [oid = "", type = "", size = ""] = all.subarray(0, lf).toString("latin1").split(" ");
         if (oid !== oids[next] || type !== "blob" || !/^\d+$/.test(size)) {
           throw new Error(`git cat-file did not return blob ${oids[next]} (${type || "missing"})`);
         }
         want = { oid, size: Number(size) };
+        keep(all.subarray(lf + 1));
       }
-      if (pending.length < want.size + 1) return;
-      onBlob(want.oid, Buffer.from(pending.subarray(0, want.size)));
-      pending = pending.subarray(want.size + 1);
+      if (buffered < want.size + 1) return;
+      const all = joined();
+      onBlob(want.oid, all.subarray(0, want.size));
+      keep(all.subarray(want.size + 1));
       want = null;
       next += 1;
     }
   };
   child.stdout?.on("data", (chunk: Buffer) => {
     if (failure) return;
-    pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
+    chunks.push(chunk);
+    buffered += chunk.length;
     try {
       consume();
     } catch (error) {
