@@ -139,10 +139,11 @@ beforeAll(async () => {
       [
         { name: "tamper", argv: node(TAMPER) },
         { name: "runs-the-original", argv: node(ORIGINAL) },
+        { name: "npm-runs-with-its-cache-read-only", argv: ["npm", "run", "--silent", "hello"] },
       ],
       { web: true, python: ["requirements.lock"] },
     ),
-    "package.json": `${JSON.stringify({ name: "demo", version: "1.0.0", private: true, dependencies: dependency })}\n`,
+    "package.json": `${JSON.stringify({ name: "demo", version: "1.0.0", private: true, scripts: { hello: "tool" }, dependencies: dependency })}\n`,
     "package-lock.json": `${JSON.stringify({
       name: "demo",
       version: "1.0.0",
@@ -256,6 +257,7 @@ describe("the bootstrapped tools are read-only for every step", () => {
       ["bootstrap-python", "uv:requirements.lock", 0],
       ["step", "tamper", 0],
       ["step", "runs-the-original", 0],
+      ["step", "npm-runs-with-its-cache-read-only", 0],
     ]);
     const tamper = receipt.phases[2]?.output_tail ?? "";
     expect(tamper).not.toContain("REPLACED");
@@ -263,6 +265,7 @@ describe("the bootstrapped tools are read-only for every step", () => {
     expect(tamper).toContain("refused /opt/agent-computer/uv-cache/marker EROFS");
     expect(tamper).toContain("refused /opt/agent-computer/python/tool.py EROFS");
     expect(receipt.phases[3]?.output_tail.trim()).toBe("original original original");
+    expect(receipt.phases[4]?.output_tail.trim()).toBe("original");
   });
 });
 
