@@ -3,7 +3,7 @@
 // (export-ignore, export-subst, ident, eol, a filter driver), and the tools the bootstraps made are read-only for
 // every step, so a step that tries to replace one fails and a later step runs the original.
 import { createHash } from "node:crypto";
-import { chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -24,6 +24,7 @@ interface Receipt {
 
 let world: HerdrWorld;
 let worktree: string;
+let repoRoot: string;
 let head: string;
 let leaseId: string;
 let fakeUv: string;
@@ -126,6 +127,7 @@ beforeAll(async () => {
   world = await startHerdrWorld();
   await world.acquire();
   const main = await makeRepo();
+  repoRoot = join(main, "..");
   const vendor = join(main, "vendor");
   mkdirSync(vendor);
   const tarball = await toolTarball(join(main, ".."));
@@ -219,6 +221,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await world?.stop();
+  if (repoRoot) rmSync(repoRoot, { recursive: true, force: true });
 });
 
 describe("the verified tree is the commit's tree", () => {

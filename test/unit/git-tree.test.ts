@@ -2,15 +2,27 @@
 // blobs arrive whole through one cat-file stream, and a tree Git itself would never check out (a `..` or `.git`
 // entry, which `git mktree` accepts) is refused before anything lands outside the target directory.
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
-import { describe, expect, test } from "vitest";
+import { afterAll, describe, expect, test } from "vitest";
 import { createGit, GitError } from "../../app/agent_computer/src/adapters/git.ts";
 import { git, headOf, makeRepo } from "../helpers/git-repos.ts";
 
+const made: string[] = [];
+afterAll(() => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
+
+const newRepo = async () => {
+  const main = await makeRepo();
+  made.push(join(main, ".."));
+  return main;
+};
+
 const fresh = (name: string) => {
   const dir = mkdtempSync(join(process.env.AC_TEST_ROOT ?? "/tmp", `${name}-`));
+  made.push(dir);
   mkdirSync(join(dir, "into"));
   return join(dir, "into");
 };
@@ -30,7 +42,7 @@ const hashObject = async (repo: string, text: string) =>
 
 describe("writeTree", () => {
   test("a 6 MiB blob, one blob at two paths and many small files arrive byte for byte", async () => {
-    const repo = await makeRepo();
+    const repo = await newRepo();
     const big = randomBytes(6 * 1024 * 1024);
     writeFileSync(join(repo, "big.bin"), big);
     writeFileSync(join(repo, "same-a.txt"), "same\n");
@@ -53,7 +65,7 @@ describe("writeTree", () => {
     ["a .git directory", ".git"],
     ["a .GIT directory", ".GIT"],
   ])("refuses a tree with %s and writes nothing outside the target", async (_why, name) => {
-    const repo = await makeRepo();
+    const repo = await newRepo();
     const blob = await hashObject(repo, "planted\n");
     const inner = (await execa("git", ["-C", repo, "mktree"], { input: `100644 blob ${blob}\tplanted.txt\n` })).stdout.trim();
     const commit = await commitOfTree(repo, [`040000 tree ${inner}\t${name}`, `100644 blob ${blob}\tok.txt`]);
@@ -68,7 +80,7 @@ describe("writeTree", () => {
   });
 
   test("an unknown commit is a GitError, not a crash", async () => {
-    const repo = await makeRepo();
+    const repo = await newRepo();
     const error = await createGit(repo)
       .writeTree("0".repeat(40), fresh("missing"))
       .catch((e: unknown) => e);
