@@ -109,7 +109,7 @@ const MERGED_USR: HostRoot = {
   topLevel: { "/bin": "usr/bin", "/lib": "usr/lib", "/lib64": "usr/lib64", "/sbin": "usr/sbin" },
   resolver: { kind: "outside-etc", target: "/run/systemd/resolve/stub-resolv.conf" },
 };
-const dirs = { baseCopy: "/v/base", headCopy: "/v/head", scratch: "/v/scratch", uv: "/home/u/.local/bin/uv" };
+const dirs = { baseCopy: "/v/base", headCopy: "/v/head", scratch: "/v/scratch", tools: "/v/tools", uv: "/home/u/.local/bin/uv" };
 const recipe: Recipe = {
   steps: [{ name: "test", argv: ["npm", "test"], timeout_s: 60 }],
   bootstrap: { web: true, python: ["requirements.lock"], timeout_s: 300 },
@@ -138,9 +138,9 @@ describe("phases and bwrap argv", () => {
       "--no-build",
       "--no-python-downloads",
       "--cache-dir",
-      "/scratch/uv-cache",
+      "/opt/agent-computer/uv-cache",
       "--target",
-      "/scratch/python-bootstrap",
+      "/opt/agent-computer/python",
       "-r",
       "/repo/requirements.lock",
     ]);
@@ -155,20 +155,48 @@ describe("phases and bwrap argv", () => {
       "/run/systemd/resolve/stub-resolv.conf -> /run/systemd/resolve/stub-resolv.conf",
       "/v/base -> /repo",
     ]);
-    expect(pairs(args, "--bind")).toEqual(["/v/scratch -> /scratch", "/v/scratch/node_modules -> /repo/node_modules"]);
+    expect(pairs(args, "--bind")).toEqual([
+      "/v/scratch -> /scratch",
+      "/v/tools/node_modules -> /repo/node_modules",
+      "/v/tools/npm-cache -> /opt/agent-computer/npm-cache",
+    ]);
     expect(pairs(args, "--symlink")).toEqual(["usr/bin -> /bin", "usr/lib -> /lib", "usr/lib64 -> /lib64", "usr/sbin -> /sbin"]);
     expect(args.slice(args.indexOf("--"))).toEqual(["--", "npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund"]);
     expect(args).toContain("--remount-ro");
   });
 
-  test("the python bootstrap gets uv read-only from outside /usr and a private cache", () => {
+  test("the python bootstrap gets uv read-only from outside /usr and writes only its tools dirs and scratch", () => {
     const args = bwrapArgs(MERGED_USR, phases[1]?.spec as never);
     expect(pairs(args, "--ro-bind")).toContain("/home/u/.local/bin/uv -> /opt/agent-computer/bin/uv");
-    expect(pairs(args, "--setenv")).toEqual(expect.arrayContaining(["UV_CACHE_DIR -> /scratch/uv-cache", "UV_NO_CONFIG -> 1"]));
+    expect(pairs(args, "--bind")).toEqual([
+      "/v/scratch -> /scratch",
+      "/v/tools/uv-cache -> /opt/agent-computer/uv-cache",
+      "/v/tools/python -> /opt/agent-computer/python",
+    ]);
+    expect(pairs(args, "--setenv")).toEqual(
+      expect.arrayContaining(["UV_CACHE_DIR -> /opt/agent-computer/uv-cache", "UV_NO_CONFIG -> 1"]),
+    );
     expect(pairs(args, "--setenv").some((pair) => pair.startsWith("UV_OFFLINE"))).toBe(false);
   });
 
-  test("a step is offline over the copy under test, with node_modules and the cache read-only", () => {
+  test("online, the python bootstrap builds and compiles nothing and its Python starts in the empty /tmp", () => {
+    const online = phases[1]?.spec;
+    expect(online?.cwd).toBe("/tmp");
+    expect(online?.argv).toContain("--no-build");
+    expect(online?.argv.some((arg) => arg.includes("compile"))).toBe(false);
+    expect(online?.env).toMatchObject({ UV_NO_BUILD: "1", UV_NO_CONFIG: "1" });
+    expect(Object.keys(online?.env ?? {}).filter((key) => /^PYTHON|COMPILE/.test(key))).toEqual([]);
+    expect(phases[0]?.spec.cwd).toBe("/repo");
+  });
+
+  test("no step can write a tools dir: every bind of every step is read-only and none lies in scratch", () => {
+    for (const step of phases.filter((phase) => phase.kind === "step")) {
+      expect(step.spec.binds.filter((bind) => bind.writable)).toEqual([]);
+      expect(step.spec.binds.filter((bind) => bind.source.startsWith(`${dirs.scratch}/`))).toEqual([]);
+    }
+  });
+
+  test("a step is offline over the copy under test, with every tools dir read-only and only scratch writable", () => {
     const args = bwrapArgs(MERGED_USR, phases[2]?.spec as never);
     expect(args).not.toContain("--share-net");
     expect(args).toContain("--unshare-all");
@@ -176,12 +204,21 @@ describe("phases and bwrap argv", () => {
       "/usr -> /usr",
       "/etc -> /etc",
       "/v/head -> /repo",
-      "/v/scratch/node_modules -> /repo/node_modules",
+      "/v/tools/node_modules -> /repo/node_modules",
+      "/v/tools/npm-cache -> /opt/agent-computer/npm-cache",
+      "/v/tools/uv-cache -> /opt/agent-computer/uv-cache",
+      "/v/tools/python -> /opt/agent-computer/python",
       "/home/u/.local/bin/uv -> /opt/agent-computer/bin/uv",
     ]);
     expect(pairs(args, "--bind")).toEqual(["/v/scratch -> /scratch"]);
     expect(pairs(args, "--setenv")).toEqual(
-      expect.arrayContaining(["UV_OFFLINE -> 1", "UV_CACHE_DIR -> /scratch/uv-cache", "HOME -> /scratch/home"]),
+      expect.arrayContaining([
+        "UV_OFFLINE -> 1",
+        "UV_CACHE_DIR -> /opt/agent-computer/uv-cache",
+        "PYTHONPATH -> /opt/agent-computer/python",
+        "npm_config_cache -> /opt/agent-computer/npm-cache",
+        "HOME -> /scratch/home",
+      ]),
     );
   });
 

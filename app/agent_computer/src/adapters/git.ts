@@ -3,6 +3,7 @@
 // --no-optional-locks keeps `status` from rewriting the index: reading a worktree never changes its bytes.
 import { createHash } from "node:crypto";
 import { execa } from "execa";
+import { writeCommitTree } from "./git-tree.ts";
 
 export type GitErrorKind = "not_installed" | "not_a_repository" | "failed" | "timeout";
 
@@ -17,6 +18,8 @@ export class GitError extends Error {
 }
 
 const GIT_TIMEOUT_MS = 20_000;
+/** Reading every blob of a large commit takes longer than one query. */
+const TREE_TIMEOUT_MS = 300_000;
 const MAX_BUFFER = 64 * 1024 * 1024;
 
 const curatedEnv = (env: Readonly<Record<string, string | undefined>>): Record<string, string> => {
@@ -75,8 +78,11 @@ export interface Git {
   treeEntry(commit: string, path: string): Promise<{ mode: string; type: string; oid: string } | null>;
   /** The exact bytes of a blob object. */
   blob(oid: string): Promise<Buffer>;
-  /** Writes the commit's tree as a tar file (git archive): objects are read, the worktree is not touched. */
-  archive(commit: string, tarFile: string): Promise<void>;
+  /**
+   * Writes the commit's tree into an empty directory from Git's objects alone, byte for byte whatever the commit's
+   * .gitattributes say (no export-ignore, export-subst, eol or filter); the worktree is not touched.
+   */
+  writeTree(commit: string, into: string): Promise<void>;
 }
 
 export const createGit = (worktree: string, env: Readonly<Record<string, string | undefined>> = process.env): Git => {
@@ -117,8 +123,26 @@ export const createGit = (worktree: string, env: Readonly<Record<string, string 
       return match && match[4] === path ? { mode: match[1] as string, type: match[2] as string, oid: match[3] as string } : null;
     },
     blob: async (oid) => (await checked(["cat-file", "blob", oid])).stdout,
-    archive: async (commit, tarFile) => {
-      await checked(["archive", "--format=tar", "-o", tarFile, commit]);
+    writeTree: async (commit, into) => {
+      const listing = (await checked(["ls-tree", "-r", "-z", "--full-tree", `${commit}^{tree}`])).stdout;
+      const streamed = (args: readonly string[], input: string) =>
+        execa("git", ["--no-optional-locks", "-C", worktree, ...args], {
+          env: curatedEnv(env),
+          extendEnv: false,
+          reject: false,
+          input,
+          buffer: false,
+          stderr: "ignore",
+          timeout: TREE_TIMEOUT_MS,
+        });
+      try {
+        await writeCommitTree(listing, into, streamed);
+      } catch (error) {
+        // A file system error's message holds the (writer-chosen) path; its code says enough.
+        const code = (error as { code?: unknown }).code;
+        const why = typeof code === "string" ? `a path of its tree could not be written (${code})` : (error as Error).message;
+        throw new GitError("failed", `could not copy commit ${commit}: ${why}`);
+      }
     },
   };
 };

@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { findProgram, readHostRoot, runBwrap } from "../../adapters/bwrap.ts";
-import { extractTar } from "../../adapters/tar.ts";
 import { scopeProblem } from "../../domain/herdr/scopes.ts";
 import { type VerifyHost, verifyWriter } from "../../domain/herdr/verify.ts";
 import type { VerificationReceipt } from "../../domain/herdr/verify-receipts.ts";
@@ -34,7 +33,6 @@ const verifyHost = (env: Record<string, string | undefined>): VerifyHost => {
     uv: findProgram("uv", env.AGENT_COMPUTER_UV, env.PATH),
     hostRoot: readHostRoot,
     runSandbox: (args, options) => runBwrap(bwrap.path as string, args, { ...options, now: () => Date.now() }),
-    extractTar,
     tmpRoot: env.TMPDIR?.startsWith("/") ? env.TMPDIR : "/tmp",
   };
 };
@@ -58,8 +56,9 @@ export default defineCommand({
   summary: "run the repository's verification recipe offline in Bubblewrap against a writer's commit; store a receipt",
   description:
     "Needs controller authority and a held writer lease of this controller (an ended one: CONFLICT with its state). HEAD of the leased worktree must be " +
-    "--expected-head and descend from the lease's accepted base commit; that commit (committed bytes only, uncommitted " +
-    "changes are not part of it) is what is verified. The recipe is read from the BASE commit's Git object, never the " +
+    "--expected-head and descend from the lease's accepted base commit; that commit's tree, byte for byte from Git's " +
+    "objects (uncommitted changes are not part of it; its .gitattributes do not apply: no export-ignore, export-subst, " +
+    "eol or filter), is what is verified. The recipe is read from the BASE commit's Git object, never the " +
     'worktree: JSON {"steps":[{"name","argv":[…],"timeout_s"?:1-3600 (600)}],"bootstrap"?:{"web"?:bool,"python"?:' +
     '["requirements.lock"],"timeout_s"?}}. Each argv runs without a shell in a Linux Bubblewrap sandbox: every namespace ' +
     "unshared (its own empty network), a cleared environment (HOME=/scratch/home, PATH=/opt/agent-computer/bin:/usr/local/bin:/usr/bin:/bin, uv in the first), " +
@@ -67,10 +66,12 @@ export default defineCommand({
     "/scratch shared by the steps, a fresh /tmp; every other write fails. Steps run in order; the first failure or " +
     "timeout (its process group is killed) ends the run. Optional networked bootstrap, before the steps, over a " +
     "read-only copy of the base commit: web runs `npm ci --ignore-scripts` from the committed package-lock.json (no " +
-    "lifecycle scripts) into node_modules, mounted read-only at /repo/node_modules for the steps; python warms a private " +
-    "uv cache (/scratch/uv-cache, used offline by the steps) with `uv pip install --require-hashes --no-build` from " +
-    "each named lock, which must be a regular file (not a symlink) with the base commit's bytes at the base, at HEAD " +
-    "and in the worktree, every requirement pinned with == and --hash=sha256. A resolver symlinked out of /etc is " +
+    "lifecycle scripts) into /repo/node_modules; python runs `uv pip install --require-hashes --no-build --target " +
+    "/opt/agent-computer/python` (on PYTHONPATH for the steps) from each named lock, which must be a regular file (not " +
+    "a symlink) with the base commit's bytes at the base, at HEAD and in the worktree, every requirement pinned with == " +
+    "and --hash=sha256. Online, uv starts the host's Python only to read its version and platform (uv's interpreter " +
+    "query, run in an empty /tmp so no repository file is on its path); it builds, imports and compiles no package. What the bootstraps make (node_modules, the npm and uv caches " +
+    "under /opt/agent-computer) is read-only for every step, so a uv command that writes its cache fails there. A resolver symlinked out of /etc is " +
     "mounted as only its resolved file, read-only, in networked phases. The receipt (each phase's exit code, duration, " +
     "output tail) is stored on this host; cite it at release (writer release --verification-id). This checks a " +
     "commit's behaviour; it is NOT a security boundary against an agent running as the same Unix user, which can edit " +

@@ -1,7 +1,8 @@
 // Host verification of a writer's result. The recipe and the python locks come from the accepted base commit's Git
 // objects; networked bootstrap phases (npm ci --ignore-scripts, uv pip with hashes) see only a read-only copy of the
-// base; the recipe's steps then run offline in Bubblewrap over a read-only copy of the commit under test, with one
-// private scratch dir. The outcome is a stored receipt. This checks a commit's behaviour; it is not a boundary
+// base and write only the tools dir; the recipe's steps then run offline in Bubblewrap over a read-only copy of the
+// commit under test (its tree byte for byte, see adapters/git-tree.ts), with the tools read-only and one private
+// scratch dir. The outcome is a stored receipt. This checks a commit's behaviour; it is not a boundary
 // against a process of the same Unix user, which can edit the state dir or the repository itself.
 import { createHash } from "node:crypto";
 import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -15,7 +16,7 @@ import { loadAuthority } from "./controller-authority.ts";
 import type { HerdrDeps } from "./deps.ts";
 import { isHeld, ownedLease } from "./leases.ts";
 import { isRegularFileMode, lockProblems } from "./verify-locks.ts";
-import { type Phase, planPhases, SCRATCH } from "./verify-plan.ts";
+import { type Phase, planPhases, SCRATCH, TOOLS, toolsOf } from "./verify-plan.ts";
 import { type PhaseRecord, saveVerification, type VerificationReceipt } from "./verify-receipts.ts";
 import { parseRecipe, type Recipe } from "./verify-recipe.ts";
 
@@ -26,7 +27,6 @@ export interface VerifyHost {
   uv: { path: string | null; looked: string };
   hostRoot(): HostRoot;
   runSandbox(args: readonly string[], options: { timeoutMs: number; tailBytes: number }): Promise<StepOutcome>;
-  extractTar(tarFile: string, into: string): Promise<void>;
   /** A directory for the private working dirs of a verification (removed afterwards). */
   tmpRoot: string;
 }
@@ -75,13 +75,16 @@ const readRecipe = async (deps: HerdrDeps, worktree: string, base: string, path:
   return { recipe: parseRecipe(bytes, path), sha256: createHash("sha256").update(bytes).digest("hex") };
 };
 
-const exportCommit = async (deps: HerdrDeps, host: VerifyHost, worktree: string, commit: string, root: string, name: string) => {
+/** The commit's tree exactly as committed: its .gitattributes (export-ignore, export-subst, eol, filters) do not apply. */
+const exportCommit = async (deps: HerdrDeps, worktree: string, commit: string, root: string, name: string) => {
   const dir = join(root, name);
   mkdirSync(dir, { mode: 0o700 });
-  const tar = join(root, `${name}.tar`);
-  await deps.git(worktree).archive(commit, tar);
-  await host.extractTar(tar, dir);
-  rmSync(tar);
+  try {
+    await deps.git(worktree).writeTree(commit, dir);
+  } catch (error) {
+    if (error instanceof GitError) throw refuse("git_tree", error.message);
+    throw error;
+  }
   return dir;
 };
 
@@ -185,16 +188,18 @@ export const verifyWriter = async (deps: HerdrDeps, host: VerifyHost, input: Ver
   const startedAt = deps.now();
   try {
     const scratch = join(root, "scratch");
-    for (const dir of [scratch, join(scratch, SCRATCH.home), join(scratch, SCRATCH.nodeModules)]) mkdirSync(dir, { mode: 0o700 });
-    const headCopy = await exportCommit(deps, host, writer.worktree, input.expectedHead, root, "head");
+    const tools = join(root, "tools");
+    const toolDirs = toolsOf(recipe).map((tool) => join(tools, TOOLS[tool].dir));
+    for (const dir of [scratch, join(scratch, SCRATCH.home), tools, ...toolDirs]) mkdirSync(dir, { mode: 0o700 });
+    const headCopy = await exportCommit(deps, writer.worktree, input.expectedHead, root, "head");
     const bootstraps = recipe.bootstrap.web || recipe.bootstrap.python.length > 0;
-    const baseCopy = bootstraps ? await exportCommit(deps, host, writer.worktree, base, root, "base") : headCopy;
+    const baseCopy = bootstraps ? await exportCommit(deps, writer.worktree, base, root, "base") : headCopy;
     if (recipe.bootstrap.web) {
       mountPoint(baseCopy, "node_modules");
       mountPoint(headCopy, "node_modules");
     }
     await probeSandbox(host, scratch, headCopy);
-    const phases = planPhases(recipe, { baseCopy, headCopy, scratch, uv: host.uv.path });
+    const phases = planPhases(recipe, { baseCopy, headCopy, scratch, tools, uv: host.uv.path });
     const { records, skipped } = await runPhases(host, phases, input.tailBytes);
     const passed = skipped.length === 0 && records.every((r) => r.exit_code === 0 && !r.timed_out);
     const receipt: VerificationReceipt = {
