@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
 import { existsSync, realpathSync } from "node:fs";
 import { basename, delimiter, isAbsolute, join } from "node:path";
 import { AGENT_ID_PATTERN, AGENT_ID_RULE } from "../../../app/agent_computer/src/agent-id.ts";
-import { looksLikeToken } from "../../../app/agent_computer/src/cli/kernel/redact-tokens.ts";
+import { looksLikeToken } from "../../../app/agent_computer/src/token-shape.ts";
 
 /** The fields of the hook's stdin JSON this hook uses, once checked (the JSON itself is untrusted). */
 interface SessionFacts {
