@@ -31,6 +31,13 @@ const cases: [flag: string, leaked: string, argv: string[]][] = [
   ["--host-id", token, ["register-agent-cli", "--agent-id", "carol", "--role", "r", "--caps", "x", "--host-id", token]],
   ["--title", token, ["agent-task-cli", "post", "--agent-id", "alice", "--title", token, "--body", "b", "--require-cap", "x"]],
   ["--channel", lowercase, ["agent-channel-cli", "create", "--agent-id", "alice", "--channel", lowercase]],
+  ["--herdr-pane", token, ["agent-checkin-cli", "--agent-id", "alice", "--herdr-pane", token, "--confirm"]],
+  [
+    "--idempotency-key",
+    token,
+    ["agent-send-cli", "--agent-id", "alice", "--to", "bob", "--body", "hi", "--idempotency-key", token],
+  ],
+  ["--label", token, ["create-automation-job-cli", "--agent-id", "alice", "--dir", ".", "--label", token]],
 ];
 
 describe("a token where a secret is never meaningful", () => {

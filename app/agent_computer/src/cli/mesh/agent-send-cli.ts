@@ -33,7 +33,7 @@ export const sendOptionsSchema = z
         ),
       ),
     idempotencyKey: z
-      .optional(z.string().check(z.regex(/^[\x21-\x7e]{1,128}$/, "must be 1-128 printable ASCII characters")))
+      .optional(z.string().check(z.regex(/^[\x21-\x7e]{1,128}$/, "must be 1-128 printable ASCII characters"), notAToken()))
       .check(
         z.describe(
           "a retry with the same key, body, recipients and thread within 24 h returns the original message and sends nothing new; the same key for a different message is IDEMPOTENCY_CONFLICT",
