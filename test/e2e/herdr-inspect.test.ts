@@ -75,6 +75,42 @@ describe("herdr-inspect-cli", () => {
     expect(await fake.state()).toEqual(before);
   });
 
+  test("every field of every record is shown escaped: hostile text in any Herdr field forges no line (topology, sessions, status)", async () => {
+    const hostile = "\nFORGED \u001b[31m\u202e";
+    const shown = "\\nFORGED \\x1b[31m\\u202e";
+    const evil = await startFakeHerdr();
+    try {
+      const agent = await evil.script({ op: "createAgent", kind: "claude", cwd: "/tmp", name: "rev-1", label: "l" });
+      await evil.script({ op: "createShell", cwd: "/tmp", workspaceId: agent.workspace_id, label: "s" });
+      await evil.script({ op: "hostileFields", text: hostile });
+      // `integration status` is Herdr's text, one line per integration: a newline there is a line of Herdr's own
+      // (read as an unrecognised integration), so its fields get the hostile text without one.
+      const inLine = "\u001b[31m\u202e";
+      writeFileSync(join(evil.dir, "integrations.json"), JSON.stringify({ claude: `current${inLine}` }));
+      const hostileEnv = { ...evil.env, HOME: `${evil.dir}${inLine}`, HERDR_SESSION: `s${hostile}` };
+      const expectedLines = { topology: 6, sessions: 1, status: 6 };
+      for (const [sub, lineCount] of Object.entries(expectedLines)) {
+        const r = await runBin("herdr-inspect-cli", [sub], { env: hostileEnv });
+        expect(r.exitCode, r.stderr).toBe(0);
+        expect(r.stdout, sub).not.toMatch(/^FORGED/m);
+        expect(r.stdout.trimEnd().split("\n"), sub).toHaveLength(lineCount);
+        expect(r.stdout, sub).toContain(shown);
+      }
+      const status = await runBin("herdr-inspect-cli", ["status"], { env: hostileEnv });
+      expect(status.stdout).toContain("claude: current\\x1b[31m\\u202e (");
+      expect(status.stdout).toContain("\\x1b[31m\\u202e/.codex/hooks.json)");
+      // Each id, label, name, kind and cwd of the tree carries the text, and each is escaped where it is shown.
+      const topology = await runBin("herdr-inspect-cli", ["topology"], { env: hostileEnv });
+      expect(topology.stdout.split(shown).length - 1).toBeGreaterThanOrEqual(12);
+      const json = (await runBin("herdr-inspect-cli", ["topology", "--json"], { env: hostileEnv })).json<{
+        workspaces: Array<{ workspaceId: string }>;
+      }>();
+      expect(json.workspaces[0]?.workspaceId).toBe(`${agent.workspace_id}${hostile}`);
+    } finally {
+      await evil.stop();
+    }
+  });
+
   test("read is bounded by --lines and --max-bytes and escapes control characters; --json keeps the text", async () => {
     const agent = await fake.script({ op: "createAgent", kind: "claude", cwd: "/tmp", name: "talker" });
     const lines = Array.from({ length: 50 }, (_, i) => `line ${i}`);

@@ -40,6 +40,7 @@ const UNITS: readonly (readonly [prefix: string, rank: number])[] = [
   ["command-line.ts", 5],
   ["agent-id.ts", 5],
   ["terminal-text.ts", 5],
+  ["token-shape.ts", 5],
   ["json-depth.ts", 5],
   [relative(SRC, resolve(import.meta.dirname, "../../package.json")), 0], // read by cli/kernel/version.ts
   ["types.d.ts", 5],

@@ -1,7 +1,7 @@
 // The one neutralising rule for text shown on a terminal (terminal-text.ts), checked over the whole class of
 // characters a terminal or a bidi-aware renderer acts on instead of showing, one code point at a time.
 import { describe, expect, test } from "vitest";
-import { neutralize, neutralizeLine, safeJson } from "../../app/agent_computer/src/terminal-text.ts";
+import { neutralize, neutralizeFields, neutralizeLine, safeJson } from "../../app/agent_computer/src/terminal-text.ts";
 
 const range = (from: number, to: number): number[] => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
@@ -64,5 +64,19 @@ describe("what stays as it is", () => {
   test("safeJson keeps its layout newlines and escapes C0 in strings as JSON.stringify does", () => {
     const value = { a: "x\u001by\nz", b: [1, 2] };
     expect(safeJson(value, 2)).toBe(JSON.stringify(value, null, 2));
+  });
+
+  test("neutralizeFields escapes every string of a record at any depth and keeps the rest as it was", () => {
+    const hostile = "x\n\u001b[2J\u202e";
+    const record = { id: hostile, n: 3, ok: true, none: null, nested: { list: [hostile, 1], deeper: { cwd: hostile } } };
+    const shown = neutralizeLine(hostile);
+    expect(neutralizeFields(record)).toEqual({
+      id: shown,
+      n: 3,
+      ok: true,
+      none: null,
+      nested: { list: [shown, 1], deeper: { cwd: shown } },
+    });
+    expect(record.id).toBe(hostile);
   });
 });

@@ -2,6 +2,7 @@
 // not followed (a failure), a slow receiver cut off by the time limit, and a host name that resolves to loopback
 // refused before any request when the endpoint does not allow private addresses. The request goes to the addresses
 // the one checked lookup returned (an injected resolver stands in for DNS).
+import { networkInterfaces } from "node:os";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { mintEndpointSecret } from "../../app/agent_computer/src/domain/webhooks/endpoints.ts";
@@ -134,4 +135,46 @@ test("a name that does not resolve is a connection failure; an aborted attempt i
   });
   setTimeout(() => abort.abort(), 100);
   expect(await aborted).toMatchObject({ ok: false, errorKind: "aborted" });
+});
+
+test("this host's own addresses are refused, whatever their range: a service on every interface answers on them", async () => {
+  const everywhere = Bun.serve({ hostname: "0.0.0.0", port: 0, fetch: () => new Response(null, { status: 204 }) });
+  try {
+    const own = Object.values(networkInterfaces()).flatMap((entries) => (entries ?? []).map((entry) => entry));
+    for (const { address, family, internal } of own) {
+      const resolve = async () => [{ address, family: family === "IPv4" ? 4 : 6 }];
+      const url = `http://hook.example:${everywhere.port}/own`;
+      const refused = await postWebhook(claimed(url, false), {
+        timeoutMs: 5000,
+        signal: new AbortController().signal,
+        userAgent: "t",
+        resolve,
+      });
+      expect(refused, address).toMatchObject({ ok: false, statusCode: null, errorKind: "refused_address" });
+      // The threat is real: allowed, the same address reaches the server listening on every interface.
+      if (family === "IPv4" && !internal) {
+        const allowed = await postWebhook(claimed(url, true), {
+          timeoutMs: 5000,
+          signal: new AbortController().signal,
+          userAgent: "t",
+          resolve,
+        });
+        expect(allowed, address).toMatchObject({ ok: true, statusCode: 204 });
+      }
+    }
+  } finally {
+    everywhere.stop(true);
+  }
+});
+
+test("an address of this host is refused even when it is globally reachable, in any spelling", async () => {
+  const resolve = async () => [{ address: "2606:4700:0:0::1111", family: 6 }];
+  const result = await postWebhook(claimed("http://hook.example/x", false), {
+    timeoutMs: 2000,
+    signal: new AbortController().signal,
+    userAgent: "t",
+    resolve,
+    ownAddresses: () => ["127.0.0.1", "2606:4700::1111"],
+  });
+  expect(result).toMatchObject({ ok: false, statusCode: null, errorKind: "refused_address" });
 });

@@ -33,6 +33,17 @@ export const neutralizeLine = (text: string): string =>
   text.replace(UNSAFE, (ch) => (ch === "\n" ? "\\n" : ch === "\t" ? " " : visible(ch)));
 
 /**
+ * A copy of a record in which every string, at any depth, went through neutralizeLine: for showing a record whose
+ * fields all came from elsewhere (a Herdr answer), so that no field, including one added later, can be left raw.
+ */
+export const neutralizeFields = <T>(value: T): T => {
+  if (typeof value === "string") return neutralizeLine(value) as T;
+  if (Array.isArray(value)) return value.map(neutralizeFields) as T;
+  if (typeof value !== "object" || value === null) return value;
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, neutralizeFields(item)])) as T;
+};
+
+/**
  * JSON text whose values are exact (a parser reads the same strings) and whose bytes are safe on a terminal.
  * JSON.stringify escapes every C0 control inside a string, so a raw C0 character left in its output is the layout's own
  * newline; the rest of the class can only stand inside a string and is written as \uXXXX (a surrogate pair for a tag

@@ -5,6 +5,8 @@
 import { createHash } from "node:crypto";
 import { existsSync, realpathSync } from "node:fs";
 import { basename, delimiter, isAbsolute, join } from "node:path";
+import { AGENT_ID_PATTERN, AGENT_ID_RULE } from "../../../app/agent_computer/src/agent-id.ts";
+import { looksLikeToken } from "../../../app/agent_computer/src/token-shape.ts";
 
 /** The fields of the hook's stdin JSON this hook uses, once checked (the JSON itself is untrusted). */
 interface SessionFacts {
@@ -42,9 +44,30 @@ export const agentIdFor = (env: Record<string, string | undefined>, facts: Sessi
   const pane = env.HERDR_ENV === "1" && env.HERDR_PANE_ID ? env.HERDR_PANE_ID : "";
   const session = facts.sessionId ? createHash("sha256").update(facts.sessionId).digest("hex").slice(0, 8) : "";
   const suffix = (pane || session).replace(/[^A-Za-z0-9_.-]/g, "-").slice(0, 32);
-  const dir = (basename(facts.cwd ?? "") || "home").replace(/[^A-Za-z0-9_.-]/g, "-");
-  const head = `${clientName}-${dir}`.slice(0, suffix ? MAX_ID - suffix.length - 1 : MAX_ID);
-  return suffix ? `${head}-${suffix}` : head;
+  const withDir = (dir: string): string => {
+    const head = `${clientName}-${dir}`.slice(0, suffix ? MAX_ID - suffix.length - 1 : MAX_ID);
+    return suffix ? `${head}-${suffix}` : head;
+  };
+  const id = withDir((basename(facts.cwd ?? "") || "home").replace(/[^A-Za-z0-9_.-]/g, "-"));
+  // The id is printed everywhere and a token never is: a directory name that makes it token-shaped is left out.
+  return looksLikeToken(id) ? withDir("dir") : id;
+};
+
+/**
+ * The agent id to check in as, or null when AGENT_COMPUTER_AGENT_ID is set to something that is not one (a newline, an
+ * escape, a token pasted there): such a value must reach neither agent-checkin-cli nor the model's context.
+ */
+export const usableAgentId = (agentId: string): string | null =>
+  AGENT_ID_PATTERN.test(agentId) && !looksLikeToken(agentId) ? agentId : null;
+
+// agent-checkin-cli's --repo rule: one line of 1-256 characters without control characters, and not token-shaped.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: a directory name with a control character is not a label
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+
+/** The directory's name as the session's repo label, or null when check-in would refuse it (then it goes without). */
+export const repoLabelFor = (cwd: string): string | null => {
+  const repo = basename(cwd);
+  return repo.length >= 1 && repo.length <= 256 && !CONTROL.test(repo) && !looksLikeToken(repo) ? repo : null;
 };
 
 const shellQuote = (word: string): string => (/^[A-Za-z0-9_./:=@%+-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`);
@@ -76,11 +99,18 @@ const emit = (context: string): void => {
 const main = async (): Promise<void> => {
   const facts = parseHookInput(await new Response(Bun.stdin.stream()).text());
   const cwd = facts.cwd ?? process.cwd();
-  const agentId = agentIdFor(process.env, { ...facts, cwd }, client);
+  const agentId = usableAgentId(agentIdFor(process.env, { ...facts, cwd }, client));
+  if (agentId === null) {
+    emit(
+      `Agent Mesh check-in failed (INVALID_INPUT): AGENT_COMPUTER_AGENT_ID is not an agent id (${AGENT_ID_RULE}). ` +
+        "Other agents cannot message this session until it checks in.",
+    );
+    return;
+  }
   const inbox = commandFor("agent-inbox-cli", process.env.PATH);
   const args = ["--agent-id", agentId, "--role", process.env.AGENT_COMPUTER_ROLE || "builder", "--confirm", "--json"];
-  const repo = basename(cwd);
-  if (/^[^\n\r]{1,256}$/.test(repo)) args.push("--repo", repo);
+  const repo = repoLabelFor(cwd);
+  if (repo !== null) args.push("--repo", repo);
   if (process.env.HERDR_ENV === "1" && process.env.HERDR_PANE_ID) args.push("--herdr-pane", process.env.HERDR_PANE_ID);
   const proc = Bun.spawn([join(binDir, "agent-checkin-cli"), ...args], {
     stdout: "pipe",

@@ -24,6 +24,15 @@ const readTrimmed = async (file: string): Promise<string | undefined> => {
 export const hostName = async (): Promise<string> =>
   (await readTrimmed("/proc/sys/kernel/hostname")) ?? (require("node:os") as typeof import("node:os")).hostname();
 
+/**
+ * Every address on this machine's interfaces, loopback included, read afresh on each call (a lease may change them).
+ * node:os is loaded only here and by hostName's fallback: only the worker asks.
+ */
+export const localAddresses = (): string[] =>
+  Object.values((require("node:os") as typeof import("node:os")).networkInterfaces()).flatMap((entries) =>
+    (entries ?? []).map((entry) => entry.address),
+  );
+
 const MACHINE_ID_FILES = ["/etc/machine-id", "/var/lib/dbus/machine-id"];
 
 /** AGENT_COMPUTER_HOST_ID, else /etc/machine-id, else the hostname (marked so it never equals a machine id). */

@@ -8,8 +8,9 @@
 import { lookup } from "node:dns/promises";
 import type { ClientRequest, IncomingMessage, RequestOptions } from "node:http";
 import type { LookupFunction } from "node:net";
+import { localAddresses } from "../adapters/local-host.ts";
 import { signStandard } from "../domain/automation/webhook-verify.ts";
-import { isPrivateAddress } from "../domain/webhooks/addresses.ts";
+import { isRefusedAddress } from "../domain/webhooks/addresses.ts";
 import type { ClaimedWebhookEvent, WebhookAttemptResult } from "../store/port.ts";
 
 export type PostResult = Omit<WebhookAttemptResult, "endedAt">;
@@ -25,14 +26,24 @@ const systemResolve: Resolve = (host) => lookup(host, { all: true });
 type Checked = { kind: "ok"; addresses: ResolvedAddress[] } | { kind: "refused_address" | "timeout" | "connection" };
 
 /**
- * The host's addresses, refused when any is not public (unless the endpoint allows private ones); a lookup that
- * outlasts the attempt's time limit is a timeout, and a name that does not resolve a connection failure.
+ * The host's addresses, refused when any is not public or is one of this machine's own (unless the endpoint allows
+ * private ones); a lookup that outlasts the attempt's time limit is a timeout, and a name that does not resolve a
+ * connection failure.
  */
-const checkedAddresses = async (host: string, allowPrivate: boolean, timeoutMs: number, resolve: Resolve): Promise<Checked> => {
+const checkedAddresses = async (
+  host: string,
+  allowPrivate: boolean,
+  timeoutMs: number,
+  resolve: Resolve,
+  ownAddresses: () => string[],
+): Promise<Checked> => {
   const addresses = await Promise.race([resolve(host).catch(() => []), Bun.sleep(timeoutMs).then(() => undefined)]);
   if (addresses === undefined) return { kind: "timeout" };
   if (addresses.length === 0) return { kind: "connection" };
-  if (!allowPrivate && addresses.some((a) => isPrivateAddress(a.address))) return { kind: "refused_address" };
+  if (!allowPrivate) {
+    const own = ownAddresses();
+    if (addresses.some((a) => isRefusedAddress(a.address, own))) return { kind: "refused_address" };
+  }
   return { kind: "ok", addresses };
 };
 
@@ -84,7 +95,14 @@ const request = async (
 
 export const postWebhook = async (
   claimed: ClaimedWebhookEvent,
-  options: { timeoutMs: number; signal: AbortSignal; userAgent: string; resolve?: Resolve },
+  options: {
+    timeoutMs: number;
+    signal: AbortSignal;
+    userAgent: string;
+    resolve?: Resolve;
+    /** This machine's addresses (every interface's, read per attempt); a test may name others. */
+    ownAddresses?: () => string[];
+  },
 ): Promise<PostResult> => {
   const started = performance.now();
   const elapsed = () => performance.now() - started;
@@ -95,6 +113,7 @@ export const postWebhook = async (
     claimed.endpoint.allowPrivate,
     options.timeoutMs,
     options.resolve ?? systemResolve,
+    options.ownAddresses ?? localAddresses,
   );
   if (checked.kind !== "ok") return { ok: false, statusCode: null, errorKind: checked.kind, durationMs: elapsed() };
   const timestamp = Math.floor(Date.now() / 1000);

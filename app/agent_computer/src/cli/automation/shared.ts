@@ -1,6 +1,7 @@
 // What every automation command shares: the owner options, id formats and the worker's base URL.
 import { z } from "zod";
 import { agentId } from "../../domain/identity/names.ts";
+import { looksLikeToken, TOKEN_REFUSAL } from "../../token-shape.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
 
@@ -25,7 +26,8 @@ export const labelSchema = z
   .string()
   .min(1)
   .max(200)
-  .regex(/^[^\n\r]*$/, "must be one line");
+  .regex(/^[^\n\r]*$/, "must be one line")
+  .refine((label) => !looksLikeToken(label), TOKEN_REFUSAL);
 
 export const owner = async (options: { agentId: string; tokenFile?: string | undefined }, ctx: CommandContext) => ({
   agentId: options.agentId,

@@ -3,7 +3,7 @@ import type { HerdrSession } from "../../adapters/herdr/reader.ts";
 import { viaHerdr } from "../../domain/herdr/herdr-failure.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
-import { neutralizeLine } from "../kernel/output.ts";
+import { neutralizeFields } from "../kernel/output.ts";
 import { INSPECT_ENV, INSPECT_ERRORS, readerFor } from "./inspect-shared.ts";
 
 export const inspectSessionsOptionsSchema = z.object({});
@@ -13,14 +13,12 @@ const runSessions = async (_options: InspectSessionsOptions, ctx: CommandContext
   sessions: await viaHerdr((await readerFor(ctx)).sessions()),
 });
 
+// Every field is Herdr's text: the records are shown through neutralizeFields, none of them raw.
 const render = (r: { sessions: HerdrSession[] }): string =>
   r.sessions.length === 0
     ? "no Herdr sessions"
-    : r.sessions
-        .map(
-          (s) =>
-            `${neutralizeLine(s.name)}${s.isDefault ? " (default)" : ""}: ${s.running ? "running" : "not running"} · ${neutralizeLine(s.socketPath)}`,
-        )
+    : neutralizeFields(r.sessions)
+        .map((s) => `${s.name}${s.isDefault ? " (default)" : ""}: ${s.running ? "running" : "not running"} · ${s.socketPath}`)
         .join("\n");
 
 export default defineCommand({

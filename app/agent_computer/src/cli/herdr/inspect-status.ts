@@ -3,7 +3,7 @@ import type { HerdrIntegration, HerdrServerStatus } from "../../adapters/herdr/r
 import { viaHerdr } from "../../domain/herdr/herdr-failure.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
-import { neutralizeLine } from "../kernel/output.ts";
+import { neutralizeFields } from "../kernel/output.ts";
 import { INSPECT_ENV, INSPECT_ERRORS, readerFor } from "./inspect-shared.ts";
 
 export const inspectStatusOptionsSchema = z.object({});
@@ -20,17 +20,17 @@ const runStatus = async (_options: InspectStatusOptions, ctx: CommandContext): P
   return { server, integrations };
 };
 
-const render = (r: InspectStatus): string => {
+// Every field is Herdr's text: the records are shown through neutralizeFields, none of them raw.
+const render = (raw: InspectStatus): string => {
+  const r = neutralizeFields(raw);
   const s = r.server;
   const lines = [
     s.running
-      ? `herdr server: running ${neutralizeLine(s.version ?? "?")} (protocol ${s.protocol ?? "?"}${s.compatible === false ? ", NOT compatible with this herdr CLI" : ""})`
+      ? `herdr server: running ${s.version ?? "?"} (protocol ${s.protocol ?? "?"}${s.compatible === false ? ", NOT compatible with this herdr CLI" : ""})`
       : "herdr server: not running",
-    `socket: ${neutralizeLine(s.socket ?? "-")}${s.session ? ` · session ${neutralizeLine(s.session)}` : ""}`,
+    `socket: ${s.socket ?? "-"}${s.session ? ` · session ${s.session}` : ""}`,
     "integrations:",
-    ...r.integrations.map(
-      (i) => `  ${neutralizeLine(i.label)}: ${neutralizeLine(i.state)}${i.path ? ` (${neutralizeLine(i.path)})` : ""}`,
-    ),
+    ...r.integrations.map((i) => `  ${i.label}: ${i.state}${i.path ? ` (${i.path})` : ""}`),
   ];
   if (r.integrations.length === 0) lines.push("  none reported");
   return lines.join("\n");

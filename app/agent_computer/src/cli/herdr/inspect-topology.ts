@@ -4,7 +4,7 @@ import type { HerdrAgent, HerdrPane } from "../../adapters/herdr/records.ts";
 import { viaHerdr } from "../../domain/herdr/herdr-failure.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
-import { neutralizeLine } from "../kernel/output.ts";
+import { neutralizeFields } from "../kernel/output.ts";
 import { INSPECT_ENV, INSPECT_ERRORS, readerFor } from "./inspect-shared.ts";
 
 export const inspectTopologyOptionsSchema = z.object({
@@ -43,21 +43,24 @@ const runTopology = async (options: InspectTopologyOptions, ctx: CommandContext)
   };
 };
 
+// Every field of every record is Herdr's text (ids too): each record is shown through neutralizeFields, and records are
+// matched to their parents on the raw values.
 const render = (t: Topology): string => {
   const lines: string[] = [];
   const agentIn = new Map(t.agents.map((agent) => [agent.paneId, agent]));
-  for (const workspace of t.workspaces) {
-    lines.push(
-      `${workspace.workspaceId} ${neutralizeLine(workspace.label)}${workspace.focused ? " (focused)" : ""} · ${workspace.status}`,
-    );
-    for (const tab of t.tabs.filter((candidate) => candidate.workspaceId === workspace.workspaceId)) {
-      lines.push(`  ${tab.tabId} ${neutralizeLine(tab.label)} · ${tab.paneCount} pane(s) · ${tab.status}`);
-      for (const pane of t.panes.filter((candidate) => candidate.tabId === tab.tabId)) {
-        const agent = agentIn.get(pane.paneId);
+  for (const rawWorkspace of t.workspaces) {
+    const workspace = neutralizeFields(rawWorkspace);
+    lines.push(`${workspace.workspaceId} ${workspace.label}${workspace.focused ? " (focused)" : ""} · ${workspace.status}`);
+    for (const rawTab of t.tabs.filter((candidate) => candidate.workspaceId === rawWorkspace.workspaceId)) {
+      const tab = neutralizeFields(rawTab);
+      lines.push(`  ${tab.tabId} ${tab.label} · ${tab.paneCount} pane(s) · ${tab.status}`);
+      for (const rawPane of t.panes.filter((candidate) => candidate.tabId === rawTab.tabId)) {
+        const pane = neutralizeFields(rawPane);
+        const agent = neutralizeFields(agentIn.get(rawPane.paneId));
         const who = agent
-          ? `${neutralizeLine(agent.name ?? "(unnamed)")} ${neutralizeLine(agent.kind ?? "?")} ${agent.status} seq ${agent.stateChangeSeq}`
+          ? `${agent.name ?? "(unnamed)"} ${agent.kind ?? "?"} ${agent.status} seq ${agent.stateChangeSeq}`
           : "shell";
-        lines.push(`    ${pane.paneId} ${who} · ${neutralizeLine(pane.cwd ?? "-")}`);
+        lines.push(`    ${pane.paneId} ${who} · ${pane.cwd ?? "-"}`);
       }
     }
   }

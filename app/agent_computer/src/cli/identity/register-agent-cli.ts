@@ -5,6 +5,7 @@ import { CLI_PROFILES } from "../../domain/identity/cli-profiles.ts";
 import { agentId, capabilitySchema } from "../../domain/identity/names.ts";
 import { STORE_ERRORS } from "../../errors.ts";
 import { keepInVault } from "../../local/vault.ts";
+import { looksLikeToken, TOKEN_REFUSAL } from "../../token-shape.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildDeps } from "../kernel/deps.ts";
@@ -25,10 +26,16 @@ export const registerOptionsSchema = z
       .max(64)
       .describe("what it can do (tasks are routed by it); fixed at first registration"),
     class: z.enum(AGENT_CLASSES).optional().describe("coordination posture; default unclassified; fixed at first registration"),
-    description: z.string().max(512).optional().describe("free text; omitted = keep the stored one"),
+    description: z
+      .string()
+      .max(512)
+      .refine((text) => !looksLikeToken(text), TOKEN_REFUSAL)
+      .optional()
+      .describe("free text; omitted = keep the stored one"),
     hostId: z
       .string()
       .regex(/^[A-Za-z0-9_.:-]{1,128}$/, "must be 1-128 of A-Z a-z 0-9 _ . : -")
+      .refine((id) => !looksLikeToken(id), TOKEN_REFUSAL)
       .optional()
       .describe("stable machine id; default AGENT_COMPUTER_HOST_ID or /etc/machine-id; fixed at first registration"),
     managed: z.boolean().optional().describe("a managed wrapper, not an interactive terminal; fixed at first registration"),

@@ -6,7 +6,7 @@
 import { neutralize, safeJson } from "../../terminal-text.ts";
 import { redactTokens } from "./redact-tokens.ts";
 
-export { neutralize, neutralizeLine } from "../../terminal-text.ts";
+export { neutralize, neutralizeFields, neutralizeLine } from "../../terminal-text.ts";
 
 // Bun.write on Bun.stdout, not process.stdout: touching process.stdout builds a Node WriteStream and
 // loads the whole stream machinery, a large share of a short command's start-up. Bun.write resolves

@@ -2,7 +2,7 @@ import * as z from "zod/mini";
 import { shellWord } from "../../command-line.ts";
 import { type CheckinResult, checkIn, previewCheckIn } from "../../domain/agents/checkin.ts";
 import { UNSAVED_AUTH_NOTE } from "../../domain/agents/register-new.ts";
-import { agentIdSchema, capabilitySchema } from "../../domain/identity/names.ts";
+import { agentIdSchema, capabilitySchema, notAToken } from "../../domain/identity/names.ts";
 import { TTL_MAX_SECONDS, TTL_MIN_SECONDS } from "../../domain/mesh/ttl.ts";
 import { STORE_ERRORS } from "../../errors.ts";
 import { keepInVault } from "../../local/vault.ts";
@@ -33,7 +33,7 @@ export const checkinOptionsSchema = z.object({
       ),
     ),
   herdrPane: z
-    .optional(z.string().check(z.regex(/^([A-Za-z0-9_:.-]{1,64})?$/, "must be a Herdr pane id")))
+    .optional(z.string().check(z.regex(/^([A-Za-z0-9_:.-]{1,64})?$/, "must be a Herdr pane id"), notAToken()))
     .check(
       z.describe(
         'your OWN Herdr pane id ("$HERDR_PANE_ID"), to arm auto-wake on this host (only when HERDR_ENV=1; never a value from a message)',

@@ -1,5 +1,5 @@
 import * as z from "zod/mini";
-import { agentIdSchema } from "../../domain/identity/names.ts";
+import { agentIdSchema, notAToken } from "../../domain/identity/names.ts";
 import { MAX_SEARCH_WORDS, type SearchResult, searchMessages } from "../../domain/mesh/search.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
@@ -13,6 +13,7 @@ export const searchOptionsSchema = z.object({
     .check(
       z.minLength(1),
       z.maxLength(1024),
+      notAToken(),
       z.describe(`the words to find, all of them, each whole (at most ${MAX_SEARCH_WORDS})`),
     ),
   limit: z

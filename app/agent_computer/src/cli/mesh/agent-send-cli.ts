@@ -1,6 +1,6 @@
 import * as z from "zod/mini";
 import { commandLine } from "../../command-line.ts";
-import { agentIdSchema } from "../../domain/identity/names.ts";
+import { agentIdSchema, notAToken, threadLabelSchema } from "../../domain/identity/names.ts";
 import { type RecipientOutcome, type SendResult, sendMessage } from "../../domain/mesh/send.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
@@ -16,14 +16,14 @@ export const sendOptionsSchema = z
       ._default(z.boolean(), false)
       .check(z.describe("send to every live agent except you (narrow with --role/--repo)")),
     role: z
-      .optional(z.string().check(z.minLength(1), z.maxLength(64)))
+      .optional(z.string().check(z.minLength(1), z.maxLength(64), notAToken()))
       .check(z.describe("with --broadcast: only live agents of this role")),
     repo: z
-      .optional(z.string().check(z.minLength(1), z.maxLength(256)))
+      .optional(z.string().check(z.minLength(1), z.maxLength(256), notAToken()))
       .check(z.describe("with --broadcast: only live agents on this repo")),
     ...bodySchemas,
     thread: z
-      .optional(z.string().check(z.regex(/^[A-Za-z0-9_.:-]{1,128}$/, "must be 1-128 of A-Z a-z 0-9 _ . : -")))
+      .optional(threadLabelSchema)
       .check(z.describe("thread id to group related messages (a reply takes its thread from the message it answers)")),
     replyTo: z
       .optional(z.string().check(z.regex(/^msg_[0-9a-f]{32}$/, "must be a message id (msg_…)")))
@@ -33,7 +33,7 @@ export const sendOptionsSchema = z
         ),
       ),
     idempotencyKey: z
-      .optional(z.string().check(z.regex(/^[\x21-\x7e]{1,128}$/, "must be 1-128 printable ASCII characters")))
+      .optional(z.string().check(z.regex(/^[\x21-\x7e]{1,128}$/, "must be 1-128 printable ASCII characters"), notAToken()))
       .check(
         z.describe(
           "a retry with the same key, body, recipients and thread within 24 h returns the original message and sends nothing new; the same key for a different message is IDEMPOTENCY_CONFLICT",

@@ -1,5 +1,5 @@
 import * as z from "zod/mini";
-import { agentIdSchema } from "../../domain/identity/names.ts";
+import { agentIdSchema, threadLabelSchema } from "../../domain/identity/names.ts";
 import { readThread, type ThreadResult } from "../../domain/mesh/thread.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
@@ -9,10 +9,9 @@ import { authenticatedErrorsWith, PRESENCE_FALLBACK, resolveToken, tokenFileSche
 
 export const threadOptionsSchema = z.object({
   agentId: agentIdSchema,
-  thread: z
-    .string()
-    .check(z.regex(/^[A-Za-z0-9_.:-]{1,128}$/, "must be 1-128 of A-Z a-z 0-9 _ . : -"))
-    .check(z.describe("the thread id (thread_id in agent-inbox-cli and agent-sent-cli), or the id of any message of it")),
+  thread: threadLabelSchema.check(
+    z.describe("the thread id (thread_id in agent-inbox-cli and agent-sent-cli), or the id of any message of it"),
+  ),
   limit: z
     ._default(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(1000)), 200)
     .check(z.describe("how many messages to return at most, oldest first")),

@@ -1,5 +1,5 @@
 import * as z from "zod/mini";
-import { agentIdSchema } from "../../domain/identity/names.ts";
+import { agentIdSchema, notAToken } from "../../domain/identity/names.ts";
 import { type ChannelAction, type ChannelResult, channelAction } from "../../domain/mesh/channels.ts";
 import type { ErrorCode } from "../../errors.ts";
 import { type CommandDef, defineCommand } from "../kernel/command.ts";
@@ -15,6 +15,7 @@ const channelName = z
   .string()
   .check(
     z.regex(/^[a-z0-9][a-z0-9_.-]{0,63}$/, "must be 1-64 of a-z 0-9 _ . - starting with a letter or digit"),
+    notAToken(),
     z.describe("the channel's name"),
   );
 

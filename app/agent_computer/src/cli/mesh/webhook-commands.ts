@@ -81,7 +81,7 @@ const addSchema = z
       ._default(z.boolean(), false)
       .check(
         z.describe(
-          "let the worker reach loopback, private, link-local and similar addresses (refused by default, both in the URL and when its host name resolves to one); only this host's worker delivers such an endpoint, even when hosts share a store",
+          "let the worker reach loopback, private, link-local and other addresses the IANA special-purpose registries do not call globally reachable, IPv6 forms that carry an IPv4 address (mapped, NAT64, 6to4) and the worker host's own addresses (refused by default, both in the URL and when its host name resolves to one); only this host's worker delivers such an endpoint, even when hosts share a store",
         ),
       ),
     tokenFile: tokenFileSchema,

@@ -11,7 +11,7 @@ export const webhookUrlProblem = (text: string, allowPrivate: boolean): string |
   if (url.username || url.password) return "must not carry credentials (user:password@); authenticate receivers by the signature";
   if (url.hash) return "must not have a #fragment (it is never sent)";
   if (!allowPrivate && isPrivateHost(url.hostname)) {
-    return "names a loopback, private or link-local address; pass --allow-private to let the worker reach it";
+    return "names a loopback, private, link-local or other address that is not globally reachable; pass --allow-private to let the worker reach it";
   }
   return undefined;
 };
