@@ -53,6 +53,8 @@ export const setWorkerEnv = (
 ): Promise<{ agent_id: string; set: string[]; count: number }> =>
   deps.store.write(async (tx) => {
     await authenticate(tx, input.agentId, input.token);
+    // Counted and written under the owner's agent row: a racing set for the same owner waits, then counts these.
+    await tx.mesh.lockAgents([input.agentId]);
     const existing = new Set((await tx.automation.listEnv(input.agentId)).map((e) => e.key));
     const after = new Set([...existing, ...input.entries.map((e) => e.key)]);
     if (after.size > MAX_ENTRIES) throw new AppError("INVALID_INPUT", `--file: at most ${MAX_ENTRIES} variables per agent`);

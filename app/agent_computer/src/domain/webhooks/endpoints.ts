@@ -10,7 +10,7 @@ import type {
   WebhookEventState,
 } from "../../store/port.ts";
 import { type Deps, hostIdOf, iso } from "../deps.ts";
-import { enterMesh, withPresence } from "../mesh/live-session.ts";
+import { enterMesh, meetCaller, withPresence, writePresence } from "../mesh/live-session.ts";
 import { displayUrl, webhookUrlProblem } from "./url.ts";
 
 /** Each agent may keep this many endpoints: every event of a kind is one outbox row per endpoint that receives it. */
@@ -100,7 +100,11 @@ export const addEndpoint = (deps: Deps, input: AddInput): Promise<AddResult> => 
   const problem = webhookUrlProblem(input.url, input.allowPrivate);
   if (problem) throw new AppError("INVALID_INPUT", `--url: ${problem}; nothing was written`);
   return deps.store.write(async (tx) => {
-    await enterMesh(deps, tx, input.agentId, input.token, false);
+    const caller = await meetCaller(deps, tx, input.agentId, input.token);
+    // The cap is counted and the endpoint added under the owner's agent row (taken first, as in the one lock order):
+    // another add for the same owner waits here, then counts this one.
+    await tx.mesh.lockAgents([input.agentId]);
+    await writePresence(deps, tx, caller);
     const existing = await tx.webhooks.listEndpoints(input.agentId, MAX_ENDPOINTS_PER_AGENT + 1);
     if (existing.length >= MAX_ENDPOINTS_PER_AGENT) {
       throw new AppError("CONFLICT", `${input.agentId} has ${existing.length} webhook endpoints, the most an agent may keep`, {
