@@ -60,6 +60,25 @@ describe.each(storeNames)("per-agent caps under racing writers [%s]", (storeName
     }
   });
 
+  test(`${WRITERS} concurrent adds through one store (batched together) keep exactly ${MAX_ENDPOINTS_PER_AGENT}`, async () => {
+    const owner = "hooks-one-store";
+    const token = await register(owner);
+    const results = await Promise.allSettled(
+      writers.map((_, i) =>
+        addEndpoint(depsOf(setup), {
+          agentId: owner,
+          token,
+          url: `https://hooks.example.com/${owner}/${i}`,
+          events: ["message"],
+          allowPrivate: false,
+        }),
+      ),
+    );
+    expect(results.filter((r) => r.status === "rejected")).toHaveLength(WRITERS - MAX_ENDPOINTS_PER_AGENT);
+    const [row] = await target.sql("SELECT COUNT(*) AS n FROM webhook_endpoints WHERE owner = $1", [owner]);
+    expect(Number(row?.n)).toBe(MAX_ENDPOINTS_PER_AGENT);
+  });
+
   test(`concurrent WorkerEnv sets never keep more than ${MAX_ENTRIES} variables, ${ROUNDS} rounds`, async () => {
     // Each writer sets keys of its own: the first three fit (60 each), every later one would pass the cap.
     const perWriter = 60;
