@@ -11,6 +11,7 @@ import {
 } from "../../app/agent_computer/src/domain/webhooks/delivery.ts";
 import { addEndpoint, removeEndpoint } from "../../app/agent_computer/src/domain/webhooks/endpoints.ts";
 import type { ClaimedWebhookEvent, Store } from "../../app/agent_computer/src/store/port.ts";
+import { DUE_EXISTS_SQL, dueHeadsSql, ENDPOINT_BUSY_SQL } from "../../app/agent_computer/src/store/sql/webhook-claim.ts";
 import { type MeshAgents, openMeshAgents } from "../helpers/mesh.ts";
 import { storeNames } from "../helpers/stores.ts";
 
@@ -132,5 +133,35 @@ describe.each(storeNames)("fair webhook claims [%s]", (storeName) => {
       [endpoint],
     );
     expect(Number(row?.n)).toBe(5);
+  });
+
+  test("a claim reads each endpoint through its own indexes, never down the whole outbox", async () => {
+    const params: Record<string, unknown[]> = {
+      heads: [0, "test-host", 2, 8, "slow"],
+      exists: [0, "test-host"],
+      busy: ["whk_x", 0],
+    };
+    const queries: Record<string, string> = { heads: dueHeadsSql(1), exists: DUE_EXISTS_SQL, busy: ENDPOINT_BUSY_SQL };
+    for (const [name, sql] of Object.entries(queries)) {
+      let plan: string;
+      if (storeName === "sqlite") {
+        const rows = await mesh.target.sql(`EXPLAIN QUERY PLAN ${sql.replace(/\$(\d+)/g, "?$1")}`, params[name]);
+        plan = rows.map((r) => String(r.detail)).join("\n");
+        expect(plan, name).not.toMatch(/SCAN (webhook_events|ev|held)(?! USING)/);
+      } else {
+        // A small table is cheaper to scan, so the planner is told that scans are out, as on a large outbox.
+        const { SQL } = await import("bun");
+        const db = new SQL({ url: mesh.target.env.AGENT_COMPUTER_DATABASE_URL as string, max: 1 });
+        try {
+          await db.unsafe("SET enable_seqscan = off");
+          const rows = await db.unsafe(`EXPLAIN ${sql}`, params[name]);
+          plan = [...rows].map((r) => String((r as Record<string, unknown>)["QUERY PLAN"])).join("\n");
+        } finally {
+          await db.close();
+        }
+      }
+      expect(plan, name).toContain("webhook_events_leased");
+      if (name !== "busy") expect(plan, name).toContain("webhook_events_endpoint_due");
+    }
   });
 });

@@ -10,6 +10,7 @@ import type {
   WebhookRepo,
 } from "../port-webhooks.ts";
 import { type Db, num, numOrNull, type Row, str, strOrNull } from "./db.ts";
+import { DUE_EXISTS_SQL, dueHeadsSql, ENDPOINT_BUSY_SQL } from "./webhook-claim.ts";
 
 const toEndpoint = (r: Row): WebhookEndpointRecord => ({
   id: str(r.id),
@@ -65,35 +66,6 @@ const toAttempt = (r: Row): WebhookAttemptRecord => ({
 const due = (now: string, host: string): string => `state = 'pending' AND next_attempt_at <= ${now}
   AND (lease_expires_at IS NULL OR lease_expires_at < ${now})
   AND endpoint_id IN (SELECT id FROM webhook_endpoints WHERE state = 'active' AND (private_host IS NULL OR private_host = ${host}))`;
-
-/** An event of endpoint `endpoint` that a worker holds now: one endpoint is sent one attempt at a time. */
-const inFlight = (endpoint: string, now: string, alias = ""): string =>
-  `${alias}endpoint_id = ${endpoint} AND ${alias}state = 'pending' AND ${alias}lease_expires_at >= ${now}`;
-const idleEndpoint = (now: string): string =>
-  `NOT EXISTS (SELECT 1 FROM webhook_events held WHERE ${inFlight("ev.endpoint_id", now, "held.")})`;
-
-/**
- * What a claim may take, fairest first: each idle endpoint's oldest due event (an endpoint with an attempt in flight
- * offers none), at most $3 per owner, every owner's first before anyone's second, then oldest first; $4 rows at
- * most. Owners whose slots in this worker are all taken ($5 on) offer none. $1 is now, $2 the worker's host.
- */
-const headsSql = (fullOwners: number): string => {
-  const skipped = Array.from({ length: fullOwners }, (_, i) => `$${i + 5}`).join(", ");
-  return `WITH due_events AS (
-    SELECT ev.id, ev.endpoint_id, ep.owner, ev.next_attempt_at, ev.created_at,
-      ROW_NUMBER() OVER (PARTITION BY ev.endpoint_id ORDER BY ev.next_attempt_at, ev.created_at, ev.id) AS in_endpoint
-    FROM webhook_events ev JOIN webhook_endpoints ep ON ep.id = ev.endpoint_id
-    WHERE ev.state = 'pending' AND ev.next_attempt_at <= $1 AND (ev.lease_expires_at IS NULL OR ev.lease_expires_at < $1)
-      AND ep.state = 'active' AND (ep.private_host IS NULL OR ep.private_host = $2)
-      ${fullOwners > 0 ? `AND ep.owner NOT IN (${skipped})` : ""}
-      AND ${idleEndpoint("$1")}
-  ), heads AS (
-    SELECT id, endpoint_id, owner, next_attempt_at, created_at,
-      ROW_NUMBER() OVER (PARTITION BY owner ORDER BY next_attempt_at, created_at, id) AS in_owner
-    FROM due_events WHERE in_endpoint = 1
-  )
-  SELECT id, endpoint_id, owner FROM heads WHERE in_owner <= $3 ORDER BY in_owner, next_attempt_at, created_at, id LIMIT $4`;
-};
 
 export const webhookRepo = (db: Db): WebhookRepo => ({
   insertEndpoint: async (e) => {
@@ -167,14 +139,12 @@ export const webhookRepo = (db: Db): WebhookRepo => ({
     const row = await db.get<Row>(`SELECT ${EVENT_COLUMNS} FROM webhook_events WHERE id = $1`, [id]);
     return row ? toEvent(row) : undefined;
   },
-  dueEventExists: async (now, hostId) =>
-    (await db.get<Row>(`SELECT 1 AS found FROM webhook_events ev WHERE ${due("$1", "$2")} AND ${idleEndpoint("$1")} LIMIT 1`, [
-      now,
-      hostId,
-    ])) !== undefined,
+  dueEventExists: async (now, hostId) => (await db.get<Row>(DUE_EXISTS_SQL, [now, hostId])) !== undefined,
   claimEvents: async ({ workerId, hostId, now, leaseMs, limit, perOwner, inFlightByOwner, newToken }) => {
     const full = [...inFlightByOwner].filter(([, n]) => n >= perOwner).map(([owner]) => owner);
-    const heads = await db.all<Row>(headsSql(full.length), [now, hostId, perOwner, limit + inFlightByOwner.size, ...full]);
+    // Owners with part of their share left may offer more heads than they can take: read past them.
+    const held = [...inFlightByOwner.values()].reduce((sum, n) => sum + n, 0);
+    const heads = await db.all<Row>(dueHeadsSql(full.length), [now, hostId, perOwner, limit + held, ...full]);
     const taken = new Map(inFlightByOwner);
     const claimed: ClaimedWebhookEvent[] = [];
     for (const head of heads) {
@@ -188,10 +158,7 @@ export const webhookRepo = (db: Db): WebhookRepo => ({
         ]);
         if (!locked) continue;
       }
-      if (
-        await db.get<Row>(`SELECT 1 AS busy FROM webhook_events WHERE ${inFlight("$1", "$2")} LIMIT 1`, [head.endpoint_id, now])
-      )
-        continue;
+      if (await db.get<Row>(ENDPOINT_BUSY_SQL, [head.endpoint_id, now])) continue;
       const leaseToken = newToken();
       const row = await db.get<Row>(
         `UPDATE webhook_events SET attempts = attempts + 1, lease_token = $2, lease_expires_at = $3
