@@ -1,5 +1,6 @@
 // The outbound webhook sender: claims due events under a lease (so two workers on one store never send the same
-// attempt), posts each (webhook-post.ts), and settles it in the store, which schedules the retry or, after too many
+// attempt) and fairly (one attempt at a time per endpoint, a bounded share of the slots per owner), posts each
+// (webhook-post.ts), and settles it in the store, which schedules the retry or, after too many
 // failures, disables the endpoint and tells its owner. Logs carry ids, status codes and durations, never a URL,
 // payload or secret.
 import { claimDeliveries, type DeliveryPolicy, deliveryDue, settleDelivery } from "../domain/webhooks/delivery.ts";
@@ -16,7 +17,7 @@ const CONCURRENCY = 8;
  * Of those, the most one owner's endpoints may hold: an agent whose receivers all hang keeps this many slots busy
  * for a timeout each and leaves the rest to everyone else (the store also sends each endpoint one attempt at a time).
  */
-export const SLOTS_PER_OWNER = 2;
+const SLOTS_PER_OWNER = 2;
 const USER_AGENT = "agent-computer-webhooks/1";
 
 export const webhookDeliveryService = (ctx: WorkerContext): WorkerService => {
