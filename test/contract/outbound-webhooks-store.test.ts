@@ -388,22 +388,37 @@ describe.each(storeNames)("outbound webhooks [%s]", (storeName) => {
   test("retention prunes delivered and failed events that ended before the period, with their attempts; pending ones stay", async () => {
     const DAY = 86_400_000;
     const endpoint = await add("other", ["message"]);
-    for (const body of ["delivered", "failed", "in flight", "awaiting retry"]) await send("sender", "other", body);
-    const claimed = (await claim("w1")).filter((c) => c.endpoint.id === endpoint.id);
-    expect(claimed).toHaveLength(4);
-    const [delivered, failed, inFlight, retrying] = claimed as ClaimedWebhookEvent[];
+    for (const body of ["delivered", "failed", "awaiting retry", "in flight"]) await send("sender", "other", body);
+    // One endpoint is sent one attempt at a time: each event is claimed once the one before it is settled.
+    const next = async () => {
+      const claimed = (await claim("w1")).filter((c) => c.endpoint.id === endpoint.id);
+      expect(claimed).toHaveLength(1);
+      return claimed[0] as ClaimedWebhookEvent;
+    };
     const lastTry: DeliveryPolicy = { ...POLICY, backoffMs: [], disableAfter: 100 };
-    expect((await settleDelivery(deps(), delivered as ClaimedWebhookEvent, OK, POLICY)).event?.state).toBe("delivered");
-    expect((await settleDelivery(deps(), failed as ClaimedWebhookEvent, HTTP_500, lastTry)).event?.state).toBe("failed");
-    expect((await settleDelivery(deps(), retrying as ClaimedWebhookEvent, HTTP_500, POLICY)).event?.state).toBe("pending");
+    const delivered = await next();
+    expect((await settleDelivery(deps(), delivered, OK, POLICY)).event?.state).toBe("delivered");
+    const failed = await next();
+    expect((await settleDelivery(deps(), failed, HTTP_500, lastTry)).event?.state).toBe("failed");
+    const retrying = await next();
+    expect((await settleDelivery(deps(), retrying, HTTP_500, POLICY)).event?.state).toBe("pending");
+    // The retry is not due yet, so the last event is next; it stays in flight.
+    const inFlight = await next();
+    expect(inFlight.event.id).not.toBe(retrying.event.id);
 
     // Eight days on: one more event ends now, inside the period.
     mesh.clock.advance(8 * DAY);
     await send("sender", "other", "recent");
-    // The claim also takes the two pending events again (a lapsed lease, a retry now due): they stay pending.
-    const earlier = new Set(claimed.map((c) => c.event.id));
-    const [recent] = (await claim("w1")).filter((c) => c.endpoint.id === endpoint.id && !earlier.has(c.event.id));
-    expect((await settleDelivery(deps(), recent as ClaimedWebhookEvent, OK, POLICY)).event?.state).toBe("delivered");
+    // The two pending events come first again (a lapsed lease, a retry now due); each fails once more and stays
+    // pending, and then the recent one is claimed.
+    const earlier = new Set([delivered, failed, retrying, inFlight].map((c) => c.event.id));
+    let recent = await next();
+    for (let i = 0; i < 2 && earlier.has(recent.event.id); i++) {
+      expect((await settleDelivery(deps(), recent, HTTP_500, POLICY, noJitter)).event?.state).toBe("pending");
+      recent = await next();
+    }
+    expect(earlier.has(recent.event.id)).toBe(false);
+    expect((await settleDelivery(deps(), recent, OK, POLICY)).event?.state).toBe("delivered");
     const attemptsOf = async (eventId: string | undefined) =>
       Number((await mesh.target.sql("SELECT COUNT(*) AS n FROM webhook_attempts WHERE event_id = $1", [eventId]))[0]?.n);
     expect(await attemptsOf(delivered?.event.id)).toBe(1);
@@ -414,7 +429,7 @@ describe.each(storeNames)("outbound webhooks [%s]", (storeName) => {
     expect(await pruneEndedDeliveries(deps(), 7)).toEqual({ pruned: 0, more: false });
 
     const kept = await events(endpoint.id);
-    expect(kept.map((e) => e.id)).toEqual([inFlight?.event.id, retrying?.event.id, recent?.event.id]);
+    expect(kept.map((e) => e.id)).toEqual([retrying.event.id, inFlight.event.id, recent.event.id]);
     expect(kept.map((e) => e.state)).toEqual(["pending", "pending", "delivered"]);
     for (const gone of [delivered, failed]) expect(await attemptsOf(gone?.event.id)).toBe(0);
     for (const stays of [inFlight, retrying, recent]) expect(await attemptsOf(stays?.event.id)).toBeGreaterThan(0);
@@ -423,7 +438,7 @@ describe.each(storeNames)("outbound webhooks [%s]", (storeName) => {
     mesh.clock.advance(30 * DAY);
     expect(await pruneEndedDeliveries(deps(), 60)).toEqual({ pruned: 0, more: false });
     expect(await pruneEndedDeliveries(deps(), 7)).toEqual({ pruned: 1, more: false });
-    expect((await events(endpoint.id)).map((e) => e.id)).toEqual([inFlight?.event.id, retrying?.event.id]);
+    expect((await events(endpoint.id)).map((e) => e.id)).toEqual([retrying.event.id, inFlight.event.id]);
     await removeEndpoint(deps(), { agentId: "other", token: mesh.token("other"), endpointId: endpoint.id });
   });
 });

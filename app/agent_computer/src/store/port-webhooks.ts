@@ -101,9 +101,12 @@ export interface WebhookRepo {
    */
   dueEventExists(now: number, hostId: string): Promise<boolean>;
   /**
-   * Pending events of active endpoints due at `now` whose lease (if any) ran out, oldest first, each given the
-   * next attempt number and a new lease token, with its attempt row written; rows other workers hold are skipped.
-   * A private endpoint's events are claimed only by a worker on the host it was added on (`hostId`).
+   * Pending events of active endpoints due at `now` whose lease (if any) ran out, each given the next attempt
+   * number and a new lease token, with its attempt row written; rows other workers hold are skipped. Fair: an
+   * endpoint with an attempt in flight (any worker's live lease) gets none, any other at most one (its oldest due);
+   * an owner gets at most `perOwner` less what this worker holds of it (`inFlightByOwner`); every owner's first
+   * event before anyone's second, then oldest first. A private endpoint's events are claimed only by a worker on
+   * the host it was added on (`hostId`).
    */
   claimEvents(input: {
     workerId: string;
@@ -111,6 +114,8 @@ export interface WebhookRepo {
     now: number;
     leaseMs: number;
     limit: number;
+    perOwner: number;
+    inFlightByOwner: ReadonlyMap<string, number>;
     newToken(): string;
   }): Promise<ClaimedWebhookEvent[]>;
   /**

@@ -1,5 +1,6 @@
 // The outbound webhook sender: claims due events under a lease (so two workers on one store never send the same
-// attempt), posts each (webhook-post.ts), and settles it in the store, which schedules the retry or, after too many
+// attempt) and fairly (one attempt at a time per endpoint, a bounded share of the slots per owner), posts each
+// (webhook-post.ts), and settles it in the store, which schedules the retry or, after too many
 // failures, disables the endpoint and tells its owner. Logs carry ids, status codes and durations, never a URL,
 // payload or secret.
 import { claimDeliveries, type DeliveryPolicy, deliveryDue, settleDelivery } from "../domain/webhooks/delivery.ts";
@@ -12,6 +13,11 @@ import { postWebhook } from "./webhook-post.ts";
 
 /** Attempts in flight at once per worker. */
 const CONCURRENCY = 8;
+/**
+ * Of those, the most one owner's endpoints may hold: an agent whose receivers all hang keeps this many slots busy
+ * for a timeout each and leaves the rest to everyone else (the store also sends each endpoint one attempt at a time).
+ */
+const SLOTS_PER_OWNER = 2;
 const USER_AGENT = "agent-computer-webhooks/1";
 
 export const webhookDeliveryService = (ctx: WorkerContext): WorkerService => {
@@ -19,7 +25,7 @@ export const webhookDeliveryService = (ctx: WorkerContext): WorkerService => {
   const { backoffMs, disableAfter, timeoutMs } = ctx.options.webhooks;
   // A claim outlives the longest attempt by a margin; a worker that dies loses its claims when they lapse.
   const policy: DeliveryPolicy = { backoffMs, disableAfter, leaseMs: timeoutMs * 2 + 10_000 };
-  const inFlight = new Map<string, Promise<void>>();
+  const inFlight = new Map<string, { owner: string; done: Promise<void> }>();
   const abort = new AbortController();
   const wake = new Wakeup();
   let running = true;
@@ -54,14 +60,22 @@ export const webhookDeliveryService = (ctx: WorkerContext): WorkerService => {
         inFlight.delete(claimed.event.id);
         wake.notify();
       });
-    inFlight.set(claimed.event.id, done);
+    inFlight.set(claimed.event.id, { owner: claimed.endpoint.owner, done });
   };
 
   /** Claims as many due events as there are free slots; returns how many it started. */
   const fill = async (): Promise<number> => {
     const free = CONCURRENCY - inFlight.size;
     if (free <= 0 || !(await deliveryDue(ctx.deps))) return 0;
-    const claimed = await claimDeliveries(ctx.deps, { workerId: ctx.workerId, limit: free, policy });
+    const inFlightByOwner = new Map<string, number>();
+    for (const { owner } of inFlight.values()) inFlightByOwner.set(owner, (inFlightByOwner.get(owner) ?? 0) + 1);
+    const claimed = await claimDeliveries(ctx.deps, {
+      workerId: ctx.workerId,
+      limit: free,
+      policy,
+      perOwner: SLOTS_PER_OWNER,
+      inFlightByOwner,
+    });
     for (const c of claimed) start(c);
     return claimed.length;
   };
@@ -78,7 +92,7 @@ export const webhookDeliveryService = (ctx: WorkerContext): WorkerService => {
   };
 
   const settleAll = async (): Promise<void> => {
-    while (inFlight.size > 0) await Promise.race(inFlight.values());
+    while (inFlight.size > 0) await Promise.race([...inFlight.values()].map((f) => f.done));
   };
 
   return {
@@ -91,7 +105,7 @@ export const webhookDeliveryService = (ctx: WorkerContext): WorkerService => {
       for (;;) {
         const started = await fill();
         if (started === 0 && inFlight.size === 0) return;
-        if (started === 0 || inFlight.size >= CONCURRENCY) await Promise.race(inFlight.values());
+        if (started === 0 || inFlight.size >= CONCURRENCY) await Promise.race([...inFlight.values()].map((f) => f.done));
       }
     },
     drain: async () => {

@@ -20,7 +20,9 @@ const binary: BinaryDef = {
     "--help, --webhook-backoff). Every attempt is recorded (time, worker, duration, status code or error kind; never " +
     "the response body): agent-webhook-cli deliveries. Each attempt is claimed under a lease, so workers sharing a " +
     "store never send one attempt twice; a worker that dies mid-attempt loses its claim and another sends the event " +
-    "again with the same webhook-id (at least once, never lost). After 5 events in a row failed every attempt " +
+    "again with the same webhook-id (at least once, never lost). Fair: an endpoint is sent one attempt at a time " +
+    "(oldest due first), and a worker holds at most 2 of its 8 attempts in flight for one agent's endpoints, so one " +
+    "agent's slow or dead receivers delay no other agent's events. After 5 events in a row failed every attempt " +
     "(--webhook-disable-after) the endpoint is disabled and you get a notice in your inbox from agent-computer; " +
     "nothing is recorded for it while disabled, events already pending are kept, and enable sends them.\n" +
     "Trust: the secret is shown once by add. The worker must sign with it, so it is stored as is in the state store, " +

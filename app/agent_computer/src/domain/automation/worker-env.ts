@@ -51,14 +51,19 @@ export const setWorkerEnv = (
   deps: Deps,
   input: OwnerCall & { entries: { key: string; value: string }[] },
 ): Promise<{ agent_id: string; set: string[]; count: number }> =>
-  deps.store.write(async (tx) => {
-    await authenticate(tx, input.agentId, input.token);
-    const existing = new Set((await tx.automation.listEnv(input.agentId)).map((e) => e.key));
-    const after = new Set([...existing, ...input.entries.map((e) => e.key)]);
-    if (after.size > MAX_ENTRIES) throw new AppError("INVALID_INPUT", `--file: at most ${MAX_ENTRIES} variables per agent`);
-    await tx.automation.setEnv(input.agentId, input.entries, deps.now());
-    return { agent_id: input.agentId, set: input.entries.map((e) => e.key), count: after.size };
-  });
+  deps.store.write(
+    async (tx) => {
+      await authenticate(tx, input.agentId, input.token);
+      // Counted and written under the owner's agent row: a racing set for the same owner waits, then counts these.
+      await tx.mesh.lockAgents([input.agentId]);
+      const existing = new Set((await tx.automation.listEnv(input.agentId)).map((e) => e.key));
+      const after = new Set([...existing, ...input.entries.map((e) => e.key)]);
+      if (after.size > MAX_ENTRIES) throw new AppError("INVALID_INPUT", `--file: at most ${MAX_ENTRIES} variables per agent`);
+      await tx.automation.setEnv(input.agentId, input.entries, deps.now());
+      return { agent_id: input.agentId, set: input.entries.map((e) => e.key), count: after.size };
+    },
+    { agents: [input.agentId] },
+  );
 
 export const unsetWorkerEnv = (deps: Deps, input: OwnerCall & { keys: string[] }) =>
   deps.store.write(async (tx) => {

@@ -28,10 +28,20 @@ const mintLeaseToken = (): string => `whlease_${randomBytes(18).toString("base64
 export const deliveryDue = (deps: Deps): Promise<boolean> =>
   deps.store.read((tx) => tx.webhooks.dueEventExists(deps.now(), hostIdOf(deps)));
 
-/** Claims up to `limit` due events for this worker, each under a lease of policy.leaseMs. */
+/**
+ * Claims up to `limit` due events for this worker, each under a lease of policy.leaseMs: one at a time per endpoint,
+ * and at most `perOwner` per owner counting those the worker holds already (`inFlightByOwner`), so one agent's slow
+ * or dead receivers take a few of the worker's slots and never all of them. Without `perOwner`, owners are unbounded.
+ */
 export const claimDeliveries = (
   live: Deps,
-  input: { workerId: string; limit: number; policy: DeliveryPolicy },
+  input: {
+    workerId: string;
+    limit: number;
+    policy: DeliveryPolicy;
+    perOwner?: number;
+    inFlightByOwner?: ReadonlyMap<string, number>;
+  },
 ): Promise<ClaimedWebhookEvent[]> => {
   const deps = atOneInstant(live);
   return deps.store.write((tx) =>
@@ -41,6 +51,8 @@ export const claimDeliveries = (
       now: deps.now(),
       leaseMs: input.policy.leaseMs,
       limit: input.limit,
+      perOwner: input.perOwner ?? input.limit,
+      inFlightByOwner: input.inFlightByOwner ?? new Map(),
       newToken: mintLeaseToken,
     }),
   );

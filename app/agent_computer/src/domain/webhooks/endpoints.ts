@@ -10,7 +10,7 @@ import type {
   WebhookEventState,
 } from "../../store/port.ts";
 import { type Deps, hostIdOf, iso } from "../deps.ts";
-import { enterMesh, withPresence } from "../mesh/live-session.ts";
+import { enterMesh, meetCaller, withPresence, writePresence } from "../mesh/live-session.ts";
 import { displayUrl, webhookUrlProblem } from "./url.ts";
 
 /** Each agent may keep this many endpoints: every event of a kind is one outbox row per endpoint that receives it. */
@@ -99,39 +99,46 @@ export const addEndpoint = (deps: Deps, input: AddInput): Promise<AddResult> => 
   // The CLI's schema checked this already; the rule is repeated here so no other caller can store a bad URL.
   const problem = webhookUrlProblem(input.url, input.allowPrivate);
   if (problem) throw new AppError("INVALID_INPUT", `--url: ${problem}; nothing was written`);
-  return deps.store.write(async (tx) => {
-    await enterMesh(deps, tx, input.agentId, input.token, false);
-    const existing = await tx.webhooks.listEndpoints(input.agentId, MAX_ENDPOINTS_PER_AGENT + 1);
-    if (existing.length >= MAX_ENDPOINTS_PER_AGENT) {
-      throw new AppError("CONFLICT", `${input.agentId} has ${existing.length} webhook endpoints, the most an agent may keep`, {
-        hint: `remove one first: agent-webhook-cli remove --agent-id ${input.agentId} --endpoint-id <id>`,
-      });
-    }
-    const endpoint: WebhookEndpointRecord = {
-      id: deps.newId("whk"),
-      owner: input.agentId,
-      url: input.url,
-      events: [...new Set(input.events)],
-      secret: mintEndpointSecret(),
-      previousSecret: null,
-      previousSecretUntil: null,
-      allowPrivate: input.allowPrivate,
-      // Private addresses are this host's: only its worker may reach them (a shared store serves other hosts too).
-      privateHost: input.allowPrivate ? hostIdOf(deps) : null,
-      state: "active",
-      disabledReason: null,
-      failedStreak: 0,
-      createdAt: deps.now(),
-      updatedAt: deps.now(),
-    };
-    await tx.webhooks.insertEndpoint(endpoint);
-    return {
-      ...(await endpointView(tx, endpoint)),
-      secret: endpoint.secret,
-      secret_note:
-        "shown once: keep it where the receiver verifies signatures; it cannot be printed again (remove the endpoint and add a new one if it is lost)",
-    };
-  });
+  return deps.store.write(
+    async (tx) => {
+      const caller = await meetCaller(deps, tx, input.agentId, input.token);
+      // The cap is counted and the endpoint added under the owner's agent row (taken first, as in the one lock order):
+      // another add for the same owner waits here, then counts this one.
+      await tx.mesh.lockAgents([input.agentId]);
+      await writePresence(deps, tx, caller);
+      const existing = await tx.webhooks.listEndpoints(input.agentId, MAX_ENDPOINTS_PER_AGENT + 1);
+      if (existing.length >= MAX_ENDPOINTS_PER_AGENT) {
+        throw new AppError("CONFLICT", `${input.agentId} has ${existing.length} webhook endpoints, the most an agent may keep`, {
+          hint: `remove one first: agent-webhook-cli remove --agent-id ${input.agentId} --endpoint-id <id>`,
+        });
+      }
+      const endpoint: WebhookEndpointRecord = {
+        id: deps.newId("whk"),
+        owner: input.agentId,
+        url: input.url,
+        events: [...new Set(input.events)],
+        secret: mintEndpointSecret(),
+        previousSecret: null,
+        previousSecretUntil: null,
+        allowPrivate: input.allowPrivate,
+        // Private addresses are this host's: only its worker may reach them (a shared store serves other hosts too).
+        privateHost: input.allowPrivate ? hostIdOf(deps) : null,
+        state: "active",
+        disabledReason: null,
+        failedStreak: 0,
+        createdAt: deps.now(),
+        updatedAt: deps.now(),
+      };
+      await tx.webhooks.insertEndpoint(endpoint);
+      return {
+        ...(await endpointView(tx, endpoint)),
+        secret: endpoint.secret,
+        secret_note:
+          "shown once: keep it where the receiver verifies signatures; it cannot be printed again (remove the endpoint and add a new one if it is lost)",
+      };
+    },
+    { agents: [input.agentId] },
+  );
 };
 
 export interface ListResult {

@@ -9,8 +9,8 @@ import type {
   WebhookEventState,
   WebhookRepo,
 } from "../port-webhooks.ts";
-import { skipLocked } from "./automation-triggers.ts";
 import { type Db, num, numOrNull, type Row, str, strOrNull } from "./db.ts";
+import { DUE_EXISTS_SQL, dueHeadsSql, ENDPOINT_BUSY_SQL } from "./webhook-claim.ts";
 
 const toEndpoint = (r: Row): WebhookEndpointRecord => ({
   id: str(r.id),
@@ -139,20 +139,31 @@ export const webhookRepo = (db: Db): WebhookRepo => ({
     const row = await db.get<Row>(`SELECT ${EVENT_COLUMNS} FROM webhook_events WHERE id = $1`, [id]);
     return row ? toEvent(row) : undefined;
   },
-  dueEventExists: async (now, hostId) =>
-    (await db.get<Row>(`SELECT 1 AS found FROM webhook_events WHERE ${due("$1", "$2")} LIMIT 1`, [now, hostId])) !== undefined,
-  claimEvents: async ({ workerId, hostId, now, leaseMs, limit, newToken }) => {
-    const dueIds = await db.all<Row>(
-      `SELECT id FROM webhook_events WHERE ${due("$1", "$3")} ORDER BY next_attempt_at, created_at, id LIMIT $2${skipLocked(db)}`,
-      [now, limit, hostId],
-    );
+  dueEventExists: async (now, hostId) => (await db.get<Row>(DUE_EXISTS_SQL, [now, hostId])) !== undefined,
+  claimEvents: async ({ workerId, hostId, now, leaseMs, limit, perOwner, inFlightByOwner, newToken }) => {
+    const full = [...inFlightByOwner].filter(([, n]) => n >= perOwner).map(([owner]) => owner);
+    // Owners with part of their share left may offer more heads than they can take: read past them.
+    const held = [...inFlightByOwner.values()].reduce((sum, n) => sum + n, 0);
+    const heads = await db.all<Row>(dueHeadsSql(full.length), [now, hostId, perOwner, limit + held, ...full]);
+    const taken = new Map(inFlightByOwner);
     const claimed: ClaimedWebhookEvent[] = [];
-    for (const { id } of dueIds) {
+    for (const head of heads) {
+      const owner = str(head.owner);
+      if (claimed.length >= limit || (taken.get(owner) ?? 0) >= perOwner) continue;
+      // Whoever claims or settles an event of an endpoint holds its row until commit, so once this lock is had
+      // every earlier claim is committed and the idle check below sees it; one held elsewhere is passed over.
+      if (db.dialect === "postgres") {
+        const locked = await db.get<Row>(`SELECT id FROM webhook_endpoints WHERE id = $1 FOR NO KEY UPDATE SKIP LOCKED`, [
+          head.endpoint_id,
+        ]);
+        if (!locked) continue;
+      }
+      if (await db.get<Row>(ENDPOINT_BUSY_SQL, [head.endpoint_id, now])) continue;
       const leaseToken = newToken();
       const row = await db.get<Row>(
         `UPDATE webhook_events SET attempts = attempts + 1, lease_token = $2, lease_expires_at = $3
          WHERE id = $1 AND ${due("$4", "$5")} RETURNING ${EVENT_COLUMNS}`,
-        [id, leaseToken, now + leaseMs, now, hostId],
+        [head.id, leaseToken, now + leaseMs, now, hostId],
       );
       if (!row) continue;
       const event = toEvent(row);
@@ -166,6 +177,7 @@ export const webhookRepo = (db: Db): WebhookRepo => ({
         "INSERT INTO webhook_attempts (event_id, attempt, endpoint_id, worker_id, started_at) VALUES ($1, $2, $3, $4, $5)",
         [event.id, event.attempts, event.endpointId, workerId, now],
       );
+      taken.set(owner, (taken.get(owner) ?? 0) + 1);
       claimed.push({ event, endpoint: toEndpoint(endpointRow), attempt: event.attempts, leaseToken });
     }
     return claimed;
