@@ -44,8 +44,18 @@ export const ENV_DOCS = {
     "this machine's stable id (default /etc/machine-id); a pid is trusted as liveness evidence only on the host that recorded it.",
   AGENT_COMPUTER_RATE_REGISTER_PER_NAME: rateDoc("registrations", "agent name", RATE_SETTINGS.register.name.default),
   AGENT_COMPUTER_RATE_REGISTER_PER_HOST: rateDoc("registrations", "host (machine id)", RATE_SETTINGS.register.host.default),
-  AGENT_COMPUTER_RATE_SEND_PER_NAME: rateDoc("sends", "sending agent", RATE_SETTINGS.send.name.default),
-  AGENT_COMPUTER_RATE_SEND_PER_HOST: rateDoc("sends", "host (machine id)", RATE_SETTINGS.send.host.default),
+  AGENT_COMPUTER_RATE_SEND_PER_NAME: rateDoc(
+    "new messages (sends, replies, broadcasts, channel posts, task posts: one each)",
+    "sending agent",
+    RATE_SETTINGS.send.name.default,
+  ),
+  AGENT_COMPUTER_RATE_SEND_PER_HOST: rateDoc("new messages", "host (machine id)", RATE_SETTINGS.send.host.default),
+  AGENT_COMPUTER_RATE_DELIVER_PER_NAME: rateDoc(
+    "inbox deliveries (one per recipient a message reaches: a post to a 50-member channel counts 49)",
+    "sending agent",
+    RATE_SETTINGS.deliver.name.default,
+  ),
+  AGENT_COMPUTER_RATE_DELIVER_PER_HOST: rateDoc("inbox deliveries", "host (machine id)", RATE_SETTINGS.deliver.host.default),
 } as const;
 
 export type EnvName = keyof typeof ENV_DOCS;

@@ -5,6 +5,7 @@ import { type RecipientOutcome, type SendResult, sendMessage } from "../../domai
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildDeps } from "../kernel/deps.ts";
+import { MESSAGE_RATE_ENV, RATE_RULE, REACH_RULE } from "../kernel/reach-help.ts";
 import { authenticatedErrorsWith, resolveToken, tokenFileSchema } from "../kernel/token.ts";
 import { bodySchemas, readBody } from "./send-body.ts";
 
@@ -125,8 +126,7 @@ export default defineCommand({
     "Retries: pass --idempotency-key; a repeat with the same key, body, recipients and thread within 24 h returns the " +
     "original message id and sends nothing. The same key with a different body, recipients or thread is " +
     "IDEMPOTENCY_CONFLICT (exit 4) and sends nothing.\n" +
-    "Rate limits per sending agent and per host (see Environment) count new messages, not replays; over them RATE_LIMITED " +
-    "(exit 6) with retry_after_s, and nothing is sent.",
+    `${REACH_RULE}\n${RATE_RULE} A replay of an idempotency key counts nothing.`,
   schema: sendOptionsSchema,
   flags: {
     agentId: { aliases: ["--from"] },
@@ -141,14 +141,7 @@ export default defineCommand({
     '"recipients":[{"agent_id","outcome":"live|process_exited|not_checked_in|unknown_agent|refused_by_policy","seq"}],' +
     '"sender_session":"live|expired","sender_checkin"?:"agent-checkin-cli --agent-id <from> --confirm"}',
   errors: authenticatedErrorsWith("IDEMPOTENCY_CONFLICT", "REFUSED_BY_POLICY", "MESSAGE_NOT_FOUND", "NOT_FOUND", "RATE_LIMITED"),
-  env: [
-    "AGENT_COMPUTER_HOME",
-    "AGENT_COMPUTER_DATABASE_URL",
-    "RELAY_AGENT_TOKEN",
-    "AGENT_COMPUTER_HOST_ID",
-    "AGENT_COMPUTER_RATE_SEND_PER_NAME",
-    "AGENT_COMPUTER_RATE_SEND_PER_HOST",
-  ],
+  env: ["AGENT_COMPUTER_HOME", "AGENT_COMPUTER_DATABASE_URL", "RELAY_AGENT_TOKEN", "AGENT_COMPUTER_HOST_ID", ...MESSAGE_RATE_ENV],
   examples: [
     "agent-send-cli --agent-id builder-1 --to reviewer-1 --body 'PR 12 is ready for review' --thread pr-12",
     "git diff --stat | agent-send-cli --agent-id builder-1 --to reviewer-1 --body-file - --idempotency-key pr-12-ready --json",
