@@ -4,8 +4,8 @@
 // a channel post reaches no member that refuses its poster, who can still read it in the history.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { registerAgent } from "../../app/agent_computer/src/domain/agents/register.ts";
-import { type ContactChange, manageContacts } from "../../app/agent_computer/src/domain/mesh/contacts.ts";
 import { type ChannelAction, channelAction } from "../../app/agent_computer/src/domain/mesh/channels.ts";
+import { type ContactChange, manageContacts } from "../../app/agent_computer/src/domain/mesh/contacts.ts";
 import { postTask } from "../../app/agent_computer/src/domain/tasks/post.ts";
 import { type TaskAction, transitionTask } from "../../app/agent_computer/src/domain/tasks/transition.ts";
 import { addEndpoint } from "../../app/agent_computer/src/domain/webhooks/endpoints.ts";
