@@ -2,17 +2,15 @@
 
 /** Who may reach whom: the rule of domain/mesh/reach.ts, as the commands it governs describe it. */
 export const REACH_RULE =
-  "Who may reach whom is one rule for sends, replies, broadcasts, channel posts, task routing and the notices of a " +
-  "task's steps: the recipient's block list refuses a sender under every policy, closed refuses every agent, " +
-  "contacts-only admits its allow list only (agent-contacts-cli --help). A refused recipient gets nothing from that " +
-  "sender: no inbox row, no webhook event.";
+  "One rule decides who may reach whom (sends, broadcasts, channel posts, task routing, task-step notices): a block " +
+  "list refuses a sender under any policy, closed refuses all, contacts-only admits its allow list " +
+  "(agent-contacts-cli --help); a refused recipient gets nothing, no inbox row or webhook event.";
 
 /** The message limits and delivery budgets every such command counts against. */
 export const RATE_RULE =
-  "Rate limits per sending agent and per host (see Environment): each new message (a send, reply, broadcast, channel " +
-  "post or task post) counts once against the message limits, and each inbox it reaches once against the delivery " +
-  "budgets, so a post to a 400-member channel weighs 399; over either, RATE_LIMITED (exit 6) with retry_after_s, and " +
-  "nothing is written.";
+  "Rate limits per sender and per host (see Environment): a new message (send, reply, broadcast, channel or task " +
+  "post) counts once against the message limit, and once per inbox it reaches against the delivery budget; over " +
+  "either: RATE_LIMITED (exit 6), retry_after_s, nothing written.";
 
 /** The variables that configure RATE_RULE's limits. */
 export const MESSAGE_RATE_ENV = [
