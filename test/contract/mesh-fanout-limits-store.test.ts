@@ -107,6 +107,30 @@ describe.each(storeNames)("fan-out rate limits [%s]", (storeName) => {
     expect((never as { details: Record<string, unknown> }).details.retry_after_s).toBeUndefined();
   });
 
+  test("a broadcast weighs every live agent it reaches, and counts once against the message limit", async () => {
+    await mesh.join("announcer");
+    freshWindow();
+    const live = Number(
+      (await mesh.target.sql("SELECT COUNT(*) AS n FROM sessions WHERE ended_at IS NULL AND agent_name <> 'announcer'"))[0]?.n,
+    );
+    expect(live).toBeGreaterThan(5);
+    const broadcast = (limits: Limits) =>
+      sendMessage(limited(limits), {
+        from: "announcer",
+        token: mesh.token("announcer"),
+        recipients: { kind: "broadcast" },
+        body: "all",
+      });
+    expect(await failure(broadcast({ AGENT_COMPUTER_RATE_DELIVER_PER_NAME: "5/60" }))).toMatchObject({
+      code: "RATE_LIMITED",
+      details: { count: live, limit: 5 },
+    });
+    expect(await messagesFrom("announcer")).toBe(0);
+    const sendLimit = { AGENT_COMPUTER_RATE_SEND_PER_NAME: "1/60" };
+    expect((await broadcast(sendLimit)).recipients).toHaveLength(live);
+    expect(await failure(broadcast(sendLimit))).toMatchObject({ code: "RATE_LIMITED", details: { scope: "name", limit: 1 } });
+  });
+
   test("the host's delivery budget holds across senders", async () => {
     await room("hosted", "h1", ["h2", "h3"]);
     const limits = { AGENT_COMPUTER_RATE_DELIVER_PER_HOST: "5/60" };
