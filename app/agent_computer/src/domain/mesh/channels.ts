@@ -1,7 +1,7 @@
 import { AppError } from "../../errors.ts";
 import type { ChannelRecord, StoreTx } from "../../store/port.ts";
 import { type Deps, hostIdOf, iso } from "../deps.ts";
-import { takeDeliverySlots, takeRateSlots } from "../identity/rate-limit.ts";
+import { takeDeliveryAndHostSlots, takeRateSlots } from "../identity/rate-limit.ts";
 import { DATA_NOT_INSTRUCTIONS } from "./data-note.ts";
 import { deliverTo } from "./deliver.ts";
 import { enterMesh, meetCaller, presenceRows, withPresence, writePresence } from "./live-session.ts";
@@ -177,8 +177,7 @@ export const channelAction = async (
         accepting,
         refusing: [...refused],
       });
-      await takeDeliverySlots(tx, deps.limits, rateKeys, deliveries, deps.now());
-      await takeRateSlots(tx, deps.limits, "send", rateKeys, deps.now(), ["host"]);
+      await takeDeliveryAndHostSlots(tx, deps.limits, rateKeys, deliveries, deps.now());
       return result;
     });
   }

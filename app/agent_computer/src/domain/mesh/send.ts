@@ -3,7 +3,7 @@ import type { MessageRef, NewMessage, SentMessage, StoreTx } from "../../store/p
 import { UniqueViolation } from "../../store/port.ts";
 import { type Deps, hostIdOf, iso } from "../deps.ts";
 import { holderLiveness } from "../identity/liveness.ts";
-import { takeDeliverySlots, takeRateSlots } from "../identity/rate-limit.ts";
+import { takeDeliveryAndHostSlots, takeRateSlots } from "../identity/rate-limit.ts";
 import { type Delivery, deliverTo, storeAndDeliverTo } from "./deliver.ts";
 import { meetCaller, presenceRows, writePresence } from "./live-session.ts";
 import { lockAgentsInOrder } from "./lock-order.ts";
@@ -271,8 +271,7 @@ const sendOnce = (deps: Deps, input: SendInput): Promise<SendResult> => {
         });
       }
       const reached = recipients.filter((r) => r.seq !== null).length;
-      await takeDeliverySlots(tx, deps.limits, rateKeys, reached, deps.now());
-      await takeRateSlots(tx, deps.limits, "send", rateKeys, deps.now(), ["host"]);
+      await takeDeliveryAndHostSlots(tx, deps.limits, rateKeys, reached, deps.now());
       return {
         id,
         from: input.from,

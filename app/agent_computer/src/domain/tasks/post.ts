@@ -1,6 +1,6 @@
 import type { TaskPriority, TaskRecord } from "../../store/port.ts";
 import { type Deps, hostIdOf } from "../deps.ts";
-import { takeDeliverySlots, takeRateSlots } from "../identity/rate-limit.ts";
+import { takeDeliveryAndHostSlots, takeRateSlots } from "../identity/rate-limit.ts";
 import { meetCaller, presenceRows, writePresence } from "../mesh/live-session.ts";
 import { lockAgentsInOrder } from "../mesh/lock-order.ts";
 import { assignTask, pickAssignee } from "./route.ts";
@@ -61,8 +61,7 @@ export const postTask = (deps: Deps, input: PostInput): Promise<PostResult> =>
     await writePresence(deps, tx, caller);
     const routed = (assignee ? await assignTask(deps, tx, task, assignee) : undefined) ?? task;
     const assigned = routed.state === "assigned";
-    await takeDeliverySlots(tx, deps.limits, rateKeys, assigned ? 1 : 0, deps.now());
-    await takeRateSlots(tx, deps.limits, "send", rateKeys, deps.now(), ["host"]);
+    await takeDeliveryAndHostSlots(tx, deps.limits, rateKeys, assigned ? 1 : 0, deps.now());
     return {
       task: taskView(routed),
       routed: assigned ? "assigned" : "queued",
