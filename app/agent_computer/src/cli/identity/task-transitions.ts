@@ -66,7 +66,7 @@ const transitionCommand = (action: TaskAction): CommandDef => {
     render: (t: TransitionResult) =>
       `${t.id} [${t.priority}] ${neutralizeLine(t.title)}: ${t.state} (version ${t.version})` +
       (t.notice === "refused_by_policy"
-        ? "\n  NOT TOLD: the other party's contact policy refuses you; it is recorded on the task"
+        ? `\n  NOT TOLD: ${rule.by === "poster" ? t.assignee : t.poster} refuses you by contact policy; the step is recorded on the task`
         : ""),
   });
 };

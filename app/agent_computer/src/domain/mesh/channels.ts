@@ -158,11 +158,10 @@ export const channelAction = async (
 ): Promise<ChannelResult> => {
   const { action } = input;
   if (action.kind === "post") {
-    // A post writes the rows of every member: the caller's presence and each member's inbox sequence all locked
-    // first, together and in the one order (lock-order.ts), as a send does.
-    // A post is a message the poster sends: it counts against the poster's and the host's message limits as a send
-    // does, and each inbox it reaches against their delivery budgets; the host's counters, written by every
-    // sender of the host, last.
+    // A post writes the rows of every member that accepts the poster: the caller's presence and each such member's
+    // inbox sequence, all locked first, together and in the one order (lock-order.ts), as a send does. It is a
+    // message the poster sends: it counts against the message limits as a send does, and each inbox it reaches
+    // against the delivery budgets; the host's counters, written by every sender of the host, last.
     return deps.store.write(async (tx) => {
       const caller = await meetCaller(deps, tx, input.agentId, input.token);
       const channel = await member(tx, action.channel, input.agentId);
