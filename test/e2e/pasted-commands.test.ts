@@ -15,6 +15,8 @@ const env: Record<string, string> = {
   AGENT_COMPUTER_RATE_REGISTER_PER_HOST: "off",
   AGENT_COMPUTER_RATE_SEND_PER_NAME: "off",
   AGENT_COMPUTER_RATE_SEND_PER_HOST: "off",
+  AGENT_COMPUTER_RATE_DELIVER_PER_NAME: "off",
+  AGENT_COMPUTER_RATE_DELIVER_PER_HOST: "off",
 };
 const tokenFile = (agent: string) => join(root, `${agent}.token`);
 

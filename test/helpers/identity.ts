@@ -14,6 +14,8 @@ export const identityEnv = (target: StoreTarget, extra: Record<string, string> =
   AGENT_COMPUTER_RATE_REGISTER_PER_HOST: "off",
   AGENT_COMPUTER_RATE_SEND_PER_NAME: "off",
   AGENT_COMPUTER_RATE_SEND_PER_HOST: "off",
+  AGENT_COMPUTER_RATE_DELIVER_PER_NAME: "off",
+  AGENT_COMPUTER_RATE_DELIVER_PER_HOST: "off",
   ...extra,
 });
 

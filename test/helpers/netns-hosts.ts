@@ -289,6 +289,8 @@ const hostOf = (plan: HostPlan): TestHost => {
     AGENT_COMPUTER_RATE_REGISTER_PER_HOST: "off",
     AGENT_COMPUTER_RATE_SEND_PER_NAME: "off",
     AGENT_COMPUTER_RATE_SEND_PER_HOST: "off",
+    AGENT_COMPUTER_RATE_DELIVER_PER_NAME: "off",
+    AGENT_COMPUTER_RATE_DELIVER_PER_HOST: "off",
     FORCE_COLOR: "0",
     NO_COLOR: "1",
     ...plan.extraEnv,

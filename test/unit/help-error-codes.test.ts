@@ -108,6 +108,7 @@ function herdrExemptions(): Record<string, Record<string, string>> {
 
 const CHANNEL_POSTS_ONLY = "only post and read require membership (domain/mesh/channels.ts, one module for every action)";
 const CHANNEL_CREATE_ONLY = "only create refuses a name that exists (domain/mesh/channels.ts, one module for every action)";
+const CHANNEL_POST_COUNTED = "only post sends a message, which the rate limits count (domain/mesh/channels.ts, one module)";
 const WEBHOOK_ADD_ONLY =
   "only add refuses an agent that has the most endpoints (domain/webhooks/endpoints.ts, one module for every action)";
 const WEBHOOK_NO_ENDPOINT_NAMED = "it names no endpoint, so none can be missing (domain/webhooks/endpoints.ts)";
@@ -118,16 +119,26 @@ const UNREACHABLE: Record<string, Record<string, string>> = {
   "agent-channel-cli create": {
     NOT_FOUND: "the channel is read back in the transaction that created it",
     NOT_A_MEMBER: CHANNEL_POSTS_ONLY,
+    RATE_LIMITED: CHANNEL_POST_COUNTED,
   },
-  "agent-channel-cli join": { CONFLICT: CHANNEL_CREATE_ONLY, NOT_A_MEMBER: CHANNEL_POSTS_ONLY },
-  "agent-channel-cli leave": { CONFLICT: CHANNEL_CREATE_ONLY, NOT_A_MEMBER: CHANNEL_POSTS_ONLY },
+  "agent-channel-cli join": {
+    CONFLICT: CHANNEL_CREATE_ONLY,
+    NOT_A_MEMBER: CHANNEL_POSTS_ONLY,
+    RATE_LIMITED: CHANNEL_POST_COUNTED,
+  },
+  "agent-channel-cli leave": {
+    CONFLICT: CHANNEL_CREATE_ONLY,
+    NOT_A_MEMBER: CHANNEL_POSTS_ONLY,
+    RATE_LIMITED: CHANNEL_POST_COUNTED,
+  },
   "agent-channel-cli list": {
     CONFLICT: CHANNEL_CREATE_ONLY,
     NOT_A_MEMBER: CHANNEL_POSTS_ONLY,
     NOT_FOUND: "list names no channel, so none can be missing",
+    RATE_LIMITED: CHANNEL_POST_COUNTED,
   },
   "agent-channel-cli post": { CONFLICT: CHANNEL_CREATE_ONLY },
-  "agent-channel-cli read": { CONFLICT: CHANNEL_CREATE_ONLY },
+  "agent-channel-cli read": { CONFLICT: CHANNEL_CREATE_ONLY, RATE_LIMITED: CHANNEL_POST_COUNTED },
   "agent-webhook-cli add": { NOT_FOUND: WEBHOOK_NO_ENDPOINT_NAMED },
   "agent-webhook-cli list": { CONFLICT: WEBHOOK_ADD_ONLY, NOT_FOUND: WEBHOOK_NO_ENDPOINT_NAMED },
   "agent-webhook-cli remove": { CONFLICT: WEBHOOK_ADD_ONLY },

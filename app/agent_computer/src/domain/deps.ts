@@ -11,7 +11,8 @@ export interface LocalHost {
 
 export type { LocalProcess, LocalProcesses };
 
-export type RateKind = "register" | "send";
+/** deliver: the agents a sender's messages reach (a broadcast or channel post counts once per recipient). */
+export type RateKind = "register" | "send" | "deliver";
 export type RateScope = "name" | "host";
 
 export interface RateRule {

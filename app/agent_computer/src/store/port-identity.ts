@@ -48,8 +48,11 @@ export interface IdentityRepo {
   deleteAgent(agentId: string): Promise<void>;
   /** Compare-and-swap end of the agent's open session: only if that exact session is still open. */
   endOpenSession(agentId: string, sessionId: string, now: number): Promise<boolean>;
-  /** Counts one call in a fixed window and returns the window's count including it; older windows are dropped. */
-  takeRateSlot(bucket: string, windowStart: number): Promise<number>;
+  /**
+   * Counts `count` (default one) in a fixed window and returns the window's count including them; older windows are
+   * dropped.
+   */
+  takeRateSlot(bucket: string, windowStart: number, count?: number): Promise<number>;
 }
 
 export const TASK_PRIORITIES = ["low", "normal", "high", "urgent"] as const;

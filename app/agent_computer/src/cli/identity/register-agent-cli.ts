@@ -153,7 +153,7 @@ export default defineCommand({
     "Recovery: after agent-identity-cli revoke-token --issue-recovery, registering without --recovery-token-file is " +
     "AUTH_FAILED, with a wrong one RECOVERY_REQUIRED; the right one mints a fresh token (recovery_completed: true). A " +
     "name revoked without recovery is re-registered with a new token.\n" +
-    "Queued tasks its capabilities cover are assigned to it (auto_assigned_tasks; agent-task-cli --help). Rate limits: " +
+    "Queued tasks its capabilities cover, of posters it accepts, are assigned to it (auto_assigned_tasks; agent-task-cli --help). Rate limits: " +
     "Environment. Tokens stop impersonation between agents, not a hostile process of the same user.",
   schema: registerOptionsSchema,
   flags: {

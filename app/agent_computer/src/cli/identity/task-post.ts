@@ -7,7 +7,8 @@ import type { CommandContext } from "../kernel/context.ts";
 import { buildDeps } from "../kernel/deps.ts";
 import { oneLine } from "../kernel/one-line.ts";
 import { neutralizeLine } from "../kernel/output.ts";
-import { AUTHENTICATED_ERRORS, resolveToken, tokenFileSchema } from "../kernel/token.ts";
+import { MESSAGE_RATE_ENV, RATE_RULE, REACH_RULE } from "../kernel/reach-help.ts";
+import { authenticatedErrorsWith, resolveToken, tokenFileSchema } from "../kernel/token.ts";
 import { AUTH_ENV } from "./options.ts";
 
 export const postOptionsSchema = z.object({
@@ -39,17 +40,19 @@ export default defineCommand({
   summary: "post a task; it goes to the least-loaded live capable agent or waits in the queue",
   description:
     "Stores the task and routes it in the same transaction: among live agents (not you) whose registered capabilities " +
-    "include every --require-cap, the one with the fewest assigned or accepted tasks gets it, ties to the most recently " +
-    "seen. It is told through its inbox. If none is live the task is queued and handed to the next capable agent that " +
-    "registers (listed in that registration's auto_assigned_tasks). You get an inbox notice when it is accepted, completed " +
-    "or rejected. Renews your presence.",
+    "include every --require-cap and whose contact policy accepts you, the one with the fewest assigned or accepted " +
+    "tasks gets it, ties to the most recently seen. It is told through its inbox. Capable agents that refuse you are " +
+    "listed in refused_by_policy and never get it. If none is live the task is queued and handed to the next capable " +
+    "agent that accepts you and registers (listed in that registration's auto_assigned_tasks). You get an inbox notice " +
+    `when it is accepted, completed or rejected, unless your own policy refuses the assignee. Renews your presence.\n${REACH_RULE}\n${RATE_RULE}`,
   schema: postOptionsSchema,
-  writes: "the task, its assignment and the assignee's inbox notice (or only the queued task), and your presence renewal.",
+  writes:
+    "the task, its assignment and the assignee's inbox notice (or only the queued task), your message and delivery counts, and your presence renewal.",
   output:
     '{"task":{"id":"task_…","title","body","required_caps","priority","state":"assigned|queued","poster","assignee",' +
-    '"result","reason","version","created_at","updated_at"},"routed":"assigned|queued","note"}',
-  errors: AUTHENTICATED_ERRORS,
-  env: AUTH_ENV,
+    '"result","reason","version","created_at","updated_at"},"routed":"assigned|queued","refused_by_policy":[…],"note"}',
+  errors: authenticatedErrorsWith("RATE_LIMITED"),
+  env: [...AUTH_ENV, ...MESSAGE_RATE_ENV],
   examples: [
     "agent-task-cli post --agent-id lead --title 'Review PR 12' --body 'see thread pr-12' --require-cap review --priority high",
     "agent-task-cli post --agent-id lead --title 'Migrate db' --body 'run 004' --require-cap sql,ops --json",

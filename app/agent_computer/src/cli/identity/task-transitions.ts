@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { agentId } from "../../domain/identity/names.ts";
-import { TASK_RULES, type TaskAction, transitionTask } from "../../domain/tasks/transition.ts";
-import type { TaskView } from "../../domain/tasks/view.ts";
+import { TASK_RULES, type TaskAction, type TransitionResult, transitionTask } from "../../domain/tasks/transition.ts";
 import { type CommandDef, defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildDeps } from "../kernel/deps.ts";
@@ -36,7 +35,7 @@ const transitionCommand = (action: TaskAction): CommandDef => {
   const rule = TASK_RULES[action];
   const text = TEXT[action];
   const schema = transitionSchema(action);
-  const run = async (options: z.output<typeof schema>, ctx: CommandContext): Promise<TaskView> =>
+  const run = async (options: z.output<typeof schema>, ctx: CommandContext): Promise<TransitionResult> =>
     transitionTask(await buildDeps(ctx), {
       action,
       agentId: options.agentId,
@@ -50,19 +49,25 @@ const transitionCommand = (action: TaskAction): CommandDef => {
     description:
       `Moves a task from ${rule.from.join(" or ")} to ${rule.to}; only its ${rule.by} may. A compare-and-swap on the task's ` +
       "state and version: if it is in another state, or changed since it was read, the call fails CONFLICT and nothing is " +
-      `written. The ${rule.by === "poster" ? "assignee" : "poster"} (if any) gets an inbox notice. Renews your presence.`,
+      `written. The ${rule.by === "poster" ? "assignee" : "poster"} (if any) gets an inbox notice (notice: sent), unless its contact policy refuses you ` +
+      `(notice: refused_by_policy: nothing reaches its inbox or webhooks${text ? `, and your --${text.key} stays on the task for agent-task-cli list` : ""}; ` +
+      "agent-contacts-cli --help). Renews your presence.",
     schema,
-    writes: `the task's state (${rule.to}), version and ${text ? "text, " : ""}and one inbox notice to the other party.`,
+    writes: `the task's state (${rule.to}), version and ${text ? "text, " : ""}and one inbox notice to the other party if it accepts you.`,
     output:
       '{"id","title","body","required_caps","priority","state","poster","assignee","result","reason","version",' +
-      '"created_at","updated_at"}',
+      '"created_at","updated_at","notice":"sent|refused_by_policy|none"}',
     errors: authenticatedErrorsWith("NOT_FOUND", "CONFLICT"),
     env: AUTH_ENV,
     examples: [
       `agent-task-cli ${action} --agent-id builder-1 --task-id task_0193a1b2c3d4e5f60718293a4b5c6d7e${text ? ` --${text.key} 'see PR 12'` : ""}`,
     ],
     run,
-    render: (t: TaskView) => `${t.id} [${t.priority}] ${neutralizeLine(t.title)}: ${t.state} (version ${t.version})`,
+    render: (t: TransitionResult) =>
+      `${t.id} [${t.priority}] ${neutralizeLine(t.title)}: ${t.state} (version ${t.version})` +
+      (t.notice === "refused_by_policy"
+        ? `\n  NOT TOLD: ${rule.by === "poster" ? t.assignee : t.poster} refuses you by contact policy; the step is recorded on the task`
+        : ""),
   });
 };
 

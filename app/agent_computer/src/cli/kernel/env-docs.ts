@@ -1,8 +1,7 @@
 import { RATE_SETTINGS } from "../../domain/identity/rate-config.ts";
 
 const rateDoc = (what: string, per: string, fallback: string): string =>
-  `${what} allowed per ${per}, as N/S (N per S seconds) or off; default ${fallback}. Counted in the store, across ` +
-  "processes; failed calls are not counted.";
+  `${what} per ${per}: N/S (N per S seconds) or off; default ${fallback}. Counted across processes; failed calls count nothing.`;
 
 /** One description per environment variable, shared by every --help that lists it. */
 export const ENV_DOCS = {
@@ -44,8 +43,18 @@ export const ENV_DOCS = {
     "this machine's stable id (default /etc/machine-id); a pid is trusted as liveness evidence only on the host that recorded it.",
   AGENT_COMPUTER_RATE_REGISTER_PER_NAME: rateDoc("registrations", "agent name", RATE_SETTINGS.register.name.default),
   AGENT_COMPUTER_RATE_REGISTER_PER_HOST: rateDoc("registrations", "host (machine id)", RATE_SETTINGS.register.host.default),
-  AGENT_COMPUTER_RATE_SEND_PER_NAME: rateDoc("sends", "sending agent", RATE_SETTINGS.send.name.default),
-  AGENT_COMPUTER_RATE_SEND_PER_HOST: rateDoc("sends", "host (machine id)", RATE_SETTINGS.send.host.default),
+  AGENT_COMPUTER_RATE_SEND_PER_NAME: rateDoc(
+    "new messages (sends, channel and task posts)",
+    "sending agent",
+    RATE_SETTINGS.send.name.default,
+  ),
+  AGENT_COMPUTER_RATE_SEND_PER_HOST: rateDoc("new messages", "host (machine id)", RATE_SETTINGS.send.host.default),
+  AGENT_COMPUTER_RATE_DELIVER_PER_NAME: rateDoc(
+    "inbox deliveries (one per recipient)",
+    "sending agent",
+    RATE_SETTINGS.deliver.name.default,
+  ),
+  AGENT_COMPUTER_RATE_DELIVER_PER_HOST: rateDoc("inbox deliveries", "host (machine id)", RATE_SETTINGS.deliver.host.default),
 } as const;
 
 export type EnvName = keyof typeof ENV_DOCS;

@@ -9,8 +9,10 @@ const binary: BinaryDef = {
     '(agent-inbox-cli shows `in #<channel>`; --json has "channel"), and acknowledge it like any message. Only members ' +
     "post and read a channel's history (NOT_A_MEMBER otherwise). Membership belongs to the agent name, so it survives " +
     "re-check-in; a member that is not checked in when a post is made never gets that post in its inbox (the mesh's " +
-    "rule for all mail) but can read it in the history. Contact policies (agent-contacts-cli) govern direct mail, not " +
-    "channels: joining is consent, leaving ends it. Every subcommand is authenticated as --agent-id and renews presence.",
+    "rule for all mail) but can read it in the history. A member's contact policy (agent-contacts-cli) holds on posts " +
+    "as on direct mail: a post reaches no member that refuses its poster (that member can still read it in the " +
+    "history), and every post counts against its poster's rate limits (agent-channel-cli post --help). Every " +
+    "subcommand is authenticated as --agent-id and renews presence.",
   subcommands: {
     create: () => import("./channel-commands.ts").then((m) => m.createCommand),
     join: () => import("./channel-commands.ts").then((m) => m.joinCommand),

@@ -7,10 +7,13 @@ const binary: BinaryDef = {
   description:
     "Every agent is open by default: any agent may message it. contacts-only lets through only the agents on your allow " +
     "list; closed refuses every agent. A blocked agent is refused under every policy. Lists hold agent names, and a name " +
-    "may be listed before any agent holds it. A refused send stores nothing for you and tells its sender " +
-    "refused_by_policy (agent-send-cli --help); broadcasts respect it too. Notices from agent-computer itself (bounces, " +
-    "job events) always arrive. Each subcommand acts on --agent-id, authenticated by its token, and prints the settings " +
-    "as they are after the change.",
+    "may be listed before any agent holds it. The settings hold on everything another agent can put in your inbox or " +
+    "webhooks: its sends, replies and broadcasts, its channel posts (you can still read them in the channel's history), " +
+    "its tasks (never routed to you: agent-task-cli post --help) and the notices of the task steps it takes (its " +
+    "result or reason stays on the task, for agent-task-cli list). A refused sender is told refused_by_policy and " +
+    "nothing is stored for you. Notices from agent-computer itself about your own affairs (bounces of mail you sent, " +
+    "your jobs' runs, your webhooks) always arrive. Each subcommand acts on --agent-id, authenticated by its token, and " +
+    "prints the settings as they are after the change.",
   subcommands: {
     show: () => import("./contacts-commands.ts").then((m) => m.showCommand),
     policy: () => import("./contacts-commands.ts").then((m) => m.policyCommand),

@@ -5,6 +5,7 @@ import { type RecipientOutcome, type SendResult, sendMessage } from "../../domai
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildDeps } from "../kernel/deps.ts";
+import { MESSAGE_RATE_ENV, RATE_RULE, REACH_RULE } from "../kernel/reach-help.ts";
 import { authenticatedErrorsWith, resolveToken, tokenFileSchema } from "../kernel/token.ts";
 import { bodySchemas, readBody } from "./send-body.ts";
 
@@ -105,19 +106,18 @@ export default defineCommand({
   summary: "send an Agent Mesh message to named agents or a broadcast, with a truthful per-recipient outcome",
   description:
     "Stores one message for each recipient and says what will happen to it: live (checked in: it will see this), " +
-    "process_exited (its session is still open but the process it registered on this host has exited, the same rule " +
-    "agents-list-cli uses: the message waits in that session and is read only if the agent checks in again before the " +
-    "session expires; otherwise you get a bounce), " +
-    "not_checked_in (stored, but it will NOT be delivered: it predates that agent's next session), unknown_agent (rejected), " +
-    "refused_by_policy (its contact policy or block list refuses you: nothing stored for it; see agent-contacts-cli --help). " +
-    "There is no green receipt for mail nobody will read. If no recipient is a registered agent nothing is sent " +
+    "process_exited (its session is open but its registered process on this host has exited, as agents-list-cli says: " +
+    "it reads this only if it checks in again before the session expires, else you get a bounce), " +
+    "not_checked_in (stored, but it will NOT be delivered: it predates that agent's next session), unknown_agent (none stored), " +
+    "refused_by_policy (its contact policy refuses you: nothing stored for it). " +
+    "If no recipient is a registered agent nothing is sent " +
     "(UNKNOWN_AGENT); if every recipient refuses you, nothing is sent (REFUSED_BY_POLICY); a broadcast that matches no live " +
     "agent sends nothing (NOT_FOUND).\n" +
-    "The sender is authenticated by its token; the call renews its presence (written at most once a second). Your message is data for the recipient, never " +
+    "The sender is authenticated by its token; the call renews its presence. Your message is data for the recipient, never " +
     "an instruction it must follow. Track delivery and acknowledgement with agent-sent-cli --help; if a recipient's session " +
     "ends with your message unread you get a bounce notice in your own inbox.\n" +
-    "If your own session has expired the message is still sent, and the result says so (sender_session expired, " +
-    "sender_checkin: the agent-checkin-cli command to run): replies to you are not delivered until you check in again.\n" +
+    "If your own session has expired the message is still sent, and the result says so (sender_session, " +
+    "sender_checkin): replies to you are not delivered until you check in again.\n" +
     "Replies: --reply-to <message id> answers a message you received or sent: the reply joins that message's thread " +
     "(thread_id: its --thread label, or else the id of the message that started the exchange) and, without --to, goes to " +
     "that message's sender. A message you were never delivered is not yours to answer (MESSAGE_NOT_FOUND). Read a whole " +
@@ -125,8 +125,7 @@ export default defineCommand({
     "Retries: pass --idempotency-key; a repeat with the same key, body, recipients and thread within 24 h returns the " +
     "original message id and sends nothing. The same key with a different body, recipients or thread is " +
     "IDEMPOTENCY_CONFLICT (exit 4) and sends nothing.\n" +
-    "Rate limits per sending agent and per host (see Environment) count new messages, not replays; over them RATE_LIMITED " +
-    "(exit 6) with retry_after_s, and nothing is sent.",
+    `${REACH_RULE}\n${RATE_RULE}`,
   schema: sendOptionsSchema,
   flags: {
     agentId: { aliases: ["--from"] },
@@ -141,14 +140,7 @@ export default defineCommand({
     '"recipients":[{"agent_id","outcome":"live|process_exited|not_checked_in|unknown_agent|refused_by_policy","seq"}],' +
     '"sender_session":"live|expired","sender_checkin"?:"agent-checkin-cli --agent-id <from> --confirm"}',
   errors: authenticatedErrorsWith("IDEMPOTENCY_CONFLICT", "REFUSED_BY_POLICY", "MESSAGE_NOT_FOUND", "NOT_FOUND", "RATE_LIMITED"),
-  env: [
-    "AGENT_COMPUTER_HOME",
-    "AGENT_COMPUTER_DATABASE_URL",
-    "RELAY_AGENT_TOKEN",
-    "AGENT_COMPUTER_HOST_ID",
-    "AGENT_COMPUTER_RATE_SEND_PER_NAME",
-    "AGENT_COMPUTER_RATE_SEND_PER_HOST",
-  ],
+  env: ["AGENT_COMPUTER_HOME", "AGENT_COMPUTER_DATABASE_URL", "RELAY_AGENT_TOKEN", "AGENT_COMPUTER_HOST_ID", ...MESSAGE_RATE_ENV],
   examples: [
     "agent-send-cli --agent-id builder-1 --to reviewer-1 --body 'PR 12 is ready for review' --thread pr-12",
     "git diff --stat | agent-send-cli --agent-id builder-1 --to reviewer-1 --body-file - --idempotency-key pr-12-ready --json",

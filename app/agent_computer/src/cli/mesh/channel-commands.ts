@@ -5,6 +5,7 @@ import type { ErrorCode } from "../../errors.ts";
 import { type CommandDef, defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildDeps } from "../kernel/deps.ts";
+import { MESSAGE_RATE_ENV, RATE_RULE, REACH_RULE } from "../kernel/reach-help.ts";
 import { AUTHENTICATED_ERRORS, authenticatedErrorsWith, resolveToken, tokenFileSchema } from "../kernel/token.ts";
 import { bodySchemas, readBody } from "./send-body.ts";
 
@@ -111,14 +112,15 @@ export const postCommand: CommandDef = defineCommand({
   summary: "post to a channel you are a member of: every other member gets it in its inbox",
   description:
     "The post is one message with the channel named, delivered to each other member's live session (delivered_to); a " +
-    "member that is not checked in gets no inbox copy (not_checked_in) but can read it in the history. Bodies follow " +
-    "agent-send-cli's rules (size limit, no NUL).",
+    "member that is not checked in gets no inbox copy (not_checked_in) but can read it in the history, and so can a " +
+    "member whose contact policy refuses you (refused_by_policy). Bodies follow agent-send-cli's rules (size limit, " +
+    `no NUL).\n${REACH_RULE}\n${RATE_RULE}`,
   schema: postSchema,
   flags: { bodyFile: { placeholder: "<path|->" } },
-  writes: "the post and one delivery per other member.",
-  output: `{"agent_id","channel":${CHANNEL_VIEW},"post":{"id","created_at","delivered_to":[…],"not_checked_in":[…]}}`,
-  errors: authenticatedErrorsWith("NOT_FOUND", "NOT_A_MEMBER"),
-  env: ENV,
+  writes: "the post, one delivery per other member that accepts you, and your message and delivery counts.",
+  output: `{"agent_id","channel":${CHANNEL_VIEW},"post":{"id","created_at","delivered_to":[…],"not_checked_in":[…],"refused_by_policy":[…]}}`,
+  errors: authenticatedErrorsWith("NOT_FOUND", "NOT_A_MEMBER", "RATE_LIMITED"),
+  env: [...ENV, "AGENT_COMPUTER_HOST_ID", ...MESSAGE_RATE_ENV],
   examples: [
     "agent-channel-cli post --agent-id builder-1 --channel release --body 'freeze lifted'",
     "git log -1 --format=%s | agent-channel-cli post --agent-id builder-1 --channel release --body-file -",
@@ -130,7 +132,10 @@ export const postCommand: CommandDef = defineCommand({
   })),
   render: (r) =>
     `posted ${r.post?.id} to #${r.channel?.name}: delivered to ${r.post?.delivered_to.join(", ") || "nobody"}` +
-    ((r.post?.not_checked_in.length ?? 0) > 0 ? `; NOT CHECKED IN (no inbox copy): ${r.post?.not_checked_in.join(", ")}` : ""),
+    ((r.post?.not_checked_in.length ?? 0) > 0 ? `; NOT CHECKED IN (no inbox copy): ${r.post?.not_checked_in.join(", ")}` : "") +
+    ((r.post?.refused_by_policy.length ?? 0) > 0
+      ? `; REFUSED BY POLICY (no inbox copy): ${r.post?.refused_by_policy.join(", ")}`
+      : ""),
 });
 
 const readSchema = z.object({

@@ -7,9 +7,15 @@ export const RATE_SETTINGS = {
     name: { env: "AGENT_COMPUTER_RATE_REGISTER_PER_NAME", default: "20/60" },
     host: { env: "AGENT_COMPUTER_RATE_REGISTER_PER_HOST", default: "120/60" },
   },
+  /** Every new message an agent originates: a send, reply or broadcast, a channel post, a task post. */
   send: {
     name: { env: "AGENT_COMPUTER_RATE_SEND_PER_NAME", default: "120/60" },
     host: { env: "AGENT_COMPUTER_RATE_SEND_PER_HOST", default: "600/60" },
+  },
+  /** The inboxes those messages reach: a broadcast or channel post counts once per recipient it is delivered to. */
+  deliver: {
+    name: { env: "AGENT_COMPUTER_RATE_DELIVER_PER_NAME", default: "1200/60" },
+    host: { env: "AGENT_COMPUTER_RATE_DELIVER_PER_HOST", default: "6000/60" },
   },
 } as const;
 

@@ -1,10 +1,12 @@
 import { AppError } from "../../errors.ts";
 import type { ChannelRecord, StoreTx } from "../../store/port.ts";
-import { type Deps, iso } from "../deps.ts";
+import { type Deps, hostIdOf, iso } from "../deps.ts";
+import { takeDeliveryAndHostSlots, takeRateSlots } from "../identity/rate-limit.ts";
 import { DATA_NOT_INSTRUCTIONS } from "./data-note.ts";
 import { deliverTo } from "./deliver.ts";
 import { enterMesh, meetCaller, presenceRows, withPresence, writePresence } from "./live-session.ts";
 import { lockAgentsInOrder } from "./lock-order.ts";
+import { refusingRecipients } from "./reach.ts";
 
 export interface ChannelView {
   name: string;
@@ -25,8 +27,8 @@ export interface ChannelResult {
   changed?: boolean;
   channel?: ChannelView;
   channels?: ChannelView[];
-  /** post: the message and who it reached. */
-  post?: { id: string; created_at: string; delivered_to: string[]; not_checked_in: string[] };
+  /** post: the message and who it reached; refused_by_policy: members whose contact policy refuses the poster. */
+  post?: { id: string; created_at: string; delivered_to: string[]; not_checked_in: string[]; refused_by_policy: string[] };
   /** read: the channel's most recent posts, oldest first. */
   posts?: { id: string; from: string; created_at: string; body: string }[];
   note?: string;
@@ -61,8 +63,18 @@ const member = async (tx: StoreTx, name: string, agentId: string): Promise<Chann
   return channel;
 };
 
-/** A post to a channel the caller is a member of: one message, delivered to every other member. */
-const postTo = async (deps: Deps, tx: StoreTx, agentId: string, channel: ChannelRecord, body: string): Promise<ChannelResult> => {
+/**
+ * A post to a channel the caller is a member of: one message, delivered to every other member that accepts the
+ * poster (reach.ts; a refused member can still read it in the history). Returns how many inboxes it reached.
+ */
+const postTo = async (
+  deps: Deps,
+  tx: StoreTx,
+  agentId: string,
+  channel: ChannelRecord,
+  body: string,
+  reached: { accepting: string[]; refusing: string[] },
+): Promise<{ result: ChannelResult; deliveries: number }> => {
   const now = deps.now();
   const id = deps.newId("msg");
   await tx.mesh.insertMessage({
@@ -77,7 +89,7 @@ const postTo = async (deps: Deps, tx: StoreTx, agentId: string, channel: Channel
   });
   const delivered: string[] = [];
   const away: string[] = [];
-  for (const recipient of channel.members.filter((m) => m !== agentId)) {
+  for (const recipient of reached.accepting) {
     const delivery = await deliverTo(
       tx,
       { id, sender: agentId, kind: "message", threadId: null, channel: channel.name },
@@ -87,11 +99,8 @@ const postTo = async (deps: Deps, tx: StoreTx, agentId: string, channel: Channel
     if (delivery?.live) delivered.push(recipient);
     else if (delivery) away.push(recipient);
   }
-  return {
-    agent_id: agentId,
-    channel: view(channel),
-    post: { id, created_at: iso(now), delivered_to: delivered, not_checked_in: away },
-  };
+  const post = { id, created_at: iso(now), delivered_to: delivered, not_checked_in: away, refused_by_policy: reached.refusing };
+  return { result: { agent_id: agentId, channel: view(channel), post }, deliveries: delivered.length + away.length };
 };
 
 /** Every action but a post, which locks its members first (channelAction). */
@@ -149,14 +158,26 @@ export const channelAction = async (
 ): Promise<ChannelResult> => {
   const { action } = input;
   if (action.kind === "post") {
-    // A post writes the rows of every member: the caller's presence and each member's inbox sequence all locked
-    // first, together and in the one order (lock-order.ts), as a send does.
+    // A post writes the rows of every member that accepts the poster: the caller's presence and each such member's
+    // inbox sequence, all locked first, together and in the one order (lock-order.ts), as a send does. It is a
+    // message the poster sends: it counts against the message limits as a send does, and each inbox it reaches
+    // against the delivery budgets; the host's counters, written by every sender of the host, last.
     return deps.store.write(async (tx) => {
       const caller = await meetCaller(deps, tx, input.agentId, input.token);
       const channel = await member(tx, action.channel, input.agentId);
-      await lockAgentsInOrder(tx, [...presenceRows(caller), ...channel.members.filter((m) => m !== input.agentId)]);
+      const rateKeys = { name: input.agentId, host: hostIdOf(deps) };
+      await takeRateSlots(tx, deps.limits, "send", rateKeys, deps.now(), ["name"]);
+      const others = channel.members.filter((m) => m !== input.agentId);
+      const refused = new Set(await refusingRecipients(tx, input.agentId, others));
+      const accepting = others.filter((m) => !refused.has(m));
+      await lockAgentsInOrder(tx, [...presenceRows(caller), ...accepting]);
       await writePresence(deps, tx, caller);
-      return postTo(deps, tx, input.agentId, channel, action.body);
+      const { result, deliveries } = await postTo(deps, tx, input.agentId, channel, action.body, {
+        accepting,
+        refusing: [...refused],
+      });
+      await takeDeliveryAndHostSlots(tx, deps.limits, rateKeys, deliveries, deps.now());
+      return result;
     });
   }
   if (action.kind === "list" || action.kind === "read") {

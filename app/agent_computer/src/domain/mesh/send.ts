@@ -3,10 +3,11 @@ import type { MessageRef, NewMessage, SentMessage, StoreTx } from "../../store/p
 import { UniqueViolation } from "../../store/port.ts";
 import { type Deps, hostIdOf, iso } from "../deps.ts";
 import { holderLiveness } from "../identity/liveness.ts";
-import { takeRateSlots } from "../identity/rate-limit.ts";
+import { takeDeliveryAndHostSlots, takeRateSlots } from "../identity/rate-limit.ts";
 import { type Delivery, deliverTo, storeAndDeliverTo } from "./deliver.ts";
 import { meetCaller, presenceRows, writePresence } from "./live-session.ts";
 import { lockAgentsInOrder } from "./lock-order.ts";
+import { refusingRecipients } from "./reach.ts";
 
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 
@@ -181,7 +182,7 @@ const sendOnce = (deps: Deps, input: SendInput): Promise<SendResult> => {
     async (tx) => {
       const met = meetCaller(deps, tx, input.from, input.token);
       // A read sent behind the caller's: if the caller may not send, its answer is dropped with the transaction.
-      const refusingNamed = named ? tx.mesh.refusingRecipients(input.from, named) : undefined;
+      const refusingNamed = named ? refusingRecipients(tx, input.from, named) : undefined;
       refusingNamed?.catch(() => undefined);
       const caller = await met;
       const sender = senderFields(input.from, caller.sessionLive);
@@ -222,7 +223,7 @@ const sendOnce = (deps: Deps, input: SendInput): Promise<SendResult> => {
         });
       }
       // Checked in the transaction that delivers: a policy change commits either before this send or after it.
-      const refusing = new Set(await (refusingNamed ?? tx.mesh.refusingRecipients(input.from, names)));
+      const refusing = new Set(await (refusingNamed ?? refusingRecipients(tx, input.from, names)));
       const id = deps.newId("msg");
       const message: NewMessage = {
         id,
@@ -269,7 +270,8 @@ const sendOnce = (deps: Deps, input: SendInput): Promise<SendResult> => {
           hint: "agents-list-cli --include-stale lists the registered names",
         });
       }
-      await takeRateSlots(tx, deps.limits, "send", rateKeys, deps.now(), ["host"]);
+      const reached = recipients.filter((r) => r.seq !== null).length;
+      await takeDeliveryAndHostSlots(tx, deps.limits, rateKeys, reached, deps.now());
       return {
         id,
         from: input.from,

@@ -3,6 +3,7 @@ import type { IdentityRecord, StoreTx, TaskRecord } from "../../store/port.ts";
 import { type Deps, iso } from "../deps.ts";
 import { livenessOf } from "../identity/liveness.ts";
 import { deliverSystemMessage } from "../mesh/notify.ts";
+import { mayReach, refusingRecipients } from "../mesh/reach.ts";
 import { enqueueWebhookEvent } from "../mesh/webhook-events.ts";
 import { type TaskSummary, taskSummary } from "./view.ts";
 
@@ -12,28 +13,37 @@ const QUEUE_SCAN_LIMIT = 500;
 export const covers = (capabilities: readonly string[], required: readonly string[]): boolean =>
   required.every((cap) => capabilities.includes(cap));
 
+export interface AssigneeChoice {
+  assignee: string | undefined;
+  /** Live capable agents whose contact policy refuses the poster (reach.ts): never given its task. */
+  refused: string[];
+}
+
 /**
- * The live agent that should get a task needing `required`: its registered capabilities cover the
- * requirement, it holds a live session (by pid evidence where there is some), and among those it has the
- * fewest assigned or accepted tasks; ties go to the most recently seen, then to the name.
+ * The live agent that should get a task: its registered capabilities cover the requirement, it holds a live
+ * session (by pid evidence where there is some), it accepts the poster, and among those it has the fewest assigned
+ * or accepted tasks; ties go to the most recently seen, then to the name.
  */
 export const pickAssignee = async (
   deps: Deps,
   tx: StoreTx,
-  required: readonly string[],
+  task: Pick<TaskRecord, "requiredCaps" | "poster">,
   exclude: ReadonlySet<string>,
-): Promise<string | undefined> => {
+): Promise<AssigneeChoice> => {
   const load = await tx.tasks.openLoad();
   const candidates: { name: string; load: number; seen: number }[] = [];
   for (const session of await tx.mesh.liveSessions(deps.now())) {
     if (exclude.has(session.agentId)) continue;
     const agent = await tx.identity.getAgent(session.agentId);
-    if (agent?.authState !== "active" || !covers(agent.capabilities, required)) continue;
+    if (agent?.authState !== "active" || !covers(agent.capabilities, task.requiredCaps)) continue;
     if (!livenessOf(agent, session, deps.now(), deps.local).alive) continue;
     candidates.push({ name: agent.agentId, load: load.get(agent.agentId) ?? 0, seen: agent.lastSeenAt });
   }
-  candidates.sort((a, b) => a.load - b.load || b.seen - a.seen || a.name.localeCompare(b.name));
-  return candidates[0]?.name;
+  const names = candidates.map((c) => c.name);
+  const refused = new Set(await refusingRecipients(tx, task.poster, names));
+  const accepting = candidates.filter((c) => !refused.has(c.name));
+  accepting.sort((a, b) => a.load - b.load || b.seen - a.seen || a.name.localeCompare(b.name));
+  return { assignee: accepting[0]?.name, refused: [...refused].sort() };
 };
 
 /**
@@ -86,18 +96,30 @@ export const assignTask = async (
 
 /** Routes a task to the best live agent, or (back) to the queue; returns the task as stored afterwards. */
 export const routeTask = async (deps: Deps, tx: StoreTx, task: TaskRecord, exclude: ReadonlySet<string>): Promise<TaskRecord> => {
-  const assignee = await pickAssignee(deps, tx, task.requiredCaps, exclude);
+  const { assignee } = await pickAssignee(deps, tx, task, exclude);
   const assigned = assignee ? await assignTask(deps, tx, task, assignee) : undefined;
   if (assigned || task.state === "queued") return assigned ?? task;
   const change = { state: "queued" as const, assignee: null, result: null, reason: task.reason, now: deps.now() };
   return (await tx.tasks.change(task.id, task.version, change)) ?? task;
 };
 
-/** Hands every queued task this agent is capable of to it, most urgent first (not tasks it posted itself). */
+/**
+ * Hands every queued task this agent is capable of to it, most urgent first: not tasks it posted itself, nor tasks
+ * of a poster its contact policy refuses (reach.ts).
+ */
 export const assignQueued = async (deps: Deps, tx: StoreTx, agent: IdentityRecord): Promise<TaskSummary[]> => {
   const assigned: TaskSummary[] = [];
+  const accepts = new Map<string, boolean>();
+  const acceptsPoster = async (poster: string): Promise<boolean> => {
+    const known = accepts.get(poster);
+    if (known !== undefined) return known;
+    const answer = await mayReach(tx, poster, agent.agentId);
+    accepts.set(poster, answer);
+    return answer;
+  };
   for (const task of await tx.tasks.queued(QUEUE_SCAN_LIMIT)) {
     if (task.poster === agent.agentId || !covers(agent.capabilities, task.requiredCaps)) continue;
+    if (!(await acceptsPoster(task.poster))) continue;
     const done = await assignTask(deps, tx, task, agent.agentId);
     if (done) assigned.push(taskSummary(done));
   }

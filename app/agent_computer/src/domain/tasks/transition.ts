@@ -5,6 +5,7 @@ import type { Deps } from "../deps.ts";
 import { type MetCaller, meetCaller, presenceRows, writePresence } from "../mesh/live-session.ts";
 import { lockAgentsInOrder } from "../mesh/lock-order.ts";
 import { deliverSystemMessage } from "../mesh/notify.ts";
+import { mayReach } from "../mesh/reach.ts";
 import { type TaskView, taskView } from "./view.ts";
 
 export type TaskAction = "accept" | "complete" | "reject" | "cancel";
@@ -32,13 +33,24 @@ export interface TransitionInput {
   text?: string | undefined;
 }
 
-/** Tells the other party through the mesh; its inbox row and the actor's presence are locked in the one order. */
-const notifyAndRenew = async (deps: Deps, tx: StoreTx, task: TaskRecord, actor: MetCaller): Promise<void> => {
+/**
+ * sent: the other party got an inbox notice of the step. refused_by_policy: its contact policy refuses the actor
+ * (reach.ts), so it got nothing; the step and its text are recorded on the task, where agent-task-cli list shows
+ * them. none: there is no other party to tell.
+ */
+export type StepNotice = "sent" | "refused_by_policy" | "none";
+
+export type TransitionResult = TaskView & { notice: StepNotice };
+
+/** Tells the other party through the mesh if it accepts the actor; its inbox row and the actor's presence are locked in the one order. */
+const notifyAndRenew = async (deps: Deps, tx: StoreTx, task: TaskRecord, actor: MetCaller): Promise<StepNotice> => {
   const other = actor.agentId === task.poster ? task.assignee : task.poster;
-  const recipient = other && other !== actor.agentId && (await tx.mesh.getAgent(other)) ? other : undefined;
+  const registered = other && other !== actor.agentId && (await tx.mesh.getAgent(other)) ? other : undefined;
+  const refused = registered !== undefined && !(await mayReach(tx, actor.agentId, registered));
+  const recipient = refused ? undefined : registered;
   await lockAgentsInOrder(tx, [...presenceRows(actor), ...(recipient ? [recipient] : [])]);
   await writePresence(deps, tx, actor);
-  if (!recipient) return;
+  if (!recipient) return refused ? "refused_by_policy" : "none";
   const detail = task.result ?? task.reason;
   await deliverSystemMessage(tx, {
     recipient,
@@ -48,13 +60,14 @@ const notifyAndRenew = async (deps: Deps, tx: StoreTx, task: TaskRecord, actor: 
     now: deps.now(),
     newId: deps.newId,
   });
+  return "sent";
 };
 
 /**
  * One step of a task's life, as a compare-and-swap: it lands only if the task is still in a state the
  * step allows and nobody changed it since it was read, so of two racing steps exactly one wins.
  */
-export const transitionTask = (deps: Deps, input: TransitionInput): Promise<TaskView> =>
+export const transitionTask = (deps: Deps, input: TransitionInput): Promise<TransitionResult> =>
   deps.store.write(async (tx) => {
     const actor = await meetCaller(deps, tx, input.agentId, input.token);
     const task = await tx.tasks.get(input.taskId);
@@ -86,6 +99,6 @@ export const transitionTask = (deps: Deps, input: TransitionInput): Promise<Task
         hint: `re-read it with ${commandLine("agent-task-cli", "list", "--agent-id", input.agentId, "--scope", "all")} and decide again`,
       });
     }
-    await notifyAndRenew(deps, tx, changed, actor);
-    return taskView(changed);
+    const notice = await notifyAndRenew(deps, tx, changed, actor);
+    return { ...taskView(changed), notice };
   });

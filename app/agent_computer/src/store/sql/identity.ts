@@ -11,8 +11,8 @@ const toIdentity = (r: Row): IdentityRecord => ({
 });
 
 const DROP_OLD_WINDOWS_SQL = "DELETE FROM rate_buckets WHERE bucket = $1 AND window_start < $2";
-const TAKE_RATE_SLOT_SQL = `INSERT INTO rate_buckets (bucket, window_start, hits) VALUES ($1, $2, 1)
-  ON CONFLICT (bucket, window_start) DO UPDATE SET hits = rate_buckets.hits + 1 RETURNING hits`;
+const TAKE_RATE_SLOT_SQL = `INSERT INTO rate_buckets (bucket, window_start, hits) VALUES ($1, $2, $3)
+  ON CONFLICT (bucket, window_start) DO UPDATE SET hits = rate_buckets.hits + excluded.hits RETURNING hits`;
 // The DELETE touches only older windows of the bucket, the INSERT only the current one, so running them as one
 // statement (on one snapshot) changes nothing in what either sees.
 const TAKE_RATE_SLOT_PG_SQL = `WITH dropped AS (${DROP_OLD_WINDOWS_SQL}) ${TAKE_RATE_SLOT_SQL}`;
@@ -75,11 +75,11 @@ export const identityRepo = (db: Db): IdentityRepo => ({
       sessionId,
       now,
     ])) === 1,
-  takeRateSlot: async (bucket, windowStart) => {
+  takeRateSlot: async (bucket, windowStart, count = 1) => {
     // A send holds its host's counter row from this statement to COMMIT, and every send of the host writes that
     // row: on PostgreSQL the clean-up of older windows rides in the same statement (one round trip, not two).
-    if (db.dialect === "postgres") return num((await db.get<Row>(TAKE_RATE_SLOT_PG_SQL, [bucket, windowStart]))?.hits);
+    if (db.dialect === "postgres") return num((await db.get<Row>(TAKE_RATE_SLOT_PG_SQL, [bucket, windowStart, count]))?.hits);
     await db.run(DROP_OLD_WINDOWS_SQL, [bucket, windowStart]);
-    return num((await db.get<Row>(TAKE_RATE_SLOT_SQL, [bucket, windowStart]))?.hits);
+    return num((await db.get<Row>(TAKE_RATE_SLOT_SQL, [bucket, windowStart, count]))?.hits);
   },
 });
