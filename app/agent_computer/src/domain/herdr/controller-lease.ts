@@ -124,7 +124,7 @@ export const bindHere = (
 /** Takes a new lease (new lease id, fence and generation) and binds it to the calling pane, agent and process. */
 const bindNewLease = async (deps: HerdrDeps, input: AuthorityInput, mode: "acquire" | "resume"): Promise<ControllerView> => {
   const ctx = callerContext(deps.env);
-  const caller = await observeCaller(deps, ctx.paneId);
+  const caller = await observeCaller(deps, ctx.paneId, undefined, readBinding(deps.dirs, ctx.controllerId)?.terminal_id);
   const process = resolveControllerProcess(deps.env);
   return reserve(deps, ["controller"], async () => {
     const previous = readBinding(deps.dirs, ctx.controllerId);
@@ -132,7 +132,6 @@ const bindNewLease = async (deps: HerdrDeps, input: AuthorityInput, mode: "acqui
       const same =
         previous &&
         previous.pane_id === caller.paneId &&
-        previous.terminal_id === caller.terminalId &&
         previous.agent_name === caller.name &&
         previous.agent_kind === caller.kind &&
         sameDirectory(previous.cwd, caller.cwd);

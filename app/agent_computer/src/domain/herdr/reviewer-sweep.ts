@@ -59,7 +59,7 @@ const sweepOne = async (
   if (!lease.pane_id || !lease.terminal_id) return preserved(lease, "it never reached an agent");
   let agent: Awaited<ReturnType<typeof observeAgent>>;
   try {
-    agent = await observeAgent(deps.herdr, lease.pane_id);
+    agent = await observeAgent(deps.herdr, lease.pane_id, undefined, lease.terminal_id);
   } catch (error) {
     return preserved(lease, `Herdr could not be read (${messageOf(error)})`);
   }
