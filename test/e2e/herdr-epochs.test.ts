@@ -6,6 +6,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import type { HandoffOutput } from "../../app/agent_computer/src/domain/herdr/handoff-results.ts";
 import { runHerdrCli } from "../fixtures/fake-herdr/run-cli.ts";
+import { addWorktree, headOf, makeRepo, statusSha256 } from "../helpers/git-repos.ts";
 import { type HerdrWorld, SHA_A, startHerdrWorld } from "../helpers/herdr-world.ts";
 
 let world: HerdrWorld;
@@ -201,5 +202,63 @@ describe("wait-any across a handoff", () => {
     ]);
     expect(code(stale.stderr)).toBe("CONFLICT");
     expect(JSON.parse(stale.stderr).error.message).toMatch(/--after-seq rev-s=\d+ is above/);
+  });
+});
+
+describe("a cold restart of Herdr", () => {
+  const writer = async (repo: string, name: string, worktree: string) =>
+    world.run("herdr-lease-cli", [
+      "writer",
+      "start",
+      ...["--name", name, "--kind", "codex", "--purpose", "ticket 7", "--ticket-ref", "acme/api#7"],
+      ...["--authority-ref", "acme/api#7", "--authority-sha256", SHA_A, "--worktree", worktree, "--branch", "feat-c"],
+      ...["--base-commit", await headOf(repo), "--expected-head", await headOf(worktree)],
+      ...["--expected-status-sha256", await statusSha256(worktree), "--owned-scope", "src", "--blocked-scope", "migrations"],
+      ...["--protected-branch", "main", "--json"],
+    ]);
+  type Reconciled = {
+    dry_run: boolean;
+    leases: Array<{ agent_name: string; outcome: string; evidence: string; released: { writer_claim: boolean } }>;
+  };
+
+  test("reconcile ends the leases whose pane came back without its agent, and frees the writer's branch", async () => {
+    const repo = await makeRepo();
+    const worktree = await addWorktree(repo, "wt-c", "feat-c");
+    const rev = await startReviewer("rev-cold");
+    const started = await writer(repo, "w-cold", worktree);
+    expect(started.exitCode, started.stderr).toBe(0);
+    await fakeHerdr(["restart", "--gap-ms", "200"]);
+    // The coordinator comes back in its own pane (same name, kind, directory; the same process here).
+    const revived = await runHerdrCli(world.fake, [
+      "agent",
+      "start",
+      "coord",
+      "--kind",
+      "claude",
+      "--pane",
+      world.coordinator.pane_id,
+    ]);
+    expect(revived.exitCode, revived.stderr).toBe(0);
+    const plain = await world.json<Reconciled>("herdr-lease-cli", ["reconcile"]);
+    expect(plain.dry_run).toBe(true);
+    const would = Object.fromEntries(plain.leases.map((l) => [l.agent_name, l]));
+    expect(would["rev-cold"]).toMatchObject({ outcome: "would_lose" });
+    expect(would["rev-cold"]?.evidence).toContain(`pane ${rev.pane_id} exists but runs no agent`);
+    expect(would["w-cold"]?.outcome).toBe("would_lose");
+    // The sweep leaves them to reconcile, and says so.
+    const swept = await world.json<{ reviewers: Array<{ agent_name: string; outcome: string; reason: string }> }>(
+      "herdr-lease-cli",
+      ["reviewer", "sweep"],
+    );
+    expect(swept.reviewers.find((r) => r.agent_name === "rev-cold")).toMatchObject({
+      outcome: "preserved",
+      reason: expect.stringContaining("reconcile --apply ends such leases as lost"),
+    });
+    const applied = await world.json<Reconciled>("herdr-lease-cli", ["reconcile", "--apply"]);
+    const done = Object.fromEntries(applied.leases.map((l) => [l.agent_name, l]));
+    expect(done["rev-cold"]?.outcome).toBe("lost");
+    expect(done["w-cold"]).toMatchObject({ outcome: "lost", released: { writer_claim: true } });
+    const next = await writer(repo, "w-next", worktree);
+    expect(next.exitCode, next.stderr).toBe(0);
   });
 });

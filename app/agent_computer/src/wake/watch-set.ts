@@ -30,7 +30,7 @@ const STATUS_WAIT_MS = 30_000;
 const HERDR_RETRY_MS = 1_000;
 const RELIST_MS = 1_000;
 /** After a Herdr handoff an agent is missing for about 0.4 s while Herdr re-detects it; give it this long. */
-const REDETECT_GRACE_MS = 15_000;
+const REDETECT_GRACE_MS = 3_000;
 
 const sameArming = (a: WakeRegistration, b: WakeRegistration): boolean =>
   a.session_id === b.session_id && a.pane_id === b.pane_id && a.terminal_id === b.terminal_id;

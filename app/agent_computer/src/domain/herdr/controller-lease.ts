@@ -20,6 +20,7 @@ import { loadAuthority, supersededIn } from "./controller-authority.ts";
 import { callerContext, observeCaller, resolveControllerProcess } from "./controller-caller.ts";
 import { type HerdrDeps, reserve } from "./deps.ts";
 import { sameDirectory } from "./directories.ts";
+import { herdrServerOf } from "./herdr-server.ts";
 import { leaseRefOf } from "./lease-ref.ts";
 
 export const DEFAULT_CONTROLLER_TTL_SECONDS = 900;
@@ -108,6 +109,7 @@ export const bindingOf = (
   agent_name: caller.name ?? "",
   agent_kind: caller.kind ?? "",
   cwd: caller.cwd ?? "",
+  herdr_server: herdrServerOf(deps.env),
   process,
   bound_at: deps.now(),
   ...(superseded.length > 0 ? { superseded: superseded.slice(-SUPERSEDED_KEPT) } : {}),

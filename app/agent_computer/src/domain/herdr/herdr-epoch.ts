@@ -8,9 +8,11 @@ import { surviving } from "./herdr-reconnect.ts";
 
 /**
  * After a new server Herdr re-detects each agent: missing for about 0.4 s, then `unknown` at seq 0 for a few
- * seconds. A read of an agent recorded under another terminal waits that out for at most this long.
+ * seconds. A read of an agent recorded under another terminal waits that out for at most this long in all, and
+ * for a missing agent (a cold restart leaves it missing for good) at most MISSING_GRACE_MS.
  */
 export const RESTORE_GRACE_MS = 15_000;
+export const MISSING_GRACE_MS = 3_000;
 const RESTORE_POLL_MS = 100;
 
 /** `unknown` at seq 0: not yet re-detected by a new server (or never classified at all). */
@@ -55,12 +57,14 @@ export const observeAcrossEpoch = async (
   signal?: AbortSignal,
 ): Promise<HerdrAgent | undefined> => {
   const graceEnd = Math.min(deadline, Date.now() + RESTORE_GRACE_MS);
+  const missingEnd = Math.min(graceEnd, Date.now() + MISSING_GRACE_MS);
   for (;;) {
     const agent = await surviving(() => probeAgent(herdr, paneId), deadline);
     if (agent && (!isNewEpoch(agent, recordedTerminal) || !isRedetecting(agent))) return agent;
     if (!agent) {
       const terminal = await surviving(() => paneTerminal(herdr, paneId), deadline);
       if (terminal === undefined || !isNewEpoch({ terminalId: terminal }, recordedTerminal)) return undefined;
+      if (Date.now() >= missingEnd) return undefined;
     }
     if (Date.now() >= graceEnd || signal?.aborted) return agent;
     await Bun.sleep(Math.max(0, Math.min(RESTORE_POLL_MS, graceEnd - Date.now())));

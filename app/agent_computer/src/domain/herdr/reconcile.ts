@@ -10,6 +10,7 @@ import { loadAuthority } from "./controller-authority.ts";
 import { type HerdrDeps, reserve } from "./deps.ts";
 import { observeAcrossEpoch, RESTORE_GRACE_MS } from "./herdr-epoch.ts";
 import { herdrFailure } from "./herdr-failure.ts";
+import { otherServer } from "./herdr-server.ts";
 import { isHeld, type LeaseRecord, listLeases, readLease, saveLease } from "./leases.ts";
 import { observePane } from "./pane-presence.ts";
 import { outstandingFor, tokenOf, transitionReceipt } from "./receipts.ts";
@@ -74,6 +75,8 @@ const unknownEntry = (lease: LeaseRecord, error: unknown): ReconcileEntry => {
 
 const reconcileOne = async (deps: HerdrDeps, lease: LeaseRecord, dryRun: boolean): Promise<ReconcileEntry> => {
   if (!lease.pane_id) return entryOf(lease, "kept", "no pane was ever recorded for it");
+  const elsewhere = otherServer(lease.herdr_server, deps.env);
+  if (elsewhere) return entryOf(lease, "unknown", `nothing is concluded: ${elsewhere}`);
   const pane = await observePane(deps.herdr, lease.pane_id);
   if (pane.kind === "unknown") return unknownEntry(lease, pane.error);
   let evidence = `Herdr answered pane_not_found for pane ${lease.pane_id}`;
