@@ -260,5 +260,5 @@ describe("a cold restart of Herdr", () => {
     expect(done["w-cold"]).toMatchObject({ outcome: "lost", released: { writer_claim: true } });
     const next = await writer(repo, "w-next", worktree);
     expect(next.exitCode, next.stderr).toBe(0);
-  });
+  }, 180_000);
 });
