@@ -342,13 +342,14 @@ describe("fake herdr: server availability", () => {
     expect((await ok(["agent", "list"])).agents).toEqual([]);
   });
 
-  it("simulates a live handoff: waits in flight are cut, the socket vanishes a while, the same state answers again", async () => {
+  it("simulates a live handoff: waits in flight are cut, the socket vanishes a while, a new server answers for the panes", async () => {
     const pane = (await fake.script({ op: "createAgent", kind: "claude", cwd: "/tmp/handoff", name: "handed" })).pane_id;
     await fake.script({ op: "setState", paneId: pane, status: "working" });
     const seq = (await agent(pane)).state_change_seq;
     const waiting = runHerdrCli(fake, ["agent", "wait", pane, "--timeout", "20000"]);
     await waitUntil(async () => (await fake.requests()).some((r: Json) => r.method === "agent.wait" && r.params.target === pane));
-    const back = fake.handoff(3000);
+    const before = await agent(pane);
+    const back = fake.handoff(3000, { absentMs: 0, unknownMs: 0 });
     const cut = await waiting;
     // Herdr's client gets no answer line: Rust's io error escapes main, exit 1, no envelope.
     expect(cut.exitCode).toBe(1);
@@ -356,7 +357,10 @@ describe("fake herdr: server availability", () => {
     expect(cut.stderr).toMatch(/^Error: /);
     await fails(["agent", "get", pane], "server_not_running");
     await back;
-    expect(await agent(pane)).toMatchObject({ agent_status: "working", state_change_seq: seq });
+    // The new server's sequence starts at 0: the agent's real status returning is its first change.
+    expect(await agent(pane)).toMatchObject({ agent_status: "working", state_change_seq: 1 });
+    expect((await agent(pane)).terminal_id).not.toBe(before.terminal_id);
+    expect(seq).toBeGreaterThan(1);
   });
 
   it("answers protocol_mismatch when the server speaks another protocol", async () => {

@@ -1,6 +1,7 @@
 // Lease inventory, reconcile and the reviewer sweep through bin/: inventory tells leased from unleased agents
-// without a credential; reconcile ends a lease as lost only on Herdr's pane_not_found for its exact pane and only
-// then releases its writer claim and receipts; the sweep closes exactly the finished reviewers its dry run listed.
+// without a credential; reconcile --apply ends a lease as lost only on Herdr's pane_not_found for its exact pane (or
+// no agent in it) and only then releases its writer claim and receipts; the sweep --apply closes exactly the finished
+// reviewers its dry run listed. Both are dry runs without --apply.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { addWorktree, headOf, makeRepo, statusSha256 } from "../helpers/git-repos.ts";
 import { type HerdrWorld, SHA_A, startHerdrWorld } from "../helpers/herdr-world.ts";
@@ -126,7 +127,14 @@ describe("reconcile", () => {
     const blocked = await writer("w-next", worktree);
     expect(error(blocked.stderr)).toMatchObject({ code: "SCOPE_CONFLICT", conflict: "branch" });
 
-    const done = byName((await world.json<Reconciled>("herdr-lease-cli", ["reconcile"])).leases);
+    // Without --apply reconcile is a dry run: it reports, and the branch stays held.
+    const plain = byName((await world.json<Reconciled & { dry_run: boolean }>("herdr-lease-cli", ["reconcile"])).leases);
+    expect(plain["w-gone"]?.outcome).toBe("would_lose");
+    expect(error((await writer("w-next", worktree)).stderr)).toMatchObject({ code: "SCOPE_CONFLICT", conflict: "branch" });
+    const contradiction = await world.run("herdr-lease-cli", ["reconcile", "--apply", "--dry-run", "--json"]);
+    expect(error(contradiction.stderr).code).toBe("INVALID_INPUT");
+
+    const done = byName((await world.json<Reconciled>("herdr-lease-cli", ["reconcile", "--apply"])).leases);
     expect(done["rev-gone"]).toMatchObject({ outcome: "lost", released: { writer_claim: false, receipts: [receipt] } });
     expect(done["rev-gone"]?.evidence).toContain(`pane_not_found for pane ${gone.pane_id}`);
     expect(done["w-gone"]).toMatchObject({ outcome: "lost", released: { writer_claim: true, receipts: [] } });
@@ -139,7 +147,7 @@ describe("reconcile", () => {
     expect(receipts.receipts.find((r) => r.receipt === receipt)).toMatchObject({ state: "failed", failure: "identity_changed" });
 
     // Idempotent: nothing left to end; and the released branch admits a new writer.
-    const again = byName((await world.json<Reconciled>("herdr-lease-cli", ["reconcile"])).leases);
+    const again = byName((await world.json<Reconciled>("herdr-lease-cli", ["reconcile", "--apply"])).leases);
     expect(again["rev-gone"]).toBeUndefined();
     expect(again["w-gone"]).toBeUndefined();
     const next = await writer("w-next", worktree);
@@ -165,7 +173,12 @@ describe("reviewer sweep", () => {
     for (const name of ["rev-busy", "rev-blocked", "rev-waiting"]) expect(wouldClose).not.toContain(name);
     expect(await paneExists(finished.pane_id)).toBe(true);
 
-    const swept = await world.json<Swept>("herdr-lease-cli", ["reviewer", "sweep"]);
+    // Without --apply the sweep is a dry run too.
+    const plain = await world.json<Swept>("herdr-lease-cli", ["reviewer", "sweep"]);
+    expect(plain.reviewers.filter((r) => r.outcome === "would_close").map((r) => r.agent_name)).toContain("rev-done");
+    expect(await paneExists(finished.pane_id)).toBe(true);
+
+    const swept = await world.json<Swept>("herdr-lease-cli", ["reviewer", "sweep", "--apply"]);
     const closed = swept.reviewers.filter((r) => r.outcome === "closed").map((r) => r.agent_name);
     expect(closed.sort()).toEqual(wouldClose.sort());
     const kept = byName(swept.reviewers);

@@ -147,7 +147,7 @@ describe("delivery and collection", () => {
 });
 
 describe("a Herdr server handoff", () => {
-  test("collect waits out a handoff (its wait cut, the socket gone a while) and completes with the same cursor", async () => {
+  test("collect waits out a handoff (its wait cut, the socket gone a while) and completes at the new server's cursor", async () => {
     const pane = panes["rev-b"] as string;
     await world.fake.script({ op: "onPrompt", paneId: pane, turns: [[{ afterMs: 30, state: "working" }]] });
     const out = (await ask("rev-b", ["survive", "this"], ["--timeout-ms", "400"])).json<HandoffOutput>();

@@ -1,13 +1,15 @@
-// Controller takeover through bin/: only of the lease the caller names, only once its holder is gone (expired,
-// pane not found, process ended), as a compare-and-swap; afterwards the old holder is fenced out of every mutating
+// Controller takeover through bin/: only of the lease the caller names, only once it has expired AND its holder is
+// gone (pane not found, agent done or blocked, process ended; asked of the Herdr server it was bound under), as a
+// compare-and-swap; afterwards the old holder is fenced out of every mutating
 // command and the new one inherits the controller's leases. On the embedded store: the swap itself is proved on every
 // store, without the host lock, by test/contract/herdr-takeover-store.test.ts.
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { startFakeHerdr } from "../fixtures/fake-herdr/control.ts";
 import { binaryForm, binPath } from "../helpers/bin.ts";
-import { type HerdrWorld, SHA_A, startHerdrWorld } from "../helpers/herdr-world.ts";
+import { FAST_TIMING, type HerdrWorld, SHA_A, startHerdrWorld } from "../helpers/herdr-world.ts";
 import { createStoreTarget, type StoreTarget } from "../helpers/stores.ts";
 
 const AUTHORITY = ["--authority-ref", "acme/api#7", "--authority-sha256", SHA_A];
@@ -24,6 +26,11 @@ describe.each(["sqlite"] as const)("controller takeover [%s]", (storeName) => {
   const takeover = (expected: string, env: Record<string, string>) =>
     world.run("herdr-lease-cli", ["controller", "takeover", "--expected-lease", expected, ...AUTHORITY, "--json"], env);
   const expireAll = () => target.sql("UPDATE herdr_controller_leases SET expires_at = 1");
+  /** The holder's agent ends its turn unseen (done): with the lease expired, that is evidence it is gone. */
+  const holderDone = async (name: string) => {
+    const pane = (await world.fake.state()).panes.find((p) => p.agent?.name === name);
+    await world.fake.script({ op: "setState", paneId: pane?.paneId as string, status: "done" });
+  };
   const leaseRow = async (controllerId: string) =>
     (await target.sql("SELECT generation, host_id FROM herdr_controller_leases WHERE controller_id = $1", [controllerId]))[0];
 
@@ -83,13 +90,18 @@ describe.each(["sqlite"] as const)("controller takeover [%s]", (storeName) => {
 
     await expireAll();
     const successor = await agentPane("coord-b");
+    // Expired, but its holder is idle in its pane: not gone.
+    const idle = await takeover("proj.ctl:g2", successor.env);
+    expect(error(idle.stderr)).toMatchObject({ code: "CONTROLLER_HELD" });
+    expect(error(idle.stderr).message).toContain("is still idle");
+    await holderDone("coord");
     const won = await takeover("proj.ctl:g2", successor.env);
     expect(won.exitCode, won.stderr).toBe(0);
     world.rememberSecrets();
     expect(won.json()).toMatchObject({
       lease_ref: "proj.ctl:g3",
       agent_name: "coord-b",
-      predecessor: { lease_ref: "proj.ctl:g2", evidence: "expired" },
+      predecessor: { lease_ref: "proj.ctl:g2", evidence: "done" },
     });
 
     // The old holder, still running in its pane: every mutating command is fenced out, nothing is sent.
@@ -130,6 +142,7 @@ describe.each(["sqlite"] as const)("controller takeover [%s]", (storeName) => {
 
   test("two takeovers of the same predecessor at once: exactly one wins, the loser is told the current lease", async () => {
     await expireAll();
+    await holderDone("coord-b");
     const [a, b] = await Promise.all([agentPane("coord-c"), agentPane("coord-d")]);
     const results = await Promise.all([takeover("proj.ctl:g3", a.env), takeover("proj.ctl:g3", b.env)]);
     world.rememberSecrets();
@@ -140,7 +153,7 @@ describe.each(["sqlite"] as const)("controller takeover [%s]", (storeName) => {
     expect(Number((await leaseRow("proj.ctl"))?.generation)).toBe(4);
   });
 
-  test("an unexpired lease is taken over only once Herdr answers pane_not_found for the holder's pane", async () => {
+  test("an unexpired lease is never taken over; once expired, pane_not_found for the holder's pane is evidence", async () => {
     const holder = await agentPane("holder", "pane.ctl");
     const acquired = await world.run("herdr-lease-cli", ["controller", "acquire", ...AUTHORITY, "--json"], holder.env);
     expect(acquired.exitCode, acquired.stderr).toBe(0);
@@ -149,9 +162,12 @@ describe.each(["sqlite"] as const)("controller takeover [%s]", (storeName) => {
     const alive = await takeover("pane.ctl:g1", taker.env);
     expect(alive.exitCode).toBe(4);
     expect(error(alive.stderr)).toMatchObject({ code: "CONTROLLER_HELD" });
-    expect(error(alive.stderr).message).toContain(`pane ${holder.paneId} is still there`);
-    // A failing Herdr read is no evidence: nothing is taken.
+    expect(error(alive.stderr).message).toContain("is held until");
     await world.fake.script({ op: "closePane", paneId: holder.paneId });
+    const unexpired = await takeover("pane.ctl:g1", taker.env);
+    expect(error(unexpired.stderr)).toMatchObject({ code: "CONTROLLER_HELD" });
+    await expireAll();
+    // A failing Herdr read is no evidence: nothing is taken.
     await world.fake.script({ op: "failNext", method: "pane.get", code: "internal_error", message: "boom" });
     const unsure = await takeover("pane.ctl:g1", taker.env);
     expect(unsure.exitCode).not.toBe(0);
@@ -162,7 +178,7 @@ describe.each(["sqlite"] as const)("controller takeover [%s]", (storeName) => {
     expect(gone.json()).toMatchObject({ lease_ref: "pane.ctl:g2", predecessor: { evidence: "pane_gone" } });
   });
 
-  test("an unexpired lease whose bound process ended is taken over (process_gone)", async () => {
+  test("a lease whose bound process ended is taken over once expired (process_gone), not before", async () => {
     const holder = await agentPane("proc-holder", "proc.ctl");
     // `; exit $?` keeps sh from exec'ing the command, so sh itself is the bound process; it exits right after.
     const script = 'AGENT_CONTROL_CONTROLLER_PID=$$ "$0" controller acquire "$@" --json; exit $?';
@@ -173,10 +189,33 @@ describe.each(["sqlite"] as const)("controller takeover [%s]", (storeName) => {
     expect(shell.exitCode, String(shell.stderr)).toBe(0);
     world.record(String(shell.stdout), String(shell.stderr));
     world.rememberSecrets();
-    const won = await takeover("proc.ctl:g1", (await agentPane("proc-taker", "proc.ctl")).env);
+    const taker = await agentPane("proc-taker", "proc.ctl");
+    const unexpired = await takeover("proc.ctl:g1", taker.env);
+    expect(error(unexpired.stderr)).toMatchObject({ code: "CONTROLLER_HELD" });
+    await expireAll();
+    const won = await takeover("proc.ctl:g1", taker.env);
     expect(won.exitCode, won.stderr).toBe(0);
     world.rememberSecrets();
     expect(won.json()).toMatchObject({ predecessor: { lease_ref: "proc.ctl:g1", evidence: "process_gone" } });
+  });
+
+  test("a holder bound under another Herdr server is not gone from here, even expired with its pane id unknown here", async () => {
+    const holder = await agentPane("srv-holder", "srv.ctl");
+    const acquired = await world.run("herdr-lease-cli", ["controller", "acquire", ...AUTHORITY, "--json"], holder.env);
+    expect(acquired.exitCode, acquired.stderr).toBe(0);
+    world.rememberSecrets();
+    await expireAll();
+    const other = await startFakeHerdr({ timing: FAST_TIMING });
+    try {
+      const taker = await other.script({ op: "createAgent", kind: "claude", cwd: world.fake.dir, name: "srv-taker" });
+      const env = { HERDR_SOCKET_PATH: other.socketPath, HERDR_PANE_ID: taker.pane_id, AGENT_CONTROL_CONTROLLER_ID: "srv.ctl" };
+      const refused = await takeover("srv.ctl:g1", env);
+      expect(error(refused.stderr)).toMatchObject({ code: "CONTROLLER_HELD" });
+      expect(error(refused.stderr).message).toContain(world.fake.socketPath);
+      expect(Number((await leaseRow("srv.ctl"))?.generation)).toBe(1);
+    } finally {
+      await other.stop();
+    }
   });
 
   test("no lease id or fence token appeared in any output", async () => {

@@ -1,6 +1,7 @@
 // Plans for the --help examples of herdr-agent-control, herdr-lease-cli and herdr-inspect-cli (see plan.ts): each runs inside the Herdr
 // double as the coordinator. Paths such as /srv/wt/pr42 stand for directories made here; cursors such as
 // rev-a=118 for 0 (any state change counts), since the double's sequence starts afresh.
+import { join } from "node:path";
 import type { CommandPlan } from "./plan.ts";
 import type { World } from "./world.ts";
 
@@ -224,7 +225,8 @@ export const HERDR_PLANS: Record<string, CommandPlan> = {
     }),
   },
   "herdr-lease-cli bridge-status": { herdr: true },
-  // proj.ctl:g3 stands for the lease of a coordinator that acquired from another pane, which was closed since.
+  // proj.ctl:g3 stands for the lease of a coordinator that acquired from another pane, which was closed since, and
+  // that lease has expired (takeover needs both).
   "herdr-lease-cli controller takeover": {
     herdr: true,
     given: [ISSUE],
@@ -232,6 +234,14 @@ export const HERDR_PLANS: Record<string, CommandPlan> = {
       const old = await fake(world).script({ op: "createAgent", kind: "claude", cwd: world.dir, name: "old-coord" });
       await world.must(`HERDR_PANE_ID=${old.pane_id} ${acquire[1]}`);
       await fake(world).script({ op: "closePane", paneId: old.pane_id });
+      const { Database } = await import("bun:sqlite");
+      const db = new Database(join(world.env.AGENT_COMPUTER_HOME as string, "agent-computer.sqlite"));
+      try {
+        db.run("PRAGMA busy_timeout = 5000");
+        db.run("UPDATE herdr_controller_leases SET expires_at = 1");
+      } finally {
+        db.close();
+      }
     },
     vars: async () => ({ "proj.ctl:g3": "proj.ctl:g1" }),
   },

@@ -16,6 +16,8 @@ export interface ControllerBinding {
   agent_name: string;
   agent_kind: string;
   cwd: string;
+  /** The Herdr server (socket, session) the binding was made under; absent in bindings made before it was kept. */
+  herdr_server?: { socket: string; session: string | null };
   /** Null where procfs is missing; on Linux a binding without it must be resumed once. */
   process: ProcessIdentity | null;
   bound_at: number;

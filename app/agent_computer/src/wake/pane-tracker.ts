@@ -14,8 +14,15 @@ const othersThan = (status: HerdrAgentStatus): HerdrAgentStatus[] => ALL.filter(
 export interface PaneTrackerOptions {
   herdr: Herdr;
   paneId: string;
-  /** The terminal the agent was armed in; any other terminal in the pane is another agent. */
+  /**
+   * The terminal the agent was armed in. Another terminal in the pane means a new Herdr server took it over (a
+   * handoff gives every pane a new one): the same agent when its kind is the same, followed on in the new one.
+   */
   terminalId: string;
+  /** The kind the agent was armed as (null when Herdr named none): another kind in the pane is another agent. */
+  kind: string | null;
+  /** How long an agent missing from a pane under a new Herdr server is waited for (Herdr re-detecting it). */
+  redetectGraceMs: number;
   /** A wait counts as connected (its status current) after running this long: covers the CLI's start-up. */
   confirmAfterMs: number;
   waitTimeoutMs: number;
@@ -48,11 +55,17 @@ export const startPaneTracker = (options: PaneTrackerOptions): PaneTracker => {
   const { signal } = abort;
   let status: HerdrAgentStatus | null = null;
   let waitingSince: number | null = null;
+  let terminal = options.terminalId;
+  let missingSince: number | null = null;
 
   const accept = (agent: HerdrAgent): boolean => {
-    if (agent.terminalId !== options.terminalId) {
-      options.onGone("agent_replaced");
-      return false;
+    missingSince = null;
+    if (agent.terminalId !== terminal) {
+      if (options.kind !== null && agent.kind !== undefined && agent.kind !== options.kind) {
+        options.onGone("agent_replaced");
+        return false;
+      }
+      terminal = agent.terminalId;
     }
     if (status === null || group(agent.status) !== group(status)) {
       status = agent.status;
@@ -60,6 +73,17 @@ export const startPaneTracker = (options: PaneTrackerOptions): PaneTracker => {
     }
     status = agent.status;
     return true;
+  };
+
+  /** The agent is missing, but its pane is under a new Herdr server that may not have re-detected it yet. */
+  const redetecting = async (): Promise<boolean> => {
+    missingSince ??= options.now();
+    if (options.now() - missingSince > options.redetectGraceMs) return false;
+    try {
+      return (await options.herdr.getPane(options.paneId)).terminalId !== terminal;
+    } catch {
+      return false;
+    }
   };
 
   const follow = async (): Promise<void> => {
@@ -77,6 +101,11 @@ export const startPaneTracker = (options: PaneTrackerOptions): PaneTracker => {
         if (signal.aborted) return;
         if (isHerdrError(error, "timeout")) continue; // nothing changed within the bound: wait again
         if (isHerdrError(error, "not_found") || isHerdrError(error, "not_running")) {
+          if (await redetecting()) {
+            status = null;
+            await pause(options.retryMs, signal);
+            continue;
+          }
           options.onGone("agent_left");
           return;
         }

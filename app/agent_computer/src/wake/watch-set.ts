@@ -29,6 +29,8 @@ const STATUS_CONFIRM_MS = 250;
 const STATUS_WAIT_MS = 30_000;
 const HERDR_RETRY_MS = 1_000;
 const RELIST_MS = 1_000;
+/** After a Herdr handoff an agent is missing for about 0.4 s while Herdr re-detects it; give it this long. */
+const REDETECT_GRACE_MS = 3_000;
 
 const sameArming = (a: WakeRegistration, b: WakeRegistration): boolean =>
   a.session_id === b.session_id && a.pane_id === b.pane_id && a.terminal_id === b.terminal_id;
@@ -53,6 +55,8 @@ export const createWatchSet = (deps: WatchSetDeps, onStatusChange: () => void) =
       herdr,
       paneId: reg.pane_id,
       terminalId: reg.terminal_id,
+      kind: reg.kind,
+      redetectGraceMs: REDETECT_GRACE_MS,
       confirmAfterMs: STATUS_CONFIRM_MS,
       waitTimeoutMs: STATUS_WAIT_MS,
       retryMs: HERDR_RETRY_MS,

@@ -23,7 +23,7 @@ export default defineCommand({
   summary: "release the barrier of a reserved or pending receipt once its agent is observed settled",
   description:
     "Marks the receipt failed/abandoned so its target accepts requests again. It needs controller authority and a fresh " +
-    "observation that the exact leased agent (pane, terminal, name, kind, cwd) is idle, done or blocked; while the agent " +
+    "observation that the exact leased agent (pane, name, kind, cwd; not the terminal id, which a Herdr handoff changes) is idle, done or blocked; while the agent " +
     "works it is refused. It never stops, interrupts or closes anything and drops any result the receipt would have had. " +
     "Use it after inspecting an ambiguous (reserved) delivery; prefer collect for pending ones. A read cut by a Herdr " +
     "server restart is made again for up to 30 s.",

@@ -36,7 +36,7 @@ export default defineCommand({
   summary: "send one request to one leased agent and wait for its result (a batch of one)",
   description:
     "Admits the request only if TARGET is held by an active reviewer or writer lease of this controller, has no reserved or " +
-    "pending receipt, and is exactly the leased agent (pane, terminal, name, kind, cwd) in state idle or done (blocked waits " +
+    "pending receipt, and is exactly the leased agent (pane, name, kind, cwd; not the terminal id, which a Herdr handoff changes) in state idle or done (blocked waits " +
     "for a human and is refused). A durable receipt records its state_change_seq, the fence is checked again, then the " +
     "request is typed; ask waits until Herdr shows that agent working at a greater cursor (cursors are global to Herdr: " +
     "only > is meaningful), then for the first settled state after it, and returns the agent's output. If --timeout-ms " +

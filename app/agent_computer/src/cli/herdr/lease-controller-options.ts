@@ -29,7 +29,7 @@ export const CONTROLLER_FIELDS =
 const NEVER_PRINTED = "The lease id and fence token are never printed (lease_ref is a public name, not a credential).";
 export const CONTROLLER_OUTPUT = `{${CONTROLLER_FIELDS}}. ${NEVER_PRINTED}`;
 export const TAKEOVER_OUTPUT =
-  `{${CONTROLLER_FIELDS},"predecessor":{"lease_ref","evidence":"released|expired|pane_gone|process_gone","detail"}}. ` +
+  `{${CONTROLLER_FIELDS},"predecessor":{"lease_ref","evidence":"released|expired|pane_gone|agent_gone|done|blocked|process_gone","detail"}}. ` +
   NEVER_PRINTED;
 
 export const renderController = (v: ControllerView): string =>

@@ -19,7 +19,7 @@ export default defineCommand({
   summary: "re-bind this host's controller lease to the current process of the same agent (new fence)",
   description:
     "For the agent that acquired the lease, after its process restarted or when mutating commands report that the process " +
-    "ancestry no longer matches. Requires the same pane, terminal, agent name, kind and cwd as recorded at acquire and an " +
+    "ancestry no longer matches. Requires the same pane, agent name, kind and cwd (not terminal id: a Herdr handoff changes it) as recorded at acquire and an " +
     "active lease of the same generation (also when it expired meanwhile); a released lease or one replaced by a newer " +
     "acquire is refused (CONTROLLER_FENCED). Mints a new lease id and fence (generation + 1), renews the lifetime and binds " +
     "the current agent process. Leases of reviewers, writers and adopted panes stay with the controller id.",

@@ -26,9 +26,13 @@ export default defineCommand({
   description:
     "For a new coordinator (a named agent in pane HERDR_PANE_ID, as for acquire) when the agent holding the controller " +
     "lease of AGENT_CONTROL_CONTROLLER_ID is gone. Succeeds only when the current lease is exactly --expected-lease AND " +
-    "its holder is gone: the lease was released or has expired, or (held from this host) Herdr answers pane_not_found " +
-    "for the holder's exact pane, or its bound process has ended (pid gone or reused, or another boot). A Herdr read that " +
-    "fails is no evidence: the call ends UNAVAILABLE and nothing changes. The swap is a compare-and-swap in one store " +
+    "its holder is gone: the lease was released, or it has expired AND (held from this host) its bound process has ended " +
+    "(pid gone or reused, or another boot) or, asked of the Herdr server it was bound under, the holder's pane is gone " +
+    "(pane_not_found), runs no such agent, or the agent is done or blocked (evidence pane_gone, agent_gone, done, blocked, " +
+    "process_gone). A working or idle holder is kept even after expiry, and an unexpired lease always (CONTROLLER_HELD); an " +
+    "expired lease held from another host goes by expiry alone (evidence expired). A holder bound under another Herdr " +
+    "server (socket) cannot be observed from here, and a Herdr read that fails is no evidence: both refuse and change " +
+    "nothing. A Herdr handoff (new terminal ids) does not make a holder gone. The swap is a compare-and-swap in one store " +
     "transaction on that exact lease (same lease, state and expiry): of two takeovers of one predecessor exactly one " +
     "wins; the other gets CONTROLLER_LEASE_CHANGED naming the current lease, and re-reads. A new lease id and fence are " +
     "minted (generation + 1) and bound to this caller as acquire does. The old fence is refused from then on by every " +

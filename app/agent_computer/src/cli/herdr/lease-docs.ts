@@ -6,7 +6,7 @@ export const LEASE_OUTPUT =
 export const CLOSE_OUTPUT = `{"lease":${LEASE_OUTPUT},"capture_sha256","observed_seq"}`;
 
 export const CLOSE_RULES =
-  "The agent must be exactly the leased identity (pane, terminal, name, kind, cwd), idle or done, at exactly " +
+  "The agent must be exactly the leased identity (pane, name, kind, cwd; not the terminal id, which a Herdr handoff changes), idle or done, at exactly " +
   "--expected-seq (the state_change_seq you last saw, e.g. from a collect result), with no reserved or pending receipt; " +
   "its output is captured and identity and cursor must be unchanged after the capture. Then the fence is checked, the " +
   "lease is marked closing (no request is admitted any more) and only the leased pane is closed. Herdr's pane close takes " +

@@ -36,9 +36,9 @@ export default defineCommand({
   description:
     "Lists each agent `herdr agent list` shows with the leases of this host that name its pane: a controller's own pane " +
     "(while the store's lease is active at the generation bound here), reviewer, writer and adopted leases that are still " +
-    "held, each with its controller and whether the agent Herdr shows is exactly the leased identity (pane, terminal, name, " +
-    "kind, cwd). An agent is leased when one such lease matches it exactly. Held leases whose pane Herdr does not list as " +
-    "an agent are listed apart (herdr-lease-cli reconcile ends those whose pane is gone). Needs no controller lease and no " +
+    "held, each with its controller and whether the agent Herdr shows is exactly the leased identity (pane, name, kind, " +
+    "cwd; not the terminal id, which a Herdr handoff changes). An agent is leased when one such lease matches it exactly. Held leases whose pane Herdr does not list as " +
+    "an agent are listed apart (herdr-lease-cli reconcile --apply ends those whose pane is gone or runs no agent). Needs no controller lease and no " +
     "AGENT_CONTROL_CONTROLLER_ID; shows no lease id of a controller (only its lease_ref), no fence and no credential path. " +
     "Herdr unreachable: UNAVAILABLE.",
   schema: inventoryOptionsSchema,

@@ -3,15 +3,16 @@ import { type ReconcileResult, reconcileLeases } from "../../domain/herdr/reconc
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
 import { buildHerdrDeps } from "../kernel/deps.ts";
-import { AUTHORITY_ERRORS, BINDING_ENV } from "./shared.ts";
+import { AUTHORITY_ERRORS, BINDING_ENV, dryRunOf } from "./shared.ts";
 
 export const reconcileOptionsSchema = z.object({
-  dryRun: z.boolean().default(false).describe("report what would be ended, change nothing"),
+  apply: z.boolean().default(false).describe("end the leases found gone and release their reservations (default: a dry run)"),
+  dryRun: z.boolean().default(false).describe("report what would be ended, change nothing (the default)"),
 });
 export type ReconcileOptions = z.output<typeof reconcileOptionsSchema>;
 
 const runReconcile = async (options: ReconcileOptions, ctx: CommandContext): Promise<ReconcileResult> =>
-  reconcileLeases(await buildHerdrDeps(ctx), options.dryRun);
+  reconcileLeases(await buildHerdrDeps(ctx), dryRunOf(options));
 
 const render = (r: ReconcileResult): string => {
   const lines = [`controller ${r.controller_id}: ${r.leases.length} held lease(s) checked${r.dry_run ? " (dry run)" : ""}`];
@@ -28,23 +29,27 @@ const render = (r: ReconcileResult): string => {
 
 export default defineCommand({
   name: "herdr-lease-cli reconcile",
-  summary: "end this controller's leases whose pane is gone (as lost), then release their reservations",
+  summary: "list (default) or, with --apply, end this controller's leases whose agent is gone, releasing their reservations",
   description:
-    "Needs controller authority. For every held reviewer, writer and adopted lease of this controller on this host, the " +
-    "exact pane is read (`herdr pane get`). Only Herdr's answer pane_not_found counts as gone (pane ids are never reused): " +
-    "the lease then ends as lost, and only after that are its reservations released (a writer's claim on branch, worktree " +
-    "and scopes in the shared store; receipts still reserved or pending for it fail as identity_changed). A pane that " +
-    "exists is kept, whatever runs in it; a Herdr read that fails (server down or restarting, timeout, any other error) is " +
-    "reported as unknown and changes nothing. Idempotent: a lost lease is not held any more, and a run cut short between " +
-    "ending a lease and releasing its reservations is finished by the next run. --dry-run reports would_lose instead.",
+    "Needs controller authority. A dry run unless --apply is given (--dry-run says so explicitly). For every held reviewer, " +
+    "writer and adopted lease of this controller on this host, the exact pane is read (`herdr pane get`, then `agent " +
+    "get`). Gone is Herdr's answer pane_not_found (pane ids are never reused), or a pane that runs no agent at all: the " +
+    "agent exited, or a cold restart of Herdr restored the pane without it (a pane under a new Herdr server is given up " +
+    "to 3 s to show its agent again, as after a handoff). With --apply the lease then ends as lost, and only after that " +
+    "are its reservations released (a writer's claim on branch, worktree and scopes in the shared store; receipts still " +
+    "reserved or pending for it fail as identity_changed); without it the lease is reported would_lose. A pane running " +
+    "an agent is kept, whichever agent it is; a Herdr read that fails, or a lease made under another Herdr server " +
+    "(socket) than the one this command reaches, is reported as unknown and changes nothing. Idempotent: a lost lease is " +
+    "not held any more, and a run cut short between ending a lease and releasing its reservations is finished by the " +
+    "next --apply.",
   schema: reconcileOptionsSchema,
-  writes: "lease states (lost), writer claims (lost) and receipts (failed) of leases whose pane is gone; nothing with --dry-run.",
+  writes: "with --apply only: lease states (lost), writer claims (lost) and receipts (failed) of leases whose agent is gone.",
   output:
     '{"controller_id","dry_run","leases":[{"lease_id","type","agent_name","pane_id","state_before","outcome":"lost|would_lose|' +
     'kept|unknown","evidence","released":{"writer_claim","receipts":[]}}]}',
-  errors: [...AUTHORITY_ERRORS, "RESERVATION_BUSY", "INTERNAL"],
+  errors: ["INVALID_INPUT", ...AUTHORITY_ERRORS, "RESERVATION_BUSY", "INTERNAL"],
   env: BINDING_ENV,
-  examples: ["herdr-lease-cli reconcile --dry-run", "herdr-lease-cli reconcile --json"],
+  examples: ["herdr-lease-cli reconcile", "herdr-lease-cli reconcile --apply --json"],
   run: runReconcile,
   render,
 });

@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { HERDR_AGENT_KINDS, HERDR_AGENT_NAME_PATTERN } from "../../adapters/herdr/client.ts";
 import type { HandoffOutput } from "../../domain/herdr/handoff-results.ts";
-import { type ErrorCode, STORE_ERRORS } from "../../errors.ts";
+import { AppError, type ErrorCode, STORE_ERRORS } from "../../errors.ts";
 import { neutralizeLine } from "../kernel/output.ts";
 
 export const CONTROL_ENV = [
@@ -106,3 +106,11 @@ export const renderLease = (lease: {
   cwd: string;
 }) =>
   `${lease.type} lease ${lease.lease_id}: ${lease.state} · agent ${lease.agent_name} · pane ${lease.pane_id ?? "-"} · ${neutralizeLine(lease.cwd)}`;
+
+/** reconcile and reviewer sweep change nothing unless --apply is given; --dry-run only says so explicitly. */
+export const dryRunOf = (options: { apply: boolean; dryRun: boolean }): boolean => {
+  if (options.apply && options.dryRun) {
+    throw new AppError("INVALID_INPUT", "--apply and --dry-run contradict each other: give one of them");
+  }
+  return !options.apply;
+};

@@ -32,7 +32,7 @@ export const abandonReceipt = async (
   const authority = await loadAuthority(deps, deadline);
   const receipt = findReceipt(deps.dirs, token, authority.controllerId);
   if (!isOutstanding(receipt)) throw new AppError("CONFLICT", `receipt ${token} is already ${receipt.state}`);
-  const agent = await observeSurviving(deps.herdr, receipt.identity.pane_id, deadline);
+  const agent = await observeSurviving(deps.herdr, receipt.identity, deadline);
   if (!agent || !sameIdentity(agent, receipt.identity)) {
     throw new AppError("IDENTITY_CHANGED", `${receipt.target}: the leased agent is no longer in its pane`, {
       hint: "collect marks this receipt failed (identity_changed)",

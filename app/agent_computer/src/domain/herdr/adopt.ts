@@ -8,6 +8,7 @@ import { loadAuthority } from "./controller-authority.ts";
 import { type HerdrDeps, reserve } from "./deps.ts";
 import { canonicalDir, sameDirectory } from "./directories.ts";
 import { viaHerdr } from "./herdr-failure.ts";
+import { herdrServerOf } from "./herdr-server.ts";
 import { isHeld, type LeaseRecord, listLeases, ownedLease, readLease, saveLease } from "./leases.ts";
 
 export interface AdoptInput {
@@ -71,6 +72,7 @@ export const adoptAgent = async (deps: HerdrDeps, input: AdoptInput): Promise<Le
         pane_id: agent.paneId,
         terminal_id: agent.terminalId,
         workspace_id: agent.workspaceId,
+        herdr_server: herdrServerOf(deps.env),
         created_at: now,
         updated_at: now,
       },

@@ -1,11 +1,13 @@
 // Collecting results of delivered receipts. Collect never prompts: it waits strictly after the accepted working
 // cursor, captures the output, and re-reads identity and cursor; a completed receipt is replayed only while its
 // exact settled identity and cursor are still current, so output of a later task is refused, never mislabelled.
+import type { HerdrAgent } from "../../adapters/herdr/client.ts";
 import { AppError } from "../../errors.ts";
 import { isSettled, sameIdentity } from "./agent-identity.ts";
 import { loadAuthority } from "./controller-authority.ts";
 import type { HerdrDeps } from "./deps.ts";
 import { type HandoffMode, type HandoffOutput, type HandoffResult, handoffOutput, resultOf } from "./handoff-results.ts";
+import { isNewEpoch } from "./herdr-epoch.ts";
 import { findReceipt, type ReceiptRecord, transitionReceipt } from "./receipts.ts";
 import { abortOthers, captureSettled, observeSurviving, waitForSettled } from "./settle.ts";
 
@@ -15,9 +17,14 @@ export interface CollectLimits {
 }
 
 const replay = async (deps: HerdrDeps, receipt: ReceiptRecord, limits: CollectLimits): Promise<HandoffResult> => {
-  const agent = await observeSurviving(deps.herdr, receipt.identity.pane_id, limits.deadline);
+  const agent = await observeSurviving(deps.herdr, receipt.identity, limits.deadline);
+  // A cursor means nothing under another Herdr server (its sequence restarted): that is no longer the settled state.
   const current =
-    agent && sameIdentity(agent, receipt.identity) && isSettled(agent.status) && agent.stateChangeSeq === receipt.settled_seq;
+    agent &&
+    !isNewEpoch(agent, receipt.identity.terminal_id) &&
+    sameIdentity(agent, receipt.identity) &&
+    isSettled(agent.status) &&
+    agent.stateChangeSeq === receipt.settled_seq;
   if (agent && current) {
     const capture = await captureSettled(deps.herdr, receipt.identity, agent, limits.readLines, limits.deadline);
     if (capture.stable) {
@@ -30,6 +37,9 @@ const replay = async (deps: HerdrDeps, receipt: ReceiptRecord, limits: CollectLi
 const fail = async (deps: HerdrDeps, receipt: ReceiptRecord, failure: "identity_changed" | "cursor_superseded") =>
   resultOf(await transitionReceipt(deps, receipt.receipt_id, [receipt.state], { state: "failed", failure }));
 
+const captureOf = (deps: HerdrDeps, receipt: ReceiptRecord, settled: HerdrAgent, limits: CollectLimits) =>
+  captureSettled(deps.herdr, receipt.identity, settled, limits.readLines, limits.deadline);
+
 const collectPending = async (
   deps: HerdrDeps,
   receipt: ReceiptRecord,
@@ -37,15 +47,24 @@ const collectPending = async (
   signal?: AbortSignal,
 ): Promise<HandoffResult> => {
   const afterSeq = receipt.after_seq ?? Number.MAX_SAFE_INTEGER;
-  const outcome = await waitForSettled(deps.herdr, receipt.identity, afterSeq, limits.deadline, signal);
+  let outcome = await waitForSettled(deps.herdr, receipt.identity, afterSeq, limits.deadline, signal);
+  let capture = outcome.kind === "settled" ? await captureOf(deps, receipt, outcome.agent, limits) : undefined;
+  // A new Herdr server took the pane over while the screen was read: the turn is still this one, settled; the
+  // pending receipt's turn ends at the new server's first settled status.
+  while (outcome.kind === "settled" && capture?.epochChanged) {
+    const rebased = { ...receipt.identity, terminal_id: outcome.agent.terminalId };
+    outcome = await waitForSettled(deps.herdr, rebased, afterSeq, limits.deadline, signal);
+    capture = outcome.kind === "settled" ? await captureOf(deps, receipt, outcome.agent, limits) : undefined;
+  }
   if (outcome.kind === "cancelled") return resultOf(receipt);
   if (outcome.kind === "timeout") return { ...resultOf(receipt), stage: "collect", error: "timeout" };
-  if (outcome.kind === "gone") return fail(deps, receipt, "identity_changed");
-  const capture = await captureSettled(deps.herdr, receipt.identity, outcome.agent, limits.readLines, limits.deadline);
+  if (outcome.kind === "gone" || !capture) return fail(deps, receipt, "identity_changed");
   // The agent moved on while its screen was read: the text may already hold a later task.
   if (!capture.stable) return fail(deps, receipt, "cursor_superseded");
   const done = await transitionReceipt(deps, receipt.receipt_id, ["pending"], {
     state: "completed",
+    // The settled cursor belongs to the server it was read from: record that server's terminal beside it.
+    identity: { ...receipt.identity, terminal_id: outcome.agent.terminalId },
     settled_seq: outcome.agent.stateChangeSeq,
     settled_status: outcome.agent.status,
   });
@@ -72,7 +91,7 @@ export const collectOne = async (
       return resultOf(receipt);
     case "reserved": {
       // Ambiguous delivery stays a barrier while its agent lives; once that exact agent is gone nothing can land.
-      const agent = await observeSurviving(deps.herdr, receipt.identity.pane_id, limits.deadline);
+      const agent = await observeSurviving(deps.herdr, receipt.identity, limits.deadline);
       return agent && sameIdentity(agent, receipt.identity) ? resultOf(receipt) : fail(deps, receipt, "identity_changed");
     }
     case "pending":

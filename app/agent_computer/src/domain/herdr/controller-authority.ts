@@ -95,12 +95,10 @@ export const loadAuthority = async (deps: HerdrDeps, deadline?: number): Promise
     if (fenced) throw fenced;
     throw notController("this pane is not the controller's pane", "run from the coordinator's own pane");
   }
-  const caller = await observeCaller(deps, ctx.paneId, deadline);
+  const caller = await observeCaller(deps, ctx.paneId, deadline, binding.terminal_id);
+  // Not the terminal id: a Herdr handoff gives the pane a new one while the same agent process lives on.
   const sameAgent =
-    caller.terminalId === binding.terminal_id &&
-    caller.name === binding.agent_name &&
-    caller.kind === binding.agent_kind &&
-    sameDirectory(caller.cwd, binding.cwd);
+    caller.name === binding.agent_name && caller.kind === binding.agent_kind && sameDirectory(caller.cwd, binding.cwd);
   if (!sameAgent)
     throw notController("the agent in this pane is not the one the lease was bound to", "controller resume rebinds it");
   if (binding.process ? !descendsFrom(binding.process) : ancestry().length > 0) {

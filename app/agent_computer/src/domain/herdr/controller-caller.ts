@@ -4,6 +4,7 @@ import type { HerdrAgent } from "../../adapters/herdr/client.ts";
 import { ancestry, type ProcessIdentity, sameProcess, terminalForegroundGroup } from "../../adapters/process-ancestry.ts";
 import { AppError } from "../../errors.ts";
 import type { HerdrDeps } from "./deps.ts";
+import { observeAcrossEpochOrFail } from "./herdr-epoch.ts";
 import { herdrFailure } from "./herdr-failure.ts";
 import { surviving } from "./herdr-reconnect.ts";
 
@@ -56,8 +57,11 @@ export const observeCaller = async (
   deps: HerdrDeps,
   paneId: string,
   deadline = Date.now() + CALLER_READ_DEADLINE_MS,
+  boundTerminal?: string,
 ): Promise<HerdrAgent> => {
-  const agent = await readCaller(deps, paneId, deadline);
+  // Under a new Herdr server (a handoff) the bound agent is missing, then `unknown`, while Herdr re-detects it.
+  const redetected = boundTerminal ? await observeAcrossEpochOrFail(deps.herdr, paneId, boundTerminal, deadline) : undefined;
+  const agent = redetected ?? (await readCaller(deps, paneId, deadline));
   if (!agent.name) {
     throw new AppError("CONTROLLER_AUTH_FAILED", `the agent in pane ${paneId} has no Herdr name; a coordinator must be named`, {
       hint:

@@ -20,6 +20,7 @@ import { loadAuthority, supersededIn } from "./controller-authority.ts";
 import { callerContext, observeCaller, resolveControllerProcess } from "./controller-caller.ts";
 import { type HerdrDeps, reserve } from "./deps.ts";
 import { sameDirectory } from "./directories.ts";
+import { herdrServerOf } from "./herdr-server.ts";
 import { leaseRefOf } from "./lease-ref.ts";
 
 export const DEFAULT_CONTROLLER_TTL_SECONDS = 900;
@@ -108,6 +109,7 @@ export const bindingOf = (
   agent_name: caller.name ?? "",
   agent_kind: caller.kind ?? "",
   cwd: caller.cwd ?? "",
+  herdr_server: herdrServerOf(deps.env),
   process,
   bound_at: deps.now(),
   ...(superseded.length > 0 ? { superseded: superseded.slice(-SUPERSEDED_KEPT) } : {}),
@@ -124,7 +126,7 @@ export const bindHere = (
 /** Takes a new lease (new lease id, fence and generation) and binds it to the calling pane, agent and process. */
 const bindNewLease = async (deps: HerdrDeps, input: AuthorityInput, mode: "acquire" | "resume"): Promise<ControllerView> => {
   const ctx = callerContext(deps.env);
-  const caller = await observeCaller(deps, ctx.paneId);
+  const caller = await observeCaller(deps, ctx.paneId, undefined, readBinding(deps.dirs, ctx.controllerId)?.terminal_id);
   const process = resolveControllerProcess(deps.env);
   return reserve(deps, ["controller"], async () => {
     const previous = readBinding(deps.dirs, ctx.controllerId);
@@ -132,7 +134,6 @@ const bindNewLease = async (deps: HerdrDeps, input: AuthorityInput, mode: "acqui
       const same =
         previous &&
         previous.pane_id === caller.paneId &&
-        previous.terminal_id === caller.terminalId &&
         previous.agent_name === caller.name &&
         previous.agent_kind === caller.kind &&
         sameDirectory(previous.cwd, caller.cwd);

@@ -1,7 +1,8 @@
 // Controller takeover: a new coordinator takes the controller lease of a holder that is gone, only as a
-// compare-and-swap on the predecessor it names (--expected-lease). Gone means: the lease was released or expired,
-// or (held from this host) Herdr answered pane_not_found for the holder's exact pane, or its bound process is
-// observed dead. A Herdr read that fails is no evidence. The swap re-reads the row under the transaction's lock:
+// compare-and-swap on the predecessor it names (--expected-lease). Gone means: the lease was released, or it
+// expired AND (held from this host) its bound process is observed dead or, asked of the Herdr server it was bound
+// under, the holder's pane is missing, runs no such agent, or the agent is done or blocked. A Herdr read that
+// fails is no evidence, and a holder bound under another Herdr server cannot be observed: both refuse. The swap re-reads the row under the transaction's lock:
 // if anything else took, resumed or renewed the lease meanwhile, the caller loses and is told the current lease.
 import { currentBootId } from "../../adapters/process-ancestry.ts";
 import { AppError } from "../../errors.ts";
@@ -11,11 +12,14 @@ import { iso } from "../deps.ts";
 import { callerContext, observeCaller, resolveControllerProcess } from "./controller-caller.ts";
 import { type AuthorityInput, bindHere, bindingOf, type ControllerView, newCredential, view } from "./controller-lease.ts";
 import { type HerdrDeps, reserve } from "./deps.ts";
+import { sameDirectory } from "./directories.ts";
+import { observeAcrossEpochOrFail, RESTORE_GRACE_MS } from "./herdr-epoch.ts";
 import { herdrFailure } from "./herdr-failure.ts";
+import { otherServer } from "./herdr-server.ts";
 import { LEASE_REF_PATTERN, leaseRefOf } from "./lease-ref.ts";
 import { observePane } from "./pane-presence.ts";
 
-export type GoneEvidence = "released" | "expired" | "pane_gone" | "process_gone";
+export type GoneEvidence = "released" | "expired" | "pane_gone" | "process_gone" | "agent_gone" | "done" | "blocked";
 
 export interface TakeoverView extends ControllerView {
   predecessor: { lease_ref: string; evidence: GoneEvidence; detail: string };
@@ -46,43 +50,63 @@ const processGone = (deps: HerdrDeps, binding: ControllerBinding): string | unde
   return undefined;
 };
 
-/** The evidence that the lease's holder is gone, or undefined when it may still be there. */
-const evidenceOf = async (
+type Verdict = { gone: { evidence: GoneEvidence; detail: string } } | { held: AppError };
+
+const held = (lease: ControllerLeaseRecord, why: string, hint: string): Verdict => ({
+  held: new AppError("CONTROLLER_HELD", `lease ${leaseRefOf(lease)} ${why}`, { hint }),
+});
+const TAKEOVER_RULE =
+  "takeover needs the lease expired AND its holder's pane gone, its agent done or blocked, or its process dead";
+
+/**
+ * Whether the lease's holder is gone. Released is gone. Otherwise the lease must have expired AND, when it was held
+ * from this host, its holder must be observed gone: its process dead, or (asked of the Herdr server it was bound
+ * under) its pane missing, no such agent in it, or the agent done or blocked. An expired lease of another host has
+ * nothing here to observe it by and goes by expiry alone.
+ */
+const verdictOf = async (
   deps: HerdrDeps,
   lease: ControllerLeaseRecord,
   binding: ControllerBinding | undefined,
   now: number,
-): Promise<{ evidence: GoneEvidence; detail: string } | undefined> => {
-  if (lease.state === "released") return { evidence: "released", detail: `released at ${iso(lease.releasedAt ?? 0)}` };
-  if (lease.expiresAt <= now) return { evidence: "expired", detail: `expired at ${iso(lease.expiresAt)}` };
-  // Pane and process are facts of the holding host only; a lease of another host is gone only by expiry.
-  if (lease.hostId !== deps.local.hostId || binding?.generation !== lease.generation) return undefined;
+): Promise<Verdict> => {
+  if (lease.state === "released") return { gone: { evidence: "released", detail: `released at ${iso(lease.releasedAt ?? 0)}` } };
+  const until = iso(lease.expiresAt);
+  if (lease.expiresAt > now) {
+    return held(lease, `is held until ${until}`, `${TAKEOVER_RULE}; its own agent resumes it`);
+  }
+  const expired = `expired at ${until}`;
+  if (lease.hostId !== deps.local.hostId || binding?.generation !== lease.generation) {
+    const from = lease.hostId === deps.local.hostId ? "this host kept no record of its pane" : "it was held from another host";
+    return { gone: { evidence: "expired", detail: `${expired}; ${from}` } };
+  }
+  const process = processGone(deps, binding);
+  if (process) return { gone: { evidence: "process_gone", detail: `${expired} and ${process}` } };
+  const elsewhere = otherServer(binding.herdr_server, deps.env);
+  if (elsewhere)
+    return held(lease, `${expired}, but its holder cannot be observed: ${elsewhere}`, "take it over from that Herdr server");
   const pane = await observePane(deps.herdr, binding.pane_id);
   if (pane.kind === "unknown") throw herdrFailure(pane.error);
   if (pane.kind === "gone") {
-    return { evidence: "pane_gone", detail: `Herdr answered pane_not_found for its pane ${binding.pane_id}` };
+    return {
+      gone: { evidence: "pane_gone", detail: `${expired} and Herdr answered pane_not_found for its pane ${binding.pane_id}` },
+    };
   }
-  const process = processGone(deps, binding);
-  return process ? { evidence: "process_gone", detail: process } : undefined;
-};
-
-/** Why the holder may still be there: it was observed, or there is nothing here to observe it by. */
-const notGone = (lease: ControllerLeaseRecord, binding: ControllerBinding | undefined, hostId: string): AppError => {
-  const held = `lease ${leaseRefOf(lease)} is held until ${iso(lease.expiresAt)}`;
-  const observed = lease.hostId === hostId && binding?.generation === lease.generation;
-  if (observed && binding) {
-    return new AppError(
-      "CONTROLLER_HELD",
-      `${held} and its holder ${binding.agent_name} in pane ${binding.pane_id} is still there`,
-      {
-        hint: "a holder is gone once its lease expires, its pane is closed or its process ends; its own agent resumes it",
-      },
-    );
+  const agent = await observeAcrossEpochOrFail(deps.herdr, binding.pane_id, binding.terminal_id, Date.now() + RESTORE_GRACE_MS);
+  const same =
+    agent && agent.name === binding.agent_name && agent.kind === binding.agent_kind && sameDirectory(agent.cwd, binding.cwd);
+  if (!agent || !same) {
+    return {
+      gone: { evidence: "agent_gone", detail: `${expired} and ${binding.agent_name} no longer runs in pane ${binding.pane_id}` },
+    };
   }
-  return new AppError(
-    "CONTROLLER_HELD",
-    `${held} ${lease.hostId === hostId ? "and this host kept no record of its pane or process" : "from another host"}`,
-    { hint: "with no pane or process to observe from here, it is taken over only once it expires" },
+  if (agent.status === "done" || agent.status === "blocked") {
+    return { gone: { evidence: agent.status, detail: `${expired} and its holder ${binding.agent_name} is ${agent.status}` } };
+  }
+  return held(
+    lease,
+    `${expired}, but its holder ${binding.agent_name} in pane ${binding.pane_id} is still ${agent.status}`,
+    `${TAKEOVER_RULE}; its own agent resumes it`,
   );
 };
 
@@ -105,8 +129,9 @@ export const takeoverController = async (
     const seen = await store.read((tx) => tx.herdr.controllerLease(ctx.controllerId));
     if (!seen || leaseRefOf(seen) !== input.expectedLease) throw changed(ctx.controllerId, input.expectedLease, seen);
     const previous = readBinding(deps.dirs, ctx.controllerId);
-    const gone = await evidenceOf(deps, seen, previous, deps.now());
-    if (!gone) throw notGone(seen, previous, deps.local.hostId);
+    const verdict = await verdictOf(deps, seen, previous, deps.now());
+    if ("held" in verdict) throw verdict.held;
+    const { gone } = verdict;
     const credential = newCredential();
     const lease = await store.write(async (tx) => {
       const now = deps.now();

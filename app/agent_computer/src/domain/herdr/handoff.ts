@@ -72,7 +72,7 @@ const admit = (
     });
     const observed = [];
     for (const entry of admitted) {
-      const agent = await observeSurviving(deps.herdr, entry.identity.pane_id, deadline);
+      const agent = await observeSurviving(deps.herdr, entry.identity, deadline);
       if (!agent || !sameIdentity(agent, entry.identity)) {
         throw new AppError("IDENTITY_CHANGED", `${entry.request.target}: the leased agent is no longer in its pane`);
       }
@@ -81,7 +81,12 @@ const admit = (
           hint: agent.status === "blocked" ? "a blocked agent waits for a human decision" : "wait for its turn to end",
         });
       }
-      observed.push({ ...entry, beforeSeq: agent.stateChangeSeq });
+      // The cursor is read under the server now running: the receipt records that server's terminal with it.
+      observed.push({
+        ...entry,
+        identity: { ...entry.identity, terminal_id: agent.terminalId },
+        beforeSeq: agent.stateChangeSeq,
+      });
     }
     await authority.verify();
     const now = deps.now();

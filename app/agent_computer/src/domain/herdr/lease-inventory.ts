@@ -41,11 +41,9 @@ export interface LeaseInventory {
   leases_without_agent: { kind: LeaseKind; controller_id: string; lease: string; state: string; pane_id: string | null }[];
 }
 
+// Not the terminal id: a Herdr handoff gives the pane a new one under the same agent (docs/herdr-identity.md).
 const controllerMatches = (agent: HerdrAgent, binding: ControllerBinding): boolean =>
-  agent.paneId === binding.pane_id &&
-  agent.terminalId === binding.terminal_id &&
-  agent.name === binding.agent_name &&
-  agent.kind === binding.agent_kind;
+  agent.paneId === binding.pane_id && agent.name === binding.agent_name && agent.kind === binding.agent_kind;
 
 export const leaseInventory = async (deps: HerdrDeps): Promise<LeaseInventory> => {
   const agents = await viaHerdr(deps.herdr.listAgents());

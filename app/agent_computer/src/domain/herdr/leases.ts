@@ -3,6 +3,7 @@
 import { AppError } from "../../errors.ts";
 import { type HerdrStateDirs, listJson, readJson, writeJsonAtomic } from "../../local/herdr-state.ts";
 import type { AgentIdentity } from "./agent-identity.ts";
+import type { HerdrServerRef } from "./herdr-server.ts";
 
 export type LeaseType = "reviewer" | "writer" | "adopted";
 export type LeaseState =
@@ -51,6 +52,8 @@ export interface LeaseRecord {
   pane_id: string | null;
   terminal_id: string | null;
   workspace_id: string | null;
+  /** The Herdr server the lease was made under: its pane is observed only through that server. */
+  herdr_server?: HerdrServerRef;
   created_at: number;
   updated_at: number;
   /** SHA-256 of the output captured just before close/release (the output itself is not kept). */

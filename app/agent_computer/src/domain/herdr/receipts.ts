@@ -86,7 +86,7 @@ export const transitionReceipt = (
   deps: HerdrDeps,
   receiptId: string,
   from: readonly ReceiptState[],
-  patch: Partial<Pick<ReceiptRecord, "state" | "after_seq" | "settled_seq" | "settled_status" | "failure">>,
+  patch: Partial<Pick<ReceiptRecord, "state" | "identity" | "after_seq" | "settled_seq" | "settled_status" | "failure">>,
 ): Promise<ReceiptRecord> =>
   reserve(deps, ["receipts"], async () => {
     const current = readJson<ReceiptRecord>(deps.dirs.receipts, `${receiptId}.json`);

@@ -1,11 +1,16 @@
-// Reconcile: a held lease whose pane is gone ends as `lost`, and only then are its reservations released (a writer's
+// Reconcile: a held lease whose agent is gone ends as `lost`, and only then are its reservations released (a writer's
 // claim on branch, worktree and scopes; the receipts that still block its target). "Gone" is Herdr's own answer
-// pane_not_found for the lease's exact pane; a failed read or a server that is down leaves the lease as it is.
+// pane_not_found for the lease's exact pane, or the pane holding no agent at all: its agent exited, or a cold
+// restart of Herdr restored the pane without it (under a new server, only once Herdr had the time to re-detect
+// it). A failed read, a server that is down, or another agent in the pane leaves the lease as it is.
 // Idempotent: a lost lease is no longer held, and a run cut short between the two steps is finished by the next.
+import type { HerdrAgent } from "../../adapters/herdr/client.ts";
 import type { WriterClaimState } from "../../store/port-herdr.ts";
 import { loadAuthority } from "./controller-authority.ts";
 import { type HerdrDeps, reserve } from "./deps.ts";
+import { observeAcrossEpoch, RESTORE_GRACE_MS } from "./herdr-epoch.ts";
 import { herdrFailure } from "./herdr-failure.ts";
+import { otherServer } from "./herdr-server.ts";
 import { isHeld, type LeaseRecord, listLeases, readLease, saveLease } from "./leases.ts";
 import { observePane } from "./pane-presence.ts";
 import { outstandingFor, tokenOf, transitionReceipt } from "./receipts.ts";
@@ -62,21 +67,36 @@ const entryOf = (lease: LeaseRecord, outcome: ReconcileOutcome, evidence: string
   released: { writer_claim: false, receipts: [] },
 });
 
+const unknownEntry = (lease: LeaseRecord, error: unknown): ReconcileEntry => {
+  const failure = herdrFailure(error);
+  const why = failure instanceof Error ? failure.message : String(failure);
+  return entryOf(lease, "unknown", `Herdr could not be read, so nothing is concluded: ${why}`);
+};
+
 const reconcileOne = async (deps: HerdrDeps, lease: LeaseRecord, dryRun: boolean): Promise<ReconcileEntry> => {
   if (!lease.pane_id) return entryOf(lease, "kept", "no pane was ever recorded for it");
+  const elsewhere = otherServer(lease.herdr_server, deps.env);
+  if (elsewhere) return entryOf(lease, "unknown", `nothing is concluded: ${elsewhere}`);
   const pane = await observePane(deps.herdr, lease.pane_id);
-  if (pane.kind === "present") return entryOf(lease, "kept", `pane ${lease.pane_id} exists`);
-  if (pane.kind === "unknown") {
-    const failure = herdrFailure(pane.error);
-    const why = failure instanceof Error ? failure.message : String(failure);
-    return entryOf(lease, "unknown", `Herdr could not be read, so nothing is concluded: ${why}`);
+  if (pane.kind === "unknown") return unknownEntry(lease, pane.error);
+  let evidence = `Herdr answered pane_not_found for pane ${lease.pane_id}`;
+  if (pane.kind === "present") {
+    if (!lease.terminal_id) return entryOf(lease, "kept", `pane ${lease.pane_id} exists; the lease never reached an agent`);
+    let agent: HerdrAgent | undefined;
+    try {
+      agent = await observeAcrossEpoch(deps.herdr, lease.pane_id, lease.terminal_id, Date.now() + RESTORE_GRACE_MS);
+    } catch (error) {
+      return unknownEntry(lease, error);
+    }
+    if (agent) return entryOf(lease, "kept", `pane ${lease.pane_id} hosts ${agent.name ?? "an unnamed agent"} (${agent.status})`);
+    evidence = `pane ${lease.pane_id} exists but runs no agent (the leased agent exited or did not survive a Herdr restart)`;
   }
-  const evidence = `Herdr answered pane_not_found for pane ${lease.pane_id}`;
   if (dryRun) return entryOf(lease, "would_lose", evidence);
   const lost = await reserve(deps, [lease.type], async () => {
     const current = readLease(deps.dirs, lease.lease_id);
     if (!current || !isHeld(current.state)) return current;
-    return saveLease(deps.dirs, { ...current, state: "lost", failure: "pane_gone" }, deps.now());
+    const failure = pane.kind === "gone" ? "pane_gone" : "agent_gone";
+    return saveLease(deps.dirs, { ...current, state: "lost", failure }, deps.now());
   });
   if (lost?.state !== "lost") return entryOf(lease, "kept", `the lease moved on meanwhile (${lost?.state ?? "gone"})`);
   return { ...entryOf(lease, "lost", evidence), released: await releaseReservations(deps, lost) };

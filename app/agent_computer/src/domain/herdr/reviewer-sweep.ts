@@ -9,6 +9,7 @@ import { closeLeasedPane } from "./close-leased.ts";
 import { loadAuthority } from "./controller-authority.ts";
 import type { HerdrDeps } from "./deps.ts";
 import { herdrFailure } from "./herdr-failure.ts";
+import { otherServer } from "./herdr-server.ts";
 import { type LeaseRecord, leaseIdentity, listLeases, readLease } from "./leases.ts";
 import { outstandingFor, tokenOf } from "./receipts.ts";
 
@@ -57,13 +58,15 @@ const sweepOne = async (
   const blocking = outstandingFor(deps.dirs, lease.lease_id)[0];
   if (blocking) return preserved(lease, `receipt ${tokenOf(blocking)} is still ${blocking.state}`);
   if (!lease.pane_id || !lease.terminal_id) return preserved(lease, "it never reached an agent");
+  const elsewhere = otherServer(lease.herdr_server, deps.env);
+  if (elsewhere) return preserved(lease, elsewhere);
   let agent: Awaited<ReturnType<typeof observeAgent>>;
   try {
-    agent = await observeAgent(deps.herdr, lease.pane_id);
+    agent = await observeAgent(deps.herdr, lease.pane_id, undefined, lease.terminal_id);
   } catch (error) {
     return preserved(lease, `Herdr could not be read (${messageOf(error)})`);
   }
-  if (!agent) return preserved(lease, "its pane or agent is gone (herdr-lease-cli reconcile ends such leases)");
+  if (!agent) return preserved(lease, "its pane or agent is gone (herdr-lease-cli reconcile --apply ends such leases as lost)");
   if (!sameIdentity(agent, leaseIdentity(lease))) return preserved(lease, "another agent now runs in its pane");
   const observed = { observed_status: agent.status, observed_seq: agent.stateChangeSeq };
   if (!isReadyForRequest(agent.status)) return preserved(lease, `it is ${agent.status}, not idle or done`, observed);

@@ -9,6 +9,7 @@ import { type CloseResult, closeLeasedPane } from "./close-leased.ts";
 import { loadAuthority } from "./controller-authority.ts";
 import { type HerdrDeps, reserve } from "./deps.ts";
 import { canonicalDir } from "./directories.ts";
+import { herdrServerOf } from "./herdr-server.ts";
 import { heldLeasesNamed, type LeaseRecord, ownedLease, readLease, saveLease } from "./leases.ts";
 import { startInDedicatedTab } from "./start-agent.ts";
 
@@ -69,7 +70,8 @@ export const provisionLease = (deps: HerdrDeps, lease: Omit<LeaseRecord, "versio
       throw new AppError("CONFLICT", `a held lease already names an agent ${lease.agent_name}`);
     }
     const now = deps.now();
-    return saveLease(deps.dirs, { version: 1, lease_id: deps.newId("lease"), created_at: now, updated_at: now, ...lease }, now);
+    const record = { version: 1 as const, lease_id: deps.newId("lease"), created_at: now, updated_at: now, ...lease };
+    return saveLease(deps.dirs, { ...record, herdr_server: herdrServerOf(deps.env) }, now);
   });
 
 export const startReviewer = async (deps: HerdrDeps, input: LaunchInput, nativeArgs: readonly string[]): Promise<LeaseRecord> => {

@@ -3,8 +3,9 @@
 // than the caller's cursor: the counter is global to the Herdr server, so it is compared with >, never +1.
 
 import { createHash } from "node:crypto";
-import { type Herdr, type HerdrAgent, isHerdrError } from "../../adapters/herdr/client.ts";
+import { type Herdr, type HerdrAgent, type HerdrAgentStatus, isHerdrError } from "../../adapters/herdr/client.ts";
 import { type AgentIdentity, isSettled, sameIdentity } from "./agent-identity.ts";
+import { isNewEpoch, isRedetecting, observeAcrossEpoch, observeAcrossEpochOrFail } from "./herdr-epoch.ts";
 import { herdrFailure } from "./herdr-failure.ts";
 import { isInterrupted, pauseBefore, surviving } from "./herdr-reconnect.ts";
 
@@ -24,31 +25,26 @@ const UNKNOWN_POLL_MS = 250;
 const isCancelled = (error: unknown, signal?: AbortSignal): boolean =>
   isHerdrError(error, "cancelled") || signal?.aborted === true;
 
-/** The agent in the pane now, or undefined when it is gone; Herdr's own failures are left to the caller. */
-const probe = async (herdr: Herdr, paneId: string): Promise<HerdrAgent | undefined> => {
-  try {
-    return await herdr.getAgent(paneId);
-  } catch (error) {
-    if (isHerdrError(error, "not_found")) return undefined;
-    throw error;
-  }
-};
-
 /**
  * The agent in the pane now, or undefined when it is gone; a read cut by a Herdr restart is tried again until the
- * deadline, and any other failure is the caller's stable error.
+ * deadline, a pane under a new Herdr server than `identity`'s terminal is read through Herdr's re-detection of its
+ * agent (herdr-epoch.ts), and any other failure is the caller's stable error.
  */
-export const observeSurviving = async (herdr: Herdr, paneId: string, deadline: number): Promise<HerdrAgent | undefined> => {
-  try {
-    return await surviving(() => probe(herdr, paneId), deadline);
-  } catch (error) {
-    throw herdrFailure(error);
-  }
-};
+export const observeSurviving = async (
+  herdr: Herdr,
+  identity: Pick<AgentIdentity, "pane_id" | "terminal_id">,
+  deadline: number,
+): Promise<HerdrAgent | undefined> => observeAcrossEpochOrFail(herdr, identity.pane_id, identity.terminal_id, deadline);
 
 /**
  * Herdr's wait answers are never taken as the observation: `agent wait` may answer a status the agent already
  * left (on its current cursor), so every wait is followed by a fresh `agent get`.
+ *
+ * A new Herdr server (the pane's terminal is not the one the cursor was read under) restarted the sequence at 0,
+ * so the cursor is rebased: when a turn after the cursor was under way (`turnOpen` for the cursor's own epoch,
+ * else the last status seen before the change was not settled), the new server's first settled status ends that
+ * turn (cursor 0); otherwise the status the agent is restored with is where it already was, and only a settled
+ * status after it counts. Either way a turn is counted once and none is lost.
  */
 export const waitForSettled = async (
   herdr: Herdr,
@@ -56,18 +52,33 @@ export const waitForSettled = async (
   afterSeq: number,
   deadline: number,
   signal?: AbortSignal,
+  turnOpen = true,
 ): Promise<SettleOutcome> => {
+  let epochTerminal = identity.terminal_id;
+  let cursor = afterSeq;
+  let lastStatus: HerdrAgentStatus | undefined;
+  let skipRestored = false;
   for (;;) {
     if (signal?.aborted) return { kind: "cancelled" };
     let agent: HerdrAgent | undefined;
     try {
-      agent = await surviving(() => probe(herdr, identity.pane_id), deadline);
+      agent = await observeAcrossEpoch(herdr, identity.pane_id, epochTerminal, deadline, signal);
     } catch (error) {
       if (isCancelled(error, signal)) return { kind: "cancelled" };
       throw herdrFailure(error);
     }
     if (!agent || !sameIdentity(agent, identity)) return { kind: "gone" };
-    if (isSettled(agent.status) && agent.stateChangeSeq > afterSeq) return { kind: "settled", agent };
+    if (isNewEpoch(agent, epochTerminal)) {
+      skipRestored = !(lastStatus === undefined ? turnOpen : !isSettled(lastStatus));
+      epochTerminal = agent.terminalId;
+      cursor = 0;
+    }
+    if (skipRestored && !isRedetecting(agent)) {
+      cursor = agent.stateChangeSeq;
+      skipRestored = false;
+    }
+    lastStatus = agent.status;
+    if (!skipRestored && isSettled(agent.status) && agent.stateChangeSeq > cursor) return { kind: "settled", agent };
     const remaining = deadline - Date.now();
     if (remaining <= 0) return { kind: "timeout" };
     const slice = Math.min(remaining, WAIT_SLICE_MS);
@@ -98,6 +109,8 @@ export interface Capture {
   text: string;
   /** True when identity, settled status and cursor were unchanged after the read. */
   stable: boolean;
+  /** A new Herdr server took the pane over during the read: the turn is still the settled one, read it again. */
+  epochChanged: boolean;
   sha256: string;
 }
 
@@ -122,15 +135,15 @@ export const captureSettled = async (
       throw herdrFailure(e);
     });
   }
-  const again = await surviving(() => probe(herdr, identity.pane_id), deadline).catch((e: unknown) => {
-    throw herdrFailure(e);
-  });
+  const again = await observeAcrossEpochOrFail(herdr, identity.pane_id, settled.terminalId, deadline);
+  const epochChanged = again !== undefined && isNewEpoch(again, settled.terminalId);
   const stable =
     again !== undefined &&
+    !epochChanged &&
     sameIdentity(again, identity) &&
     isSettled(again.status) &&
     again.stateChangeSeq === settled.stateChangeSeq;
-  return { text, stable, sha256: createHash("sha256").update(text).digest("hex") };
+  return { text, stable, epochChanged, sha256: createHash("sha256").update(text).digest("hex") };
 };
 
 /** Ends the waits of a first-of race except the winner's (the agents themselves are untouched). */

@@ -4,6 +4,7 @@
 import { AppError } from "../../errors.ts";
 import { type AgentIdentity, identityOf } from "./agent-identity.ts";
 import type { HerdrDeps } from "./deps.ts";
+import { isRedetecting, RESTORE_GRACE_MS } from "./herdr-epoch.ts";
 import { viaHerdr } from "./herdr-failure.ts";
 import { surviving } from "./herdr-reconnect.ts";
 import { abortOthers, captureSettled, waitForSettled } from "./settle.ts";
@@ -39,12 +40,23 @@ const watch = async (
   signal: AbortSignal,
 ): Promise<Outcome> => {
   let cursor = afterSeq;
+  let watched = identity;
+  let turnOpen = true;
   for (;;) {
-    const outcome = await waitForSettled(deps.herdr, identity, cursor, input.deadline, signal);
+    const outcome = await waitForSettled(deps.herdr, watched, cursor, input.deadline, signal, turnOpen);
     if (outcome.kind !== "settled") return { kind: outcome.kind };
-    const capture = await captureSettled(deps.herdr, identity, outcome.agent, input.readLines, input.deadline);
+    const capture = await captureSettled(deps.herdr, watched, outcome.agent, input.readLines, input.deadline);
+    // A new Herdr server took the pane over during the read: that settled turn was not answered yet, so the new
+    // server's first settled status is still it (turn open, rebased from the old server's terminal).
+    if (capture.epochChanged) {
+      watched = { ...watched, terminal_id: outcome.agent.terminalId };
+      cursor = Number.MAX_SAFE_INTEGER;
+      turnOpen = true;
+      continue;
+    }
     // It moved on while its screen was read; that state is gone, so wait for the next one.
     if (!capture.stable) {
+      watched = { ...watched, terminal_id: outcome.agent.terminalId };
       cursor = outcome.agent.stateChangeSeq;
       continue;
     }
@@ -66,14 +78,38 @@ const watch = async (
   }
 };
 
+/**
+ * The worker as the wait starts. An agent's cursor only grows under one Herdr server, so a --after-seq above it was
+ * read under an earlier server (a handoff or restart started the sequence again at 0): whether a turn ended
+ * since cannot be told, so the wait is refused with the cursor to use instead. An agent Herdr is still
+ * re-detecting (`unknown` at 0) is read again until it shows its real status.
+ */
+const firstRead = async (deps: HerdrDeps, worker: string, afterSeq: number | undefined, deadline: number) => {
+  const graceEnd = Math.min(deadline, Date.now() + RESTORE_GRACE_MS);
+  let agent = await viaHerdr(surviving(() => deps.herdr.getAgent(worker), deadline));
+  while (afterSeq !== undefined && afterSeq > 0 && isRedetecting(agent) && Date.now() < graceEnd) {
+    await Bun.sleep(100);
+    agent = await viaHerdr(surviving(() => deps.herdr.getAgent(worker), deadline));
+  }
+  if (afterSeq !== undefined && afterSeq > agent.stateChangeSeq) {
+    throw new AppError(
+      "CONFLICT",
+      `--after-seq ${worker}=${afterSeq} is above ${worker}'s state_change_seq ${agent.stateChangeSeq}: the cursor was read ` +
+        "under an earlier Herdr server (a handoff or restart starts the sequence again at 0)",
+      {
+        hint: `its state now is ${agent.status} at ${agent.stateChangeSeq}; pass --after-seq ${worker}=${agent.stateChangeSeq} to wait for its next turn`,
+      },
+    );
+  }
+  return agent;
+};
+
 export const waitAny = async (deps: HerdrDeps, input: WaitAnyInput): Promise<WaitAnyResult> => {
   const unknown = [...input.afterSeq.keys()].filter((key) => !input.workers.includes(key));
   if (unknown.length > 0) throw new AppError("INVALID_INPUT", `--after-seq names no --worker: ${unknown.join(", ")}`);
   const deadline = Date.now() + input.timeoutMs;
   // The first reads wait out a Herdr restart like every later read does (same deadline).
-  const agents = await Promise.all(
-    input.workers.map((worker) => viaHerdr(surviving(() => deps.herdr.getAgent(worker), deadline))),
-  );
+  const agents = await Promise.all(input.workers.map((worker) => firstRead(deps, worker, input.afterSeq.get(worker), deadline)));
   const controllers = input.workers.map(() => new AbortController());
   let winner: WaitAnyResult | undefined;
   const outcomes = await Promise.all(
