@@ -1,6 +1,6 @@
 // herdr-inspect-cli through bin/ against the Herdr double: status with integrations (also when no server runs),
 // sessions, the topology tree, a bounded and escaped pane read; no lease, no store, nothing changed in Herdr.
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type FakeHerdr, startFakeHerdr } from "../fixtures/fake-herdr/control.ts";
@@ -24,10 +24,12 @@ afterAll(async () => {
 describe("herdr-inspect-cli", () => {
   test("status reports the server and every integration; without a server it still answers, exit 0", async () => {
     writeFileSync(join(fake.dir, "integrations.json"), JSON.stringify({ claude: "current (v7)" }));
+    mkdirSync(join(fake.dir, ".claude"), { recursive: true });
+    writeFileSync(join(fake.dir, ".claude", "settings.json"), "{}");
     const up = await inspect(["status", "--json"]);
     expect(up.exitCode, up.stderr).toBe(0);
     expect(up.json()).toMatchObject({
-      server: { running: true, version: "0.8.0", protocol: 20, compatible: true },
+      server: { running: true, version: "0.8.2", protocol: 20, compatible: true },
       integrations: expect.arrayContaining([
         { label: "claude", state: "current (v7)", path: join(fake.dir, ".claude/settings.json") },
         expect.objectContaining({ label: "codex", state: "not installed" }),
