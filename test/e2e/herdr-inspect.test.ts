@@ -13,7 +13,7 @@ const inspect = (args: string[], extra: Record<string, string> = {}) =>
 const errorCode = (stderr: string): string => (JSON.parse(stderr) as { error: { code: string } }).error.code;
 
 beforeAll(async () => {
-  fake = await startFakeHerdr();
+  fake = await startFakeHerdr({ timing: { scrollReadMs: 300 } });
   // No AGENT_COMPUTER_HOME, no controller id, no HERDR_PANE_ID: inspecting needs none of them.
   env = { ...fake.env, HOME: fake.dir };
 });
@@ -97,7 +97,49 @@ describe("herdr-inspect-cli", () => {
       bytes: number;
       truncated: boolean;
     }>();
-    expect(json).toEqual({ pane_id: agent.pane_id, source: "recent", text: "gotcha é", lines: 1, bytes: 9, truncated: true });
+    expect(json).toEqual({ pane_id: agent.pane_id, source: "visible", text: "gotcha é", lines: 1, bytes: 9, truncated: true });
+  });
+
+  test("read sends no input by default; --scrollback is the read that scrolls an alternate-screen agent", async () => {
+    const agent = await fake.script({ op: "createAgent", kind: "codex", cwd: "/tmp", name: "fullscreen", altScreen: true });
+    await fake.script({ op: "setOutput", paneId: agent.pane_id, text: "on screen" });
+    const plain = await inspect(["read", "--pane", agent.pane_id, "--json"]);
+    expect(plain.exitCode, plain.stderr).toBe(0);
+    expect(plain.json()).toMatchObject({ source: "visible", text: "on screen" });
+    expect(await fake.inputs(agent.pane_id)).toEqual([]);
+    const scrolled = await inspect(["read", "--pane", agent.pane_id, "--scrollback", "--json"]);
+    expect(scrolled.exitCode, scrolled.stderr).toBe(0);
+    expect(scrolled.json()).toMatchObject({ source: "recent", text: "on screen" });
+    expect((await fake.inputs(agent.pane_id)).map((input) => input.kind)).toEqual(["mouse_wheel"]);
+    const help = await inspect(["read", "--help"]);
+    expect(help.stdout).toMatch(/--scrollback[\s\S]*SCROLLS THE AGENT/);
+    expect(help.stdout).toContain("mouse-wheel");
+  });
+
+  test("status shows both Herdr versions and protocols, and the fix when they differ", async () => {
+    const mismatched = await startFakeHerdr({ timing: { herdrVersion: "0.9.1", serverVersion: "0.8.2" } });
+    try {
+      const r = await runBin("herdr-inspect-cli", ["status"], { env: { ...mismatched.env, HOME: mismatched.dir } });
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(r.stdout).toContain("herdr server: running 0.8.2 (protocol 20)");
+      expect(r.stdout).toContain("herdr CLI: 0.9.1 (protocol 22)");
+      expect(r.stdout).toMatch(/NOT compatible: .*herdr server restart/);
+    } finally {
+      await mismatched.stop();
+    }
+  });
+
+  test("status sees an integration whose client config was relocated (CLAUDE_CONFIG_DIR)", async () => {
+    const relocated = join(fake.dir, "claude-elsewhere");
+    mkdirSync(relocated, { recursive: true });
+    writeFileSync(join(relocated, "settings.json"), "{}");
+    const r = await inspect(["status", "--json"], { HOME: join(fake.dir, "empty-home"), CLAUDE_CONFIG_DIR: relocated });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.json<{ integrations: unknown[] }>().integrations).toContainEqual({
+      label: "claude",
+      state: "current (v7)",
+      path: join(relocated, "settings.json"),
+    });
   });
 
   test("bad flags are refused by name before Herdr is asked; an absent server is UNAVAILABLE", async () => {
