@@ -124,6 +124,14 @@ describe("herdr-inspect-cli", () => {
       expect(r.stdout).toContain("herdr server: running 0.8.2 (protocol 20)");
       expect(r.stdout).toContain("herdr CLI: 0.9.1 (protocol 22)");
       expect(r.stdout).toMatch(/NOT compatible: .*herdr server restart/);
+      // Any command that needs the server says so too, with the fix.
+      const topology = await runBin("herdr-inspect-cli", ["topology", "--json"], {
+        env: { ...mismatched.env, HOME: mismatched.dir },
+      });
+      expect(topology.exitCode).toBe(8);
+      const error = (JSON.parse(topology.stderr) as { error: { code: string; message: string; hint: string } }).error;
+      expect(error).toMatchObject({ code: "UNAVAILABLE", message: expect.stringContaining("different protocols") });
+      expect(error.hint).toMatch(/herdr server restart/);
     } finally {
       await mismatched.stop();
     }
