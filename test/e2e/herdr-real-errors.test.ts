@@ -4,7 +4,7 @@
 // time Herdr takes to scroll an alternate-screen agent.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { HandoffOutput } from "../../app/agent_computer/src/domain/herdr/handoff-results.ts";
-import { type HerdrWorld, startHerdrWorld, turn } from "../helpers/herdr-world.ts";
+import { type HerdrWorld, SHA_A, startHerdrWorld, turn } from "../helpers/herdr-world.ts";
 
 /** Longer than the 10 s every quick Herdr command gets, shorter than Herdr's own worst case (about 20 s). */
 const SCROLL_MS = 11_000;
@@ -107,6 +107,27 @@ describe("a reviewer whose agent comes up on a first-run screen", () => {
     expect(error.message).toContain("agent_not_ready");
     expect(error.hint).toMatch(/answer its first-run screen/);
     expect(await paneOfAgent("rev-stuck")).toBeUndefined();
+  });
+});
+
+describe("closing the last pane of a worktree group", () => {
+  test("Herdr's confirmation_required is a clear refusal that names the worktree group; the agent stays", async () => {
+    const legacy = await world.fake.script({ op: "createAgent", kind: "codex", cwd: "/srv/group", name: "grouped" });
+    await world.fake.script({ op: "worktreeGroup", workspaceId: legacy.workspace_id });
+    const lease = await world.json<{ lease_id: string }>("herdr-lease-cli", [
+      ...["adopt", "--target", "grouped", "--expected-pane-id", legacy.pane_id, "--expected-name", "grouped"],
+      ...["--expected-kind", "codex", "--expected-cwd", "/srv/group", "--expected-seq", String(legacy.state_change_seq)],
+      ...["--authority-ref", "acme/api#9", "--authority-sha256", SHA_A, "--purpose", "grouped worker"],
+    ]);
+    const r = await world.run("herdr-lease-cli", [
+      ...["adopted", "close", "--lease-id", lease.lease_id, "--expected-seq", String(legacy.state_change_seq)],
+      ...["--checkpoint-ref", "acme/api#9-c1", "--checkpoint-sha256", SHA_A, "--json"],
+    ]);
+    expect(r.exitCode).toBe(4);
+    const error = (JSON.parse(r.stderr) as { error: { code: string; message: string; hint: string } }).error;
+    expect(error).toMatchObject({ code: "HERDR_REFUSED", message: expect.stringContaining("confirmation_required") });
+    expect(error.hint).toMatch(/worktree group/);
+    expect((await world.fake.state()).panes.some((pane) => pane.paneId === legacy.pane_id)).toBe(true);
   });
 });
 
