@@ -79,6 +79,27 @@ describe("delivery as Herdr 0.8.2 answers it", () => {
   });
 });
 
+describe("Herdr's own server_unavailable", () => {
+  test("is ridden out by the reads before delivery: the request is typed once and collected", async () => {
+    const pane = panes["rev-dash"] as string;
+    const before = (await world.fake.prompts(pane)).length;
+    await world.fake.script({ op: "onPrompt", paneId: pane, turns: [turn("survived")] });
+    await world.fake.script({
+      op: "failNext",
+      method: "agent.get",
+      code: "server_unavailable",
+      message: "server is shutting down",
+      count: 3,
+    });
+    const r = await ask("rev-dash", ["once", "please"]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const [result] = r.json<HandoffOutput>().results;
+    expect(result).toMatchObject({ state: "completed" });
+    expect(result?.output?.endsWith("survived")).toBe(true);
+    expect((await world.fake.prompts(pane)).slice(before).map((p) => p.text)).toEqual(["once please"]);
+  });
+});
+
 describe("a reviewer whose agent comes up on a first-run screen", () => {
   test("is started once a human answers the screen within the start timeout", async () => {
     await world.fake.script({ op: "onNextStart", outcome: "first_run" });
