@@ -273,9 +273,9 @@ describe("results belong to their own turn", () => {
     await settle("rev-b");
   });
 
-  test("ask refuses --mode, and a message that Herdr would read as an option", async () => {
+  test("ask refuses --mode, and a message that Herdr would take as its --session flag", async () => {
     expect((await world.run("herdr-agent-control", ["ask", "rev-a", "--mode", "first", "--", "x"])).exitCode).toBe(2);
-    const dash = await world.run("herdr-agent-control", ["ask", "rev-a", "--", "-rf", "now"]);
+    const dash = await world.run("herdr-agent-control", ["ask", "rev-a", "--", "--session=other", "now"]);
     expect(dash.exitCode).toBe(2);
     expect(dash.stderr).toContain("MESSAGE");
   });

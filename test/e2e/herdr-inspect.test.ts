@@ -1,6 +1,6 @@
 // herdr-inspect-cli through bin/ against the Herdr double: status with integrations (also when no server runs),
 // sessions, the topology tree, a bounded and escaped pane read; no lease, no store, nothing changed in Herdr.
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type FakeHerdr, startFakeHerdr } from "../fixtures/fake-herdr/control.ts";
@@ -13,7 +13,7 @@ const inspect = (args: string[], extra: Record<string, string> = {}) =>
 const errorCode = (stderr: string): string => (JSON.parse(stderr) as { error: { code: string } }).error.code;
 
 beforeAll(async () => {
-  fake = await startFakeHerdr();
+  fake = await startFakeHerdr({ timing: { scrollReadMs: 300 } });
   // No AGENT_COMPUTER_HOME, no controller id, no HERDR_PANE_ID: inspecting needs none of them.
   env = { ...fake.env, HOME: fake.dir };
 });
@@ -24,10 +24,12 @@ afterAll(async () => {
 describe("herdr-inspect-cli", () => {
   test("status reports the server and every integration; without a server it still answers, exit 0", async () => {
     writeFileSync(join(fake.dir, "integrations.json"), JSON.stringify({ claude: "current (v7)" }));
+    mkdirSync(join(fake.dir, ".claude"), { recursive: true });
+    writeFileSync(join(fake.dir, ".claude", "settings.json"), "{}");
     const up = await inspect(["status", "--json"]);
     expect(up.exitCode, up.stderr).toBe(0);
     expect(up.json()).toMatchObject({
-      server: { running: true, version: "0.8.0", protocol: 20, compatible: true },
+      server: { running: true, version: "0.8.2", protocol: 20, compatible: true },
       integrations: expect.arrayContaining([
         { label: "claude", state: "current (v7)", path: join(fake.dir, ".claude/settings.json") },
         expect.objectContaining({ label: "codex", state: "not installed" }),
@@ -131,7 +133,57 @@ describe("herdr-inspect-cli", () => {
       bytes: number;
       truncated: boolean;
     }>();
-    expect(json).toEqual({ pane_id: agent.pane_id, source: "recent", text: "gotcha é", lines: 1, bytes: 9, truncated: true });
+    expect(json).toEqual({ pane_id: agent.pane_id, source: "visible", text: "gotcha é", lines: 1, bytes: 9, truncated: true });
+  });
+
+  test("read sends no input by default; --scrollback is the read that scrolls an alternate-screen agent", async () => {
+    const agent = await fake.script({ op: "createAgent", kind: "codex", cwd: "/tmp", name: "fullscreen", altScreen: true });
+    await fake.script({ op: "setOutput", paneId: agent.pane_id, text: "on screen" });
+    const plain = await inspect(["read", "--pane", agent.pane_id, "--json"]);
+    expect(plain.exitCode, plain.stderr).toBe(0);
+    expect(plain.json()).toMatchObject({ source: "visible", text: "on screen" });
+    expect(await fake.inputs(agent.pane_id)).toEqual([]);
+    const scrolled = await inspect(["read", "--pane", agent.pane_id, "--scrollback", "--json"]);
+    expect(scrolled.exitCode, scrolled.stderr).toBe(0);
+    expect(scrolled.json()).toMatchObject({ source: "recent", text: "on screen" });
+    expect((await fake.inputs(agent.pane_id)).map((input) => input.kind)).toEqual(["mouse_wheel"]);
+    const help = await inspect(["read", "--help"]);
+    expect(help.stdout).toMatch(/--scrollback[\s\S]*SCROLLS THE AGENT/);
+    expect(help.stdout).toContain("mouse-wheel");
+  });
+
+  test("status shows both Herdr versions and protocols, and the fix when they differ", async () => {
+    const mismatched = await startFakeHerdr({ timing: { herdrVersion: "0.9.1", serverVersion: "0.8.2" } });
+    try {
+      const r = await runBin("herdr-inspect-cli", ["status"], { env: { ...mismatched.env, HOME: mismatched.dir } });
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(r.stdout).toContain("herdr server: running 0.8.2 (protocol 20)");
+      expect(r.stdout).toContain("herdr CLI: 0.9.1 (protocol 22)");
+      expect(r.stdout).toMatch(/NOT compatible: .*herdr server restart/);
+      // Any command that needs the server says so too, with the fix.
+      const topology = await runBin("herdr-inspect-cli", ["topology", "--json"], {
+        env: { ...mismatched.env, HOME: mismatched.dir },
+      });
+      expect(topology.exitCode).toBe(8);
+      const error = (JSON.parse(topology.stderr) as { error: { code: string; message: string; hint: string } }).error;
+      expect(error).toMatchObject({ code: "UNAVAILABLE", message: expect.stringContaining("different protocols") });
+      expect(error.hint).toMatch(/herdr server restart/);
+    } finally {
+      await mismatched.stop();
+    }
+  });
+
+  test("status sees an integration whose client config was relocated (CLAUDE_CONFIG_DIR)", async () => {
+    const relocated = join(fake.dir, "claude-elsewhere");
+    mkdirSync(relocated, { recursive: true });
+    writeFileSync(join(relocated, "settings.json"), "{}");
+    const r = await inspect(["status", "--json"], { HOME: join(fake.dir, "empty-home"), CLAUDE_CONFIG_DIR: relocated });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.json<{ integrations: unknown[] }>().integrations).toContainEqual({
+      label: "claude",
+      state: "current (v7)",
+      path: join(relocated, "settings.json"),
+    });
   });
 
   test("bad flags are refused by name before Herdr is asked; an absent server is UNAVAILABLE", async () => {

@@ -126,11 +126,24 @@ describe("herdr adapter against the double", () => {
   it("refuses arguments herdr would misread as options, without running herdr", async () => {
     const pane = await createAgent("careful");
     const before = (await fake.requests()).length;
-    await expectKind(herdr.promptAgent(pane, "--help"), "invalid_argument");
+    await expectKind(herdr.promptAgent(pane, "--session=other"), "invalid_argument");
+    await expectKind(herdr.promptAgent(pane, "--session"), "invalid_argument");
     await expectKind(herdr.getAgent("-x"), "invalid_argument");
     // @ts-expect-error an unknown kind is exactly what is being refused
     await expectKind(herdr.startAgent({ name: "a", kind: "vim", paneId: pane }), "invalid_argument");
     expect((await fake.requests()).length).toBe(before);
+  });
+
+  it("delivers prompt text beginning with '-' verbatim, as Herdr takes it", async () => {
+    const pane = await createAgent("dashes");
+    for (const text of ["--help", "-v", "- a list item", "--wait", "--sessions are over"]) await herdr.promptAgent(pane, text);
+    expect((await fake.prompts(pane)).map((prompt) => prompt.text)).toEqual([
+      "--help",
+      "-v",
+      "- a list item",
+      "--wait",
+      "--sessions are over",
+    ]);
   });
 
   it("reports an unreachable server as server_unavailable and another protocol as version_mismatch", async () => {
@@ -158,7 +171,7 @@ describe("herdr adapter process handling", () => {
     await expectKind(missing.listAgents(), "not_installed");
   });
 
-  it("passes herdr only PATH, HOME, XDG_CONFIG_HOME and HERDR_* variables", async () => {
+  it("passes herdr only PATH, HOME, XDG_CONFIG_HOME, HERDR_* and the agent clients' config directories", async () => {
     const dump = join(mkdtempSync(join(process.env.AC_TEST_ROOT ?? "/tmp", "env-")), "env.txt");
     const dir = mkdtempSync(join(process.env.AC_TEST_ROOT ?? "/tmp", "stub-herdr-"));
     writeFileSync(
@@ -172,18 +185,33 @@ describe("herdr adapter process handling", () => {
       HERDR_DUMP: dump,
       RELAY_AGENT_TOKEN: "s3cret",
       XDG_CONFIG_HOME: "/cfg",
+      CLAUDE_CONFIG_DIR: "/cfg/claude",
+      CODEX_HOME: "/cfg/codex",
+      PI_CODING_AGENT_DIR: "/cfg/pi",
+      COPILOT_HOME: "/cfg/copilot",
     };
     expect(await createHerdr({ env }).listAgents()).toEqual([]);
     const names = readFileSync(dump, "utf8")
       .split("\n")
       .map((line) => line.split("=")[0]);
-    expect(names).toEqual(expect.arrayContaining(["PATH", "HOME", "HERDR_DUMP", "XDG_CONFIG_HOME"]));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        "PATH",
+        "HOME",
+        "HERDR_DUMP",
+        "XDG_CONFIG_HOME",
+        "CLAUDE_CONFIG_DIR",
+        "CODEX_HOME",
+        "PI_CODING_AGENT_DIR",
+        "COPILOT_HOME",
+      ]),
+    );
     expect(names).not.toContain("RELAY_AGENT_TOKEN");
   });
 
   it.each([
     ["exit 2 (usage)", "echo 'unknown option: token=s3cret' >&2; exit 2", "usage"],
-    ["exit 1 without an envelope", "echo 'Error: token=s3cret' >&2; exit 1", "protocol"],
+    ["exit 1 without an envelope (a cut connection)", "echo 'Error: token=s3cret' >&2; exit 1", "interrupted"],
     ["stdout that is not JSON", "echo 'token=s3cret'", "protocol"],
     ["a result of another type", `echo '{"id":"x","result":{"type":"ok"}}'`, "protocol"],
     ["a record missing fields", `echo '{"id":"x","result":{"type":"agent_list","agents":[{"pane_id":"w1:p1"}]}}'`, "protocol"],

@@ -153,7 +153,7 @@ describe("settle waits", () => {
   });
 
   test("a Herdr restart mid-wait (connection cut, then no server for a while) is waited out with the same cursor", async () => {
-    const cut = (kind: "protocol" | "server_unavailable") => new HerdrError(kind, "cut", { command: "herdr agent wait" });
+    const cut = (kind: "interrupted" | "server_unavailable") => new HerdrError(kind, "cut", { command: "herdr agent wait" });
     const calls: string[] = [];
     const gets: Array<HerdrAgent | HerdrError> = [
       agent("working", 21),
@@ -161,7 +161,7 @@ describe("settle waits", () => {
       agent("working", 21),
       agent("idle", 22),
     ];
-    const waits: Array<HerdrAgent | HerdrError> = [cut("protocol"), agent("idle", 22)];
+    const waits: Array<HerdrAgent | HerdrError> = [cut("interrupted"), agent("idle", 22)];
     const herdr = {
       getAgent: async () => {
         calls.push("get");
@@ -192,7 +192,7 @@ describe("settle waits", () => {
 });
 
 describe("a Herdr restart before the first read", () => {
-  const cut = (kind: "protocol" | "server_unavailable") => new HerdrError(kind, "cut", { command: "herdr agent get" });
+  const cut = (kind: "interrupted" | "server_unavailable") => new HerdrError(kind, "cut", { command: "herdr agent get" });
   /** `agent get` answers from the queue (an error is thrown) and then keeps answering the last agent. */
   const restarting = (gets: Array<HerdrAgent | HerdrError>) => {
     const calls: string[] = [];
@@ -209,7 +209,7 @@ describe("a Herdr restart before the first read", () => {
   };
 
   test("collect's replay of a completed receipt reads again instead of ending INTERNAL", async () => {
-    const { herdr, calls } = restarting([cut("protocol"), cut("server_unavailable"), agent("idle", 17)]);
+    const { herdr, calls } = restarting([cut("interrupted"), cut("server_unavailable"), agent("idle", 17)]);
     const deps = depsWith(herdr);
     const receipt = { ...pendingReceipt(deps, 10), state: "completed" as const, settled_seq: 17, settled_status: "idle" };
     saveReceipt(deps.dirs, receipt);
@@ -219,7 +219,7 @@ describe("a Herdr restart before the first read", () => {
   });
 
   test("wait-any's first read of each worker reads again instead of ending INTERNAL", async () => {
-    const { herdr } = restarting([cut("protocol"), agent("idle", 5)]);
+    const { herdr } = restarting([cut("interrupted"), agent("idle", 5)]);
     const result = await waitAny(depsWith(herdr), {
       workers: ["rev"],
       afterSeq: new Map(),

@@ -43,7 +43,7 @@ const agentIn = (paneId: string, terminalId: string, name: string, cwd: string, 
     launchPending: false,
   }) as HerdrAgent;
 
-const cut = (kind: "protocol" | "server_unavailable") => new HerdrError(kind, "cut", { command: "herdr agent get" });
+const cut = (kind: "interrupted" | "server_unavailable") => new HerdrError(kind, "cut", { command: "herdr agent get" });
 
 /**
  * A Herdr whose worker pane answers `agent get` with the scripted cuts first, then its current state; the
@@ -183,7 +183,7 @@ const reservedReceipt = (world: ReturnType<typeof controllerWorld>) => {
 
 describe("a Herdr restart during ask's admission", () => {
   test("the target is read again and the request typed once; the result is collected", async () => {
-    const { deps, calls } = controllerWorld([cut("protocol"), cut("server_unavailable")]);
+    const { deps, calls } = controllerWorld([cut("interrupted"), cut("server_unavailable")]);
     const output = await handoff(deps, [{ target: "rev", message: "review this" }], "all", 10_000, 20);
     expect(output.results[0]).toMatchObject({ target: "rev", state: "completed", output: "the review text" });
     expect(calls.slice(0, 4)).toEqual(["get caller", "get", "get", "get"]);
@@ -193,7 +193,7 @@ describe("a Herdr restart during ask's admission", () => {
 
 describe("a Herdr restart during abandon's read", () => {
   test("the agent is read again and the receipt abandoned", async () => {
-    const world = controllerWorld([cut("protocol"), cut("server_unavailable")]);
+    const world = controllerWorld([cut("interrupted"), cut("server_unavailable")]);
     const result = await abandonReceipt(world.deps, reservedReceipt(world));
     expect(result).toMatchObject({ target: "rev", state: "failed", failure: "abandoned", observed_status: "idle" });
     expect(world.calls).toEqual(["get caller", "get", "get", "get"]);
@@ -210,7 +210,7 @@ describe("a Herdr restart during abandon's read", () => {
 
 describe("a Herdr restart during the read of the caller's own pane", () => {
   test("controller authority reads the pane again instead of ending INTERNAL; the receipt is then abandoned", async () => {
-    const world = controllerWorld([], [cut("protocol"), cut("server_unavailable")]);
+    const world = controllerWorld([], [cut("interrupted"), cut("server_unavailable")]);
     const token = reservedReceipt(world);
     const result = await abandonReceipt(world.deps, token);
     expect(result).toMatchObject({ target: "rev", state: "failed", failure: "abandoned" });
@@ -218,14 +218,14 @@ describe("a Herdr restart during the read of the caller's own pane", () => {
   });
 
   test("acquire, resume and takeover read the caller's pane the same way", async () => {
-    const world = controllerWorld([], [cut("protocol")]);
+    const world = controllerWorld([], [cut("interrupted")]);
     const caller = await observeCaller(world.deps, "w1:p1");
     expect(caller).toMatchObject({ name: "lead", terminalId: "term_ctl" });
     expect(world.calls).toEqual(["get caller", "get caller"]);
   });
 
   test("a Herdr still gone at the deadline is UNAVAILABLE and no other read is made", async () => {
-    const cuts = [cut("protocol"), ...Array.from({ length: 1000 }, () => cut("server_unavailable"))];
+    const cuts = [cut("interrupted"), ...Array.from({ length: 1000 }, () => cut("server_unavailable"))];
     const world = controllerWorld([], cuts);
     await expect(loadAuthority(world.deps, Date.now() + 300)).rejects.toMatchObject({ code: "UNAVAILABLE" });
     expect(world.calls.every((call) => call === "get caller")).toBe(true);

@@ -9,7 +9,7 @@ import {
   type HerdrPane,
   type HerdrTab,
 } from "./records.ts";
-import { type HerdrRunOptions, runHerdrJson, runHerdrText } from "./run.ts";
+import { type HerdrRunOptions, runHerdrJson, runHerdrText, SCROLLING_READ_TIMEOUT_MS } from "./run.ts";
 
 export { HERDR_ERROR_KINDS, HerdrError, type HerdrErrorKind, isHerdrError } from "./errors.ts";
 export {
@@ -35,6 +35,10 @@ export interface HerdrWaitOptions {
 }
 
 export interface HerdrReadOptions {
+  /**
+   * visible and detection read the screen as it is. recent (the default) reads scrollback: on an idle agent using
+   * the alternate screen Herdr types mouse-wheel input into its terminal to scroll it and back (up to about 20 s).
+   */
   source?: HerdrReadSource;
   lines?: number;
 }
@@ -108,6 +112,26 @@ const positional = (value: string, what: string, command: string): string => {
   return value;
 };
 
+/**
+ * Herdr takes a prompt's text verbatim, `-` and all, except that it strips `--session <name>` and `--session=<name>`
+ * from anywhere in argv before parsing (src/session.rs): those two shapes would not arrive as text.
+ */
+export const misreadPromptText = (text: string): boolean => text === "--session" || text.startsWith("--session=");
+
+const promptText = (text: string, command: string): string => {
+  if (text === "") throw new HerdrError("invalid_argument", "prompt text must be non-empty", { command });
+  if (misreadPromptText(text)) {
+    throw new HerdrError(
+      "invalid_argument",
+      "prompt text must not be '--session' or begin with '--session=' (herdr takes it as its session flag)",
+      {
+        command,
+      },
+    );
+  }
+  return text;
+};
+
 const waitArgs = (wait: HerdrWaitOptions): string[] => [
   ...(wait.until ?? []).flatMap((status) => ["--until", status]),
   "--timeout",
@@ -121,6 +145,12 @@ const readArgs = (options: HerdrReadOptions = {}): string[] => [
   "--format",
   "text",
 ];
+
+/** A scrolling read takes Herdr up to about 20 s; only the screen-only sources fit the quick budget. */
+const readBudget = (read: HerdrReadOptions = {}, quick: number): number => {
+  const source = read.source ?? "recent";
+  return source === "visible" || source === "detection" ? quick : Math.max(quick, SCROLLING_READ_TIMEOUT_MS);
+};
 
 export const createHerdr = (options: HerdrOptions = {}): Herdr => {
   const run: HerdrRunOptions = {
@@ -138,7 +168,7 @@ export const createHerdr = (options: HerdrOptions = {}): Herdr => {
       (await runHerdrJson(["agent", "get", positional(target, "target", "herdr agent get")], "agent_info", quick, run)).agent,
     promptAgent: async (target, text, wait) => {
       const command = "herdr agent prompt";
-      const args = ["agent", "prompt", positional(target, "target", command), positional(text, "prompt text", command)];
+      const args = ["agent", "prompt", positional(target, "target", command), promptText(text, command)];
       if (!wait) return (await runHerdrJson(args, "agent_prompted", quick, run)).agent;
       const budget = wait.timeoutMs + WAIT_MARGIN_MS;
       return (await runHerdrJson([...args, "--wait", ...waitArgs(wait)], "agent_prompted", budget, run, wait.signal)).agent;
@@ -148,9 +178,17 @@ export const createHerdr = (options: HerdrOptions = {}): Herdr => {
       return (await runHerdrJson(args, "agent_info", wait.timeoutMs + WAIT_MARGIN_MS, run, wait.signal)).agent;
     },
     readAgent: async (target, read) =>
-      runHerdrText(["agent", "read", positional(target, "target", "herdr agent read"), ...readArgs(read)], quick, run),
+      runHerdrText(
+        ["agent", "read", positional(target, "target", "herdr agent read"), ...readArgs(read)],
+        readBudget(read, quick),
+        run,
+      ),
     readPane: async (paneId, read) =>
-      runHerdrText(["pane", "read", positional(paneId, "pane id", "herdr pane read"), ...readArgs(read)], quick, run),
+      runHerdrText(
+        ["pane", "read", positional(paneId, "pane id", "herdr pane read"), ...readArgs(read)],
+        readBudget(read, quick),
+        run,
+      ),
     startAgent: async (start) => {
       const command = "herdr agent start";
       // herdr itself refuses an unknown kind with a bare usage error; say which value was wrong instead.

@@ -1,9 +1,13 @@
-// Every way a `herdr` call can fail, as one closed union. Kinds come from Herdr 0.8's error codes
-// (../shared/reference/herdr-0.8.md §1); the raw code stays available for logs, raw stderr never does.
+// Every way a `herdr` call can fail, as one closed union. Kinds come from the error codes Herdr 0.8.0-0.9.x emits;
+// the raw code stays available for logs, raw stderr never does.
 
 export const HERDR_ERROR_KINDS = [
   "not_installed",
   "server_unavailable",
+  /** The call was cut without an answer (the server restarted or handed off mid-call): try a read again. */
+  "interrupted",
+  /** Herdr's server_unavailable: its app timed out or was shutting down while the request waited. */
+  "transient",
   "version_mismatch",
   "not_found",
   "agent_pane_busy",
@@ -12,11 +16,20 @@ export const HERDR_ERROR_KINDS = [
   "start_failed",
   "prompt_stalled",
   "prompt_failed",
+  /** agent_blocked: the agent waits on a question or approval; Herdr typed nothing. */
+  "blocked",
+  /** confirmation_required: Herdr wants a human to confirm (closing a worktree group). */
+  "confirmation_required",
+  /** internal_error: a fault inside Herdr. */
+  "herdr_internal",
+  /** Any other refusal Herdr names (session stop/delete failures). */
+  "refused",
   "name_taken",
   "invalid_argument",
   "timeout",
   "cancelled",
   "usage",
+  /** Herdr answered something that is not its contract (a record failing its schema, output that is not JSON). */
   "protocol",
   "unknown",
 ] as const;
@@ -25,7 +38,11 @@ export type HerdrErrorKind = (typeof HERDR_ERROR_KINDS)[number];
 
 const KIND_BY_CODE: Record<string, HerdrErrorKind> = {
   server_not_running: "server_unavailable",
+  server_unavailable: "transient",
   protocol_mismatch: "version_mismatch",
+  internal_error: "herdr_internal",
+  confirmation_required: "confirmation_required",
+  agent_blocked: "blocked",
   agent_not_found: "not_found",
   agent_name_not_found: "not_found",
   agent_pane_not_found: "not_found",
@@ -51,8 +68,16 @@ const KIND_BY_CODE: Record<string, HerdrErrorKind> = {
   invalid_agent_timeout: "invalid_argument",
   empty_agent_prompt: "invalid_argument",
   invalid_request: "invalid_argument",
+  invalid_key: "invalid_argument",
+  invalid_regex: "invalid_argument",
+  invalid_session_name: "invalid_argument",
+  session_stop_failed: "refused",
+  session_delete_failed: "refused",
   timeout: "timeout",
 };
+
+/** Every code Herdr 0.8.0-0.9.x is known to emit; each has a kind other than `unknown`. */
+export const KNOWN_HERDR_CODES: readonly string[] = Object.keys(KIND_BY_CODE);
 
 export const kindForHerdrCode = (code: string): HerdrErrorKind => KIND_BY_CODE[code] ?? "unknown";
 

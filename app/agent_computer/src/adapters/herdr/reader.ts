@@ -1,9 +1,17 @@
-// A Herdr client that can only look: every method maps to one fixed read-only `herdr` command line, and the type
-// has no method that could send input, start, rename, focus or close anything. herdr-inspect-cli gets only this.
+// A Herdr client that can only look: every method maps to one fixed `herdr` command line that changes nothing, and
+// the type has no method that could prompt, start, rename, focus or close anything. herdr-inspect-cli gets only
+// this. One read is not input-free: a `recent` pane read of an idle alternate-screen agent makes Herdr scroll it.
 import { z } from "zod";
 import { HerdrError } from "./errors.ts";
 import type { HerdrAgent, HerdrPane, HerdrTabInfo, HerdrWorkspace } from "./records.ts";
-import { curateHerdrEnv, type HerdrRunOptions, runHerdrJson, runHerdrText } from "./run.ts";
+import {
+  curateHerdrEnv,
+  type HerdrRunOptions,
+  runHerdrJson,
+  runHerdrText,
+  SCROLLING_READ_TIMEOUT_MS,
+  schemaIssues,
+} from "./run.ts";
 
 export interface HerdrServerStatus {
   running: boolean;
@@ -34,11 +42,15 @@ export interface HerdrSession {
 }
 
 export interface HerdrPaneRead {
+  /**
+   * visible: the screen as it is, no input sent. recent: scrollback; on an idle agent using the alternate screen
+   * Herdr gets it by typing mouse-wheel input into the agent's terminal and scrolling back, up to about 20 s.
+   */
   source: "visible" | "recent";
   lines?: number;
 }
 
-/** Read-only view of Herdr. No method changes anything in Herdr; adding one that does is a review failure. */
+/** A view of Herdr. No method changes anything in Herdr; adding one that does is a review failure. */
 export interface HerdrReader {
   status(): Promise<HerdrServerStatus>;
   integrations(): Promise<HerdrIntegration[]>;
@@ -93,7 +105,8 @@ const parseJsonLine = <T>(text: string, schema: z.ZodType<T>, command: string): 
     throw protocolError(command, "with output that is not JSON");
   }
   const parsed = schema.safeParse(value);
-  if (!parsed.success) throw protocolError(command, "a document that does not match Herdr's shape");
+  if (!parsed.success)
+    throw protocolError(command, `a document that does not match Herdr's shape: ${schemaIssues(parsed.error)}`);
   return parsed.data;
 };
 
@@ -178,7 +191,7 @@ export const createHerdrReader = (options: {
           "--format",
           "text",
         ],
-        quick,
+        read.source === "recent" ? Math.max(quick, SCROLLING_READ_TIMEOUT_MS) : quick,
         run,
       ),
   };

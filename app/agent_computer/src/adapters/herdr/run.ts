@@ -6,6 +6,12 @@ import type { z } from "zod";
 import { HerdrError, kindForHerdrCode, sanitizeHerdrMessage } from "./errors.ts";
 import { type HerdrResultType, resultSchemas } from "./records.ts";
 
+/**
+ * A `recent` read of an idle alternate-screen agent: Herdr scrolls it with mouse-wheel input and back, taking up to
+ * about 15 s + 5 s (alt_screen_read.rs); this budget leaves a margin over that.
+ */
+export const SCROLLING_READ_TIMEOUT_MS = 25_000;
+
 export interface HerdrRunOptions {
   /** The executable; resolved through the curated PATH. Default `herdr`. */
   bin: string;
@@ -18,13 +24,25 @@ export interface HerdrRunOptions {
 }
 
 /**
+ * Where agent clients keep their config when relocated; `herdr integration status` reads them
+ * (src/integration/env.rs), so without them a relocated install reads `not installed`.
+ */
+export const CLIENT_CONFIG_VARIABLES = ["CLAUDE_CONFIG_DIR", "CODEX_HOME", "PI_CODING_AGENT_DIR", "COPILOT_HOME"] as const;
+
+/**
  * Herdr needs only these: PATH to find itself, HOME and XDG_CONFIG_HOME for its default socket
- * ($XDG_CONFIG_HOME/herdr/herdr.sock), and HERDR_* (HERDR_SOCKET_PATH, HERDR_SESSION, HERDR_PANE_ID, …).
+ * ($XDG_CONFIG_HOME/herdr/herdr.sock), HERDR_* (HERDR_SOCKET_PATH, HERDR_SESSION, HERDR_PANE_ID, …) and the agent
+ * clients' config directories.
  */
 export const curateHerdrEnv = (env: Readonly<Record<string, string | undefined>>): Record<string, string> => {
   const curated: Record<string, string> = {};
   for (const [key, value] of Object.entries(env)) {
-    const wanted = key === "PATH" || key === "HOME" || key === "XDG_CONFIG_HOME" || key.startsWith("HERDR_");
+    const wanted =
+      key === "PATH" ||
+      key === "HOME" ||
+      key === "XDG_CONFIG_HOME" ||
+      key.startsWith("HERDR_") ||
+      (CLIENT_CONFIG_VARIABLES as readonly string[]).includes(key);
     if (wanted && value !== undefined) curated[key] = value;
   }
   return curated;
@@ -85,6 +103,19 @@ const errorEnvelope = (stderr: string): { code: string; message: string } | unde
   return undefined;
 };
 
+/**
+ * Which fields failed, by path and zod's issue code (`agents[0].agent_status (invalid_value)`); never the values,
+ * which are Herdr's untrusted text.
+ */
+export const schemaIssues = (error: z.ZodError): string =>
+  error.issues
+    .slice(0, 3)
+    .map((issue) => {
+      const path = issue.path.map((part) => (typeof part === "number" ? `[${part}]` : `.${String(part)}`)).join("");
+      return `${path.replace(/^\./, "") || "(record)"} (${issue.code})`;
+    })
+    .join(", ");
+
 /** Runs herdr and returns stdout of a successful (exit 0) run; throws a classified HerdrError otherwise. */
 const runChecked = async (
   args: readonly string[],
@@ -104,7 +135,9 @@ const runChecked = async (
   const envelope = outcome.exitCode === 1 ? errorEnvelope(outcome.stderr) : undefined;
   if (envelope) throw fail(kindForHerdrCode(envelope.code), sanitizeHerdrMessage(envelope.message), envelope.code);
   if (outcome.exitCode === 2) throw fail("usage", `${command} rejected its command line (exit 2)`);
-  if (outcome.exitCode === 1) throw fail("protocol", `${command} failed without an error envelope`);
+  // Herdr's client prints an io error and no envelope when the connection closes before an answer line: a server
+  // restart or live handoff cut the call.
+  if (outcome.exitCode === 1) throw fail("interrupted", `${command} was cut off before Herdr answered`);
   throw fail("unknown", `${command} ended with exit ${String(outcome.exitCode ?? "signal")}`);
 };
 
@@ -127,7 +160,8 @@ export const runHerdrJson = async <T extends HerdrResultType>(
   }
   if (envelope.result?.type !== expected) throw protocolError(`result type ${String(envelope.result?.type)}, not ${expected}`);
   const parsed = resultSchemas[expected].safeParse(envelope.result);
-  if (!parsed.success) throw protocolError(`a ${expected} that does not match Herdr's record shape`);
+  if (!parsed.success)
+    throw protocolError(`a ${expected} that does not match Herdr's record shape: ${schemaIssues(parsed.error)}`);
   return parsed.data as z.output<(typeof resultSchemas)[T]>;
 };
 

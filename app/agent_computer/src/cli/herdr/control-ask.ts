@@ -15,7 +15,9 @@ export const askOptionsSchema = z.object({
       const problem = messageProblem(text);
       if (problem) issue.addIssue({ code: "custom", message: problem });
     })
-    .describe("the request, every word after --, typed into the agent as one prompt (no leading '-', no control characters)"),
+    .describe(
+      "the request, every word after --, typed into the agent as one prompt, verbatim (not '--session' or '--session=…', no control characters)",
+    ),
   timeoutMs: timeoutMsSchema,
   readLines: readLinesSchema,
 });

@@ -12,7 +12,7 @@ export const RESULT_STATES =
   "Results: completed (status idle, done or blocked, with state_change_seq and output); pending (delivered; collect later " +
   "with its receipt); reserved with error delivery_ambiguous (Herdr never confirmed the agent started working: the request " +
   "may or may not have arrived; the receipt blocks its target until abandon, once you have looked at the agent); failed " +
-  "(delivery_failed: certainly not sent; identity_changed: the agent left its pane; cursor_superseded: it moved on while " +
+  "(delivery_failed: certainly not sent, e.g. Herdr refused it as agent_blocked; identity_changed: the agent left its pane; cursor_superseded: it moved on while " +
   "its output was read).";
 
 export const HANDOFF_WRITES =

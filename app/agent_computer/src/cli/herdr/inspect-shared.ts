@@ -1,4 +1,4 @@
-// What herdr-inspect-cli's commands share: the read-only Herdr client (never the full adapter) and its errors.
+// What herdr-inspect-cli's commands share: the Herdr reader (never the full adapter) and its errors.
 import type { HerdrReader } from "../../adapters/herdr/reader.ts";
 import type { ErrorCode } from "../../errors.ts";
 import type { CommandContext } from "../kernel/context.ts";

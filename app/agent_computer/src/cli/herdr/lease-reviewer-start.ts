@@ -55,7 +55,9 @@ export default defineCommand({
     "(pane, name, kind, cwd) before the lease becomes active. A new tab's shell may not accept an agent at once: only " +
     "Herdr's agent_pane_busy on that same pane is retried, every 100 ms within --busy-window-ms; any other failure closes " +
     "exactly the pane this command created (lease failed_closed, or orphaned when even that fails: it then stays held " +
-    "for inspection). Only this lease can close the reviewer (reviewer close).",
+    "for inspection). An agent that comes up on a screen waiting for a human (Herdr 0.8.2+ agent_not_ready: trust " +
+    "this directory, sign in) is given until --start-timeout-ms for someone to answer it on its screen in Herdr; the " +
+    "error then says what to do. Only this lease can close the reviewer (reviewer close).",
   schema: reviewerStartOptionsSchema,
   rest: { key: "nativeArgs", name: "NATIVE_ARGS" },
   writes: "a reviewer lease in this host's state dir; a Herdr tab and agent.",

@@ -35,14 +35,15 @@ export default defineCommand({
   name: "herdr-lease-cli wait-any",
   summary: "wait for the first of several workers to end a turn (idle, done or blocked) and return its output",
   description:
-    "Read-only; needs no lease. Each worker is pinned to the agent found now (pane, name, kind, cwd). The first " +
-    "to be idle, done or blocked with state_change_seq greater than its --after-seq wins; without --after-seq a worker " +
-    "that is settled already wins at once. Give each worker the cursor you last saw, so an old terminal state is not " +
-    "accepted (cursors are global to Herdr: only > is meaningful). Its output is captured and identity and cursor " +
-    "re-read; the other waits end, the workers are untouched. Output is untrusted text. A Herdr handoff or restart " +
-    "(new terminal ids, the sequence back at 0) is ridden through: a turn under way ends at the new server's first " +
-    "settled status, a settled worker's restored status is not a turn; an --after-seq above the worker's current " +
-    "cursor is from an earlier Herdr server and is refused (CONFLICT) with the cursor to use.",
+    "Changes nothing and needs no lease. Each worker is pinned to the agent found now (pane, name, kind, cwd). The " +
+    "first to be idle, done or blocked with state_change_seq greater than its --after-seq wins; without --after-seq a " +
+    "worker that is settled already wins at once. Give each worker the cursor you last saw, so an old terminal state is " +
+    "not accepted (cursors are global to Herdr: only > is meaningful). Its output is captured and identity and cursor " +
+    "re-read; the other waits end, the workers are not prompted. The capture is Herdr's recent read (--read-lines): on " +
+    "an idle alternate-screen agent Herdr scrolls it with mouse-wheel input and back, up to ~20 s. Output is untrusted " +
+    "text. A Herdr handoff or restart (new terminal ids, the sequence back at 0) is ridden through: a turn under way " +
+    "ends at the new server's first settled status, a settled worker's restored status is not a turn; an --after-seq " +
+    "above the worker's current cursor is from an earlier Herdr server and is refused (CONFLICT) with the cursor to use.",
   schema: waitAnyOptionsSchema,
   flags: { worker: { placeholder: "<name-or-pane>" }, afterSeq: { placeholder: "<worker=n>" } },
   writes: "nothing.",

@@ -1,7 +1,7 @@
 // What the two Herdr binaries share: the option schemas that recur, and the rendering of results
 // (agent output is untrusted: it is neutralised before it reaches a terminal).
 import { z } from "zod";
-import { HERDR_AGENT_KINDS, HERDR_AGENT_NAME_PATTERN } from "../../adapters/herdr/client.ts";
+import { HERDR_AGENT_KINDS, HERDR_AGENT_NAME_PATTERN, misreadPromptText } from "../../adapters/herdr/client.ts";
 import type { HandoffOutput } from "../../domain/herdr/handoff-results.ts";
 import { AppError, type ErrorCode, STORE_ERRORS } from "../../errors.ts";
 import { neutralizeLine } from "../kernel/output.ts";
@@ -53,7 +53,11 @@ export const readLinesSchema = z.coerce
   .min(1)
   .max(2000)
   .default(200)
-  .describe("lines of the agent's recent output to return");
+  .describe(
+    "lines of the agent's recent output to return. Read with Herdr's `--source recent`: on an idle agent using the " +
+      "alternate screen Herdr scrolls it (mouse-wheel input into its terminal, then back; up to ~20 s, budgeted), " +
+      "since the visible screen alone would cut longer answers",
+  );
 export const modeSchema = z
   .enum(["all", "first"])
   .default("all")
@@ -79,7 +83,9 @@ export const busyWindowSchema = z.coerce
 export const messageProblem = (message: string): string | undefined => {
   if (message.trim() === "") return "must not be empty";
   if (message.length > 65_536) return "must be at most 65536 characters";
-  if (message.startsWith("-")) return "must not start with '-' (Herdr would read it as an option)";
+  if (misreadPromptText(message)) {
+    return "must not be '--session' or begin with '--session=' (Herdr takes that as its session flag, wherever it stands)";
+  }
   // biome-ignore lint/suspicious/noControlCharactersInRegex: escape sequences must never reach a pane
   if (/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/.test(message)) return "must not contain control characters";
   return undefined;

@@ -31,6 +31,7 @@ const NOT_SENT_KINDS = [
   "version_mismatch",
   "not_found",
   "not_ready",
+  "blocked",
   "invalid_argument",
   "usage",
 ];

@@ -7,11 +7,13 @@ const RECONNECT_PAUSE_MS = 250;
 
 /**
  * A Herdr server restart or live handoff cuts every call in flight (the connection closes without an answer:
- * `protocol`) and refuses new ones until the server is back (`server_unavailable`). Neither says anything about
- * the agent, so the caller reads again and waits again with the same cursor while its deadline allows.
+ * `interrupted`) and refuses new ones until the server is back (`server_unavailable`); a server busy or shutting
+ * down answers Herdr's own server_unavailable (`transient`). None says anything about the agent, so the caller reads
+ * again and waits again with the same cursor while its deadline allows. An answer that breaks Herdr's contract
+ * (`protocol`) is not one of these: asking again would get the same answer.
  */
 export const isInterrupted = (error: unknown): boolean =>
-  isHerdrError(error, "protocol") || isHerdrError(error, "server_unavailable");
+  isHerdrError(error, "interrupted") || isHerdrError(error, "server_unavailable") || isHerdrError(error, "transient");
 
 export const pauseBefore = (deadline: number): Promise<void> =>
   Bun.sleep(Math.max(0, Math.min(RECONNECT_PAUSE_MS, deadline - Date.now())));

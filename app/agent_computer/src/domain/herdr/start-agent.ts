@@ -20,6 +20,29 @@ export interface StartPlan {
 }
 
 const BUSY_RETRY_INTERVAL_MS = 100;
+const FIRST_RUN_POLL_MS = 500;
+
+/**
+ * Herdr 0.8.2+ answers agent_not_ready at once when the started agent comes up blocked: a first-run screen (trust
+ * this directory, sign in, an update dialog). The agent keeps its name; once a human answers, detection sees it idle
+ * and it is ready. Wait for that within the start timeout, then say what the human must do.
+ */
+const waitOutFirstRun = async (deps: HerdrDeps, lease: LeaseRecord, paneId: string, plan: StartPlan, began: number) => {
+  for (;;) {
+    const agent = await viaHerdr(deps.herdr.getAgent(paneId));
+    if (agent.status === "idle" || agent.status === "done") return;
+    if (deps.now() - began + FIRST_RUN_POLL_MS > plan.startTimeoutMs) {
+      throw new AppError(
+        "HERDR_REFUSED",
+        `${plan.kind} in pane ${paneId} stayed on a screen that waits for a human (agent_not_ready, ${agent.status}) for the whole start timeout (${plan.startTimeoutMs} ms); the pane was closed`,
+        {
+          hint: `run ${plan.kind} once yourself in ${lease.cwd} and answer its first-run screen (trust this directory, sign in, update), or answer it on the agent's screen in Herdr within the start timeout; then start again`,
+        },
+      );
+    }
+    await deps.sleep(FIRST_RUN_POLL_MS);
+  }
+};
 
 const startWithBusyRetry = async (deps: HerdrDeps, lease: LeaseRecord, paneId: string, plan: StartPlan): Promise<void> => {
   const began = deps.now();
@@ -34,6 +57,9 @@ const startWithBusyRetry = async (deps: HerdrDeps, lease: LeaseRecord, paneId: s
       });
       return;
     } catch (error) {
+      if (isHerdrError(error, "not_ready") && error.herdrCode === "agent_not_ready") {
+        return waitOutFirstRun(deps, lease, paneId, plan, began);
+      }
       const busy = isHerdrError(error, "agent_pane_busy");
       if (!busy || deps.now() - began + BUSY_RETRY_INTERVAL_MS > plan.busyWindowMs) throw herdrFailure(error);
       await deps.sleep(BUSY_RETRY_INTERVAL_MS);

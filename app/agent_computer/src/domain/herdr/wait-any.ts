@@ -1,6 +1,6 @@
 // wait-any: the first of several workers to end a turn (idle, done or blocked) with state_change_seq greater
-// than that worker's --after-seq, and its output, in one result. Read-only; the losing waits are ended, the
-// workers are not touched.
+// than that worker's --after-seq, and its output, in one result. Nothing is written or prompted; the losing waits are
+// ended. Capturing output is Herdr's recent read, which scrolls an idle alternate-screen agent.
 import { AppError } from "../../errors.ts";
 import { type AgentIdentity, identityOf } from "./agent-identity.ts";
 import type { HerdrDeps } from "./deps.ts";
