@@ -90,12 +90,12 @@ describe("herdr-inspect-cli", () => {
       const inLine = "\u001b[31m\u202e";
       writeFileSync(join(evil.dir, "integrations.json"), JSON.stringify({ claude: `current${inLine}` }));
       const hostileEnv = { ...evil.env, HOME: `${evil.dir}${inLine}`, HERDR_SESSION: `s${hostile}` };
-      const expectedLines = { topology: 6, sessions: 1, status: 6 };
+      const expectedLines = { topology: 6, sessions: 1, status: 8 };
       for (const [sub, lineCount] of Object.entries(expectedLines)) {
         const r = await runBin("herdr-inspect-cli", [sub], { env: hostileEnv });
         expect(r.exitCode, r.stderr).toBe(0);
         expect(r.stdout, sub).not.toMatch(/^FORGED/m);
-        expect(r.stdout.trimEnd().split("\n"), sub).toHaveLength(lineCount);
+        expect(r.stdout.trimEnd().split("\n"), `${sub}: ${r.stdout}`).toHaveLength(lineCount);
         expect(r.stdout, sub).toContain(shown);
       }
       const status = await runBin("herdr-inspect-cli", ["status"], { env: hostileEnv });

@@ -123,13 +123,19 @@ describe("collect", () => {
     expect(result.output).toBeUndefined();
   });
 
-  test("a different terminal in the leased pane fails the receipt with identity_changed", async () => {
-    const { herdr } = scriptedHerdr([agent("idle", 30, "term_other")], []);
+  test("another kind of agent in the leased pane fails the receipt with identity_changed", async () => {
+    const { herdr } = scriptedHerdr([{ ...agent("idle", 30), kind: "codex" }], []);
     const deps = depsWith(herdr);
     expect(await collectOne(deps, pendingReceipt(deps, 10), limits())).toMatchObject({
       state: "failed",
       error: "identity_changed",
     });
+  });
+
+  test("the same agent under a new terminal (a Herdr handoff) is not another agent: its settled turn is collected", async () => {
+    const { herdr } = scriptedHerdr([agent("idle", 30, "term_other")], []);
+    const deps = depsWith(herdr);
+    expect(await collectOne(deps, pendingReceipt(deps, 10), limits())).toMatchObject({ state: "completed" });
   });
 });
 

@@ -63,7 +63,8 @@ describe("reviewer native arguments", () => {
 describe("request text", () => {
   test("what Herdr would read as an option or what could drive a terminal is refused", () => {
     expect(messageProblem("Review PR 42,\nthen report.\tThanks")).toBeUndefined();
-    expect(messageProblem("-rf")).toMatch(/'-'/);
+    expect(messageProblem("-rf")).toBeUndefined();
+    expect(messageProblem("--session=x")).toMatch(/--session/);
     expect(messageProblem("  ")).toMatch(/empty/);
     expect(messageProblem("hi \u001b[2J")).toMatch(/control/);
     expect(messageProblem("x".repeat(65_537))).toMatch(/65536/);
