@@ -1,6 +1,6 @@
 // herdr-inspect-cli through bin/ against the Herdr double: status with integrations (also when no server runs),
 // sessions, the topology tree, a bounded and escaped pane read; no lease, no store, nothing changed in Herdr.
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type FakeHerdr, startFakeHerdr } from "../fixtures/fake-herdr/control.ts";
@@ -90,6 +90,9 @@ describe("herdr-inspect-cli", () => {
       const inLine = "\u001b[31m\u202e";
       writeFileSync(join(evil.dir, "integrations.json"), JSON.stringify({ claude: `current${inLine}` }));
       const hostileEnv = { ...evil.env, HOME: `${evil.dir}${inLine}`, HERDR_SESSION: `s${hostile}` };
+      // Herdr reports an integration as installed when its file is there (the claude one, under the hostile HOME).
+      mkdirSync(join(hostileEnv.HOME, ".claude"), { recursive: true });
+      writeFileSync(join(hostileEnv.HOME, ".claude", "settings.json"), "{}");
       const expectedLines = { topology: 6, sessions: 1, status: 8 };
       for (const [sub, lineCount] of Object.entries(expectedLines)) {
         const r = await runBin("herdr-inspect-cli", [sub], { env: hostileEnv });
@@ -109,6 +112,7 @@ describe("herdr-inspect-cli", () => {
       }>();
       expect(json.workspaces[0]?.workspaceId).toBe(`${agent.workspace_id}${hostile}`);
     } finally {
+      rmSync(`${evil.dir}\u001b[31m\u202e`, { recursive: true, force: true });
       await evil.stop();
     }
   });
