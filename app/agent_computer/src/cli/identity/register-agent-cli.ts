@@ -140,12 +140,15 @@ export default defineCommand({
     "On the host that recorded its --agent-pid the process decides (gone, zombie or another start " +
     "time = dead; running = alive however silent); elsewhere age does (session within its ttl). The holder itself (same " +
     "pid and start time) renews.\n" +
+    "Look-alikes: names compare without case and trailing . _ -; a new name that matches a registered one that way " +
+    "(Alice beside alice, alice.) is NAME_LOOKALIKE with the existing name (existing_agent_id).\n" +
     "Takeover: --force --expected-session-id <id|null> is a compare-and-swap on the session id you read (agents-list-cli; " +
     "null = none open). Of racing takeovers one wins; the loser gets FORCE_PRECONDITION_FAILED and must re-read, not " +
     "retry. --force alone is INVALID_INPUT. The ended session's unread mail bounces to its senders.\n" +
     "Recovery: after agent-identity-cli revoke-token --issue-recovery, registering without --recovery-token-file is " +
-    "AUTH_FAILED, with a wrong one RECOVERY_REQUIRED; the right one mints a fresh token (recovery_completed: true). A " +
-    "name revoked without recovery is re-registered with a new token.\n" +
+    "AUTH_FAILED, with a wrong one RECOVERY_REQUIRED; the right one mints a fresh token (recovery_completed: true) " +
+    "and keeps the name's history. A name revoked without recovery is re-registered with a new token and starts clean: " +
+    "none of the earlier holder's mail, threads, sent view, channels, webhooks or contact lists.\n" +
     "Queued tasks its capabilities cover are assigned to it (auto_assigned_tasks; agent-task-cli --help). Rate limits: " +
     "Environment. Tokens stop impersonation between agents, not a hostile process of the same user.",
   schema: registerOptionsSchema,
@@ -166,13 +169,14 @@ export default defineCommand({
     '"created_at","last_seen_at"},"protocol_version":1,"message","agent_token"?|"token_file"?(minted),"auth_note"?,"vault_file"?|"warning"?(vault not written),' +
     '"capabilities_note"?,"cli_profile_note"?,"auto_assigned_tasks"?:[{"task_id","title","priority"}],' +
     '"recovery_completed"?:true,"ended_session_id"?}. Error details: NAME_COLLISION_ACTIVE {existing_session_id, ' +
-    "liveness_evidence}, FORCE_PRECONDITION_FAILED {expected_session_id, actual_session_id}, RATE_LIMITED " +
+    "liveness_evidence}, NAME_LOOKALIKE {existing_agent_id}, FORCE_PRECONDITION_FAILED {expected_session_id, actual_session_id}, RATE_LIMITED " +
     "{retry_after_s, scope, limit, window_s}.",
   errors: [
     "INVALID_INPUT",
     "AUTH_FAILED",
     "RECOVERY_REQUIRED",
     "NAME_COLLISION_ACTIVE",
+    "NAME_LOOKALIKE",
     "FORCE_PRECONDITION_FAILED",
     "RATE_LIMITED",
     ...STORE_ERRORS,

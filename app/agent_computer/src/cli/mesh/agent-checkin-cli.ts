@@ -127,7 +127,7 @@ export default defineCommand({
     '"herdr_wake":{"state":"off|armed|would_arm(preview)|unsupported","reason","watcher"?:{"role":"worker|light","pid"}},' +
     '"agent_token"?|"token_file"?(first registration only),"auth_note"?,"vault_file"?|"warning"?(vault not written),"auto_assigned_tasks"?:[{"task_id","title","priority"}],' +
     '"preview"?:true}',
-  errors: ["INVALID_INPUT", "AUTH_FAILED", "RECOVERY_REQUIRED", "RATE_LIMITED", ...STORE_ERRORS, "INTERNAL"],
+  errors: ["INVALID_INPUT", "AUTH_FAILED", "RECOVERY_REQUIRED", "NAME_LOOKALIKE", "RATE_LIMITED", ...STORE_ERRORS, "INTERNAL"],
   env: [
     "AGENT_COMPUTER_HOME",
     "AGENT_COMPUTER_DATABASE_URL",

@@ -107,6 +107,8 @@ const registerKnown = async (deps: Deps, tx: StoreTx, existing: IdentityRecord, 
   const holderNow = holderOf(deps, input, existing.hostId, existing);
   await countRegistration(deps, tx, input.agentId);
   const credentials = checkCredentials(existing, input);
+  // A name revoked before its history ended with the revocation: it still must not reach this holder.
+  if (existing.authState === "revoked") await tx.identity.endHolderHistory(input.agentId, deps.now(), deps.now());
   const open = await tx.mesh.openSession(input.agentId);
   const actual = open?.id ?? null;
   if (input.takeover && input.takeover.expectedSessionId !== actual)

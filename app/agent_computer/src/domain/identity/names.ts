@@ -10,6 +10,12 @@ export const agentIdSchema = z
   .string()
   .check(z.regex(AGENT_ID_PATTERN, `must be ${AGENT_ID_RULE}`), z.describe(`agent name, ${AGENT_ID_RULE}`));
 
+/**
+ * A name as names compare: lower case, trailing . _ - dropped. Two names with one key look alike (Alice, alice,
+ * alice.), so only one of them may be registered, and a block list entry holds for every name of its key.
+ */
+export const nameKey = (name: string): string => name.toLowerCase().replace(/[._-]+$/, "");
+
 /** An agent name documented for one command's flag: the same rule, its own description. */
 export const agentId = (description: string) => agentIdSchema.check(z.describe(description));
 

@@ -15,6 +15,7 @@ import hostLocalFacts from "./migrations/013_host_local_facts.sql" with { type: 
 import searchFlat from "./migrations/014_search_flat.sql" with { type: "text" };
 import webhookEventsEnded from "./migrations/015_webhook_events_ended.sql" with { type: "text" };
 import webhookPrivateHost from "./migrations/016_webhook_private_host.sql" with { type: "text" };
+import nameKeys from "./migrations/019_name_keys.sql" with { type: "text" };
 
 export const postgresMigrations: readonly Migration[] = [
   { version: 1, name: "mesh", sql: mesh },
@@ -33,4 +34,5 @@ export const postgresMigrations: readonly Migration[] = [
   { version: 14, name: "search_flat", sql: searchFlat },
   { version: 15, name: "webhook_events_ended", sql: webhookEventsEnded },
   { version: 16, name: "webhook_private_host", sql: webhookPrivateHost },
+  { version: 19, name: "name_keys", sql: nameKeys },
 ];

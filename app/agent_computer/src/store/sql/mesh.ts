@@ -15,7 +15,7 @@ import type {
 import type { ContactPolicy } from "../port-mesh.ts";
 import { type Db, jsonList, num, numOrNull, type Row, str, strOrNull } from "./db.ts";
 import { searchMessages } from "./mesh-search.ts";
-import { seenBy } from "./seen-by.ts";
+import { ofCurrentHolder, seenBy } from "./seen-by.ts";
 
 export const toAgent = (r: Row): AgentRecord => ({
   agentId: str(r.name),
@@ -376,7 +376,10 @@ export const meshRepo = (db: Db): MeshRepo => {
     sent: async (sender, limit) =>
       withDeliveries(
         db,
-        await db.all<Row>("SELECT * FROM messages WHERE sender = $1 ORDER BY created_at DESC, id DESC LIMIT $2", [sender, limit]),
+        await db.all<Row>(
+          `SELECT * FROM messages m WHERE m.sender = $1 AND ${ofCurrentHolder("$1")} ORDER BY m.created_at DESC, m.id DESC LIMIT $2`,
+          [sender, limit],
+        ),
       ),
     messageSeenBy: async (messageId, agentId) => {
       const row = await db.get<Row>(`SELECT m.id, m.sender, m.thread_id FROM messages m WHERE m.id = $1 AND ${seenBy("$2")}`, [
