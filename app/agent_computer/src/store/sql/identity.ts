@@ -1,4 +1,5 @@
 import type { IdentityRecord, IdentityRepo } from "../port.ts";
+import { MARK_EMPTIED_CHANNELS_SQL } from "./channels.ts";
 import { type Db, num, type Row, strOrNull } from "./db.ts";
 import { toAgent } from "./mesh.ts";
 
@@ -10,10 +11,6 @@ const toIdentity = (r: Row): IdentityRecord => ({
   recoveryHash: strOrNull(r.recovery_hash),
   holderSince: num(r.holder_since),
 });
-
-// Channels left with no members by the statement before: each ends now (domain/mesh/channel-lifecycle.ts).
-const MARK_EMPTIED_SQL = `UPDATE channels SET emptied_at = $1
-  WHERE emptied_at IS NULL AND NOT EXISTS (SELECT 1 FROM channel_members m WHERE m.channel = channels.name)`;
 
 const DROP_OLD_WINDOWS_SQL = "DELETE FROM rate_buckets WHERE bucket = $1 AND window_start < $2";
 const TAKE_RATE_SLOT_SQL = `INSERT INTO rate_buckets (bucket, window_start, hits) VALUES ($1, $2, 1)
@@ -76,7 +73,7 @@ export const identityRepo = (db: Db): IdentityRepo => ({
     await db.run("DELETE FROM deliveries WHERE recipient = $1", [name]);
     await db.run("DELETE FROM sessions WHERE agent_name = $1", [name]);
     await db.run("DELETE FROM agents WHERE name = $1", [name]);
-    await db.run(MARK_EMPTIED_SQL, [now]);
+    await db.run(MARK_EMPTIED_CHANNELS_SQL, [now]);
   },
   endHolderHistory: async (name, since, now) => {
     await db.run("UPDATE agents SET holder_since = $2 WHERE name = $1 AND holder_since < $2", [name, since]);
@@ -84,7 +81,8 @@ export const identityRepo = (db: Db): IdentityRepo => ({
     await db.run("UPDATE messages SET idempotency_key = NULL WHERE sender = $1 AND idempotency_key IS NOT NULL", [name]);
     await db.run("DELETE FROM webhook_endpoints WHERE owner = $1", [name]);
     await db.run("DELETE FROM contact_policies WHERE agent_name = $1", [name]);
-    if ((await db.run("DELETE FROM channel_members WHERE agent_name = $1", [name])) > 0) await db.run(MARK_EMPTIED_SQL, [now]);
+    if ((await db.run("DELETE FROM channel_members WHERE agent_name = $1", [name])) > 0)
+      await db.run(MARK_EMPTIED_CHANNELS_SQL, [now]);
   },
   endOpenSession: async (agentId, sessionId, now) =>
     (await db.run("UPDATE sessions SET ended_at = $3 WHERE agent_name = $1 AND id = $2 AND ended_at IS NULL", [
