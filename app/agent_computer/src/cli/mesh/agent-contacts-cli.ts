@@ -7,7 +7,8 @@ const binary: BinaryDef = {
   description:
     "Every agent is open by default: any agent may message it. contacts-only lets through only the agents on your allow " +
     "list; closed refuses every agent. A blocked agent is refused under every policy. Lists hold agent names, and a name " +
-    "may be listed before any agent holds it. A refused send stores nothing for you and tells its sender " +
+    "may be listed before any agent holds it. Names compare without case and trailing . _ -: a name that looks like a " +
+    "registered one is listed as that one, and a block holds for every name that looks like the blocked one. A refused send stores nothing for you and tells its sender " +
     "refused_by_policy (agent-send-cli --help); broadcasts respect it too. Notices from agent-computer itself (bounces, " +
     "job events) always arrive. Each subcommand acts on --agent-id, authenticated by its token, and prints the settings " +
     "as they are after the change.",

@@ -453,10 +453,14 @@ export const meshRepo = (db: Db): MeshRepo => {
         ? []
         : (
             await db.all<Row>(
+              // A block holds for every name that looks like the one blocked (the name key of domain/identity/names.ts:
+              // lower case, trailing . _ - dropped); an allow admits only the name itself.
               `SELECT p.agent_name FROM contact_policies p
                LEFT JOIN contacts c ON c.owner = p.agent_name AND c.other = $1
                WHERE p.agent_name IN (${placeholders(recipients.length, 2)})
-                 AND (c.kind = 'block' OR p.policy = 'closed' OR (p.policy = 'contacts-only' AND c.kind IS NULL))`,
+                 AND (p.policy = 'closed' OR (p.policy = 'contacts-only' AND c.kind IS NULL)
+                   OR EXISTS (SELECT 1 FROM contacts b WHERE b.owner = p.agent_name AND b.kind = 'block'
+                     AND rtrim(lower(b.other), '._-') = rtrim(lower($1), '._-')))`,
               [sender, ...recipients],
             )
           ).map((r) => str(r.agent_name)),
