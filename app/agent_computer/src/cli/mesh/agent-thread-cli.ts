@@ -11,7 +11,7 @@ export const threadOptionsSchema = z.object({
   agentId: agentIdSchema,
   thread: z
     .string()
-    .check(z.regex(/^[A-Za-z0-9_.:-]{1,128}$/, "must be 1-128 of A-Z a-z 0-9 _ . : -"))
+    .check(z.regex(/^[A-Za-z0-9_.:-]{1,193}$/, "must be 1-193 of A-Z a-z 0-9 _ . : -"))
     .check(z.describe("the thread id (thread_id in agent-inbox-cli and agent-sent-cli), or the id of any message of it")),
   limit: z
     ._default(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(1000)), 200)
@@ -51,8 +51,9 @@ export default defineCommand({
   name: "agent-thread-cli",
   summary: "read one Agent Mesh thread back: every message of it you sent or received, oldest first, with its participants",
   description:
-    "A thread is the messages that share a thread_id: the --thread label its first sender gave, or, when a message " +
-    "without one is answered with agent-send-cli --reply-to, that message's id. --thread takes that id or the id of any " +
+    "A thread is the messages that share a thread_id: <sender>:<label> from the --thread label its first sender gave, " +
+    "or, when a message without one is answered with agent-send-cli --reply-to, that message's id. --thread takes that " +
+    "id, a label of your own (read as <you>:<label>) or the id of any " +
     "message of the thread. You see the messages you sent (with their recipients) and those delivered to you; mail " +
     "stored while you were not checked in, or that expired unread, was never yours and is not shown, and other " +
     "participants' recipient lists stay theirs. Participants are the senders you saw and the recipients of your own " +
