@@ -32,7 +32,7 @@ export const ERROR_CODES = {
   NAME_COLLISION_ACTIVE: { exit: EXIT.conflict, meaning: "the name is held by a live session" },
   NAME_LOOKALIKE: {
     exit: EXIT.conflict,
-    meaning: "a registered name differs only by case or trailing . _ - (existing_agent_id names it)",
+    meaning: "a registered name (existing_agent_id) differs only by case or trailing . _ -",
   },
   FORCE_PRECONDITION_FAILED: { exit: EXIT.conflict, meaning: "the session id you expected is no longer current" },
   REDUCTION_NOT_ALLOWED: { exit: EXIT.conflict, meaning: "capabilities can only be added, never removed" },
