@@ -57,6 +57,10 @@ describe.each(storeNames)("a revoked name starts clean [%s]", (storeName) => {
 
   test("without a recovery token the next holder gets none of the earlier holder's history", async () => {
     const { received, sent } = await buildHistory("released");
+    await mesh.target.sql(
+      `INSERT INTO tasks (id, title, body, required_caps, priority, priority_rank, state, poster, assignee, version, created_at, updated_at)
+       VALUES ('tsk_released', 'private task', 'b', '["nobody-has-it"]', 'normal', 1, 'assigned', 'peer', 'released', 1, 1, 1)`,
+    );
     mesh.clock.advance(1000);
     await revokeToken(deps(), { agentId: "released", token: token("released"), issueRecovery: false });
     const next = await registerAs("released");
@@ -88,6 +92,10 @@ describe.each(storeNames)("a revoked name starts clean [%s]", (storeName) => {
     const peerThread = await readThread(deps(), { agentId: "peer", token: token("peer"), thread: sent.id, limit: 50 });
     expect(peerThread.messages.map((m) => m.id)).toEqual([sent.id]);
     expect(await mesh.count("SELECT COUNT(*) AS n FROM webhook_endpoints WHERE owner = 'released'")).toBe(0);
+    // A task the earlier holder had went back to routing (no one else can do it: the queue), not to the next holder.
+    expect(await mesh.target.sql("SELECT state, assignee FROM tasks WHERE id = 'tsk_released'")).toEqual([
+      { state: "queued", assignee: null },
+    ]);
   });
 
   test("with the recovery token the name keeps its history", async () => {
