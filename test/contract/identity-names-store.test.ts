@@ -60,6 +60,32 @@ describe.each(storeNames)("names that cannot impersonate [%s]", (storeName) => {
     expect((await register("a.lice")).action).toBe("registered");
   });
 
+  // Two connections racing inside one process only make sense on PostgreSQL (see identity-store.test.ts).
+  test.skipIf(storeName !== "postgres")(
+    "of two look-alikes registering at once, one wins and the other is told its name",
+    async () => {
+      const second = await mesh.target.open();
+      try {
+        const deps = [mesh.deps(), { ...mesh.deps(), store: second }];
+        for (let round = 0; round < 5; round++) {
+          const names = [`Racer${round}`, `racer${round}.`];
+          const results = await Promise.allSettled(
+            names.map((agentId, i) =>
+              registerAgent(deps[i] as (typeof deps)[0], { agentId, role: "builder", capabilities: [], token: undefined }),
+            ),
+          );
+          const won = results.filter((r) => r.status === "fulfilled");
+          const lost = results.flatMap((r) => (r.status === "rejected" ? [r.reason as { code: string }] : []));
+          expect(won, `round ${round}`).toHaveLength(1);
+          expect(lost.map((e) => e.code)).toEqual(["NAME_LOOKALIKE"]);
+          expect(await mesh.count(`SELECT COUNT(*) AS n FROM agents WHERE lower(name) LIKE 'racer${round}%'`)).toBe(1);
+        }
+      } finally {
+        await second.close();
+      }
+    },
+  );
+
   test("look-alikes of the mesh's own sender name are refused", async () => {
     for (const name of ["agent-computer", "agent-computer.", "Agent-Computer", "AGENT-COMPUTER_"]) {
       expect(await failure(register(name)), name).toMatchObject({ code: "INVALID_INPUT" });
