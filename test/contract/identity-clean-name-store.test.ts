@@ -61,6 +61,16 @@ describe.each(storeNames)("a revoked name starts clean [%s]", (storeName) => {
       `INSERT INTO tasks (id, title, body, required_caps, priority, priority_rank, state, poster, assignee, version, created_at, updated_at)
        VALUES ('tsk_released', 'private task', 'b', '["nobody-has-it"]', 'normal', 1, 'assigned', 'peer', 'released', 1, 1, 1)`,
     );
+    await mesh.target.sql(
+      `INSERT INTO automation_jobs (id, owner, label, dir, timeout_seconds, created_at) VALUES ('job_released', 'released', 'l', '/x', 60, 1)`,
+    );
+    await mesh.target.sql(
+      `INSERT INTO automation_triggers (id, kind, owner, job_id, provider, secret, created_at)
+       VALUES ('trg_released', 'webhook', 'released', 'job_released', 'generic', 'whsec_old', 1)`,
+    );
+    await mesh.target.sql(
+      "INSERT INTO automation_worker_env (owner, key, value, updated_at) VALUES ('released', 'API_KEY', 'old-secret', 1)",
+    );
     mesh.clock.advance(1000);
     await revokeToken(deps(), { agentId: "released", token: token("released"), issueRecovery: false });
     const next = await registerAs("released");
@@ -96,6 +106,14 @@ describe.each(storeNames)("a revoked name starts clean [%s]", (storeName) => {
     expect(await mesh.target.sql("SELECT state, assignee FROM tasks WHERE id = 'tsk_released'")).toEqual([
       { state: "queued", assignee: null },
     ]);
+    // Its automation is cancelled and its worker env gone: nothing of it runs or is read for the next holder.
+    expect(await mesh.target.sql("SELECT state FROM automation_jobs WHERE id = 'job_released'")).toEqual([
+      { state: "cancelled" },
+    ]);
+    expect(await mesh.target.sql("SELECT state FROM automation_triggers WHERE id = 'trg_released'")).toEqual([
+      { state: "cancelled" },
+    ]);
+    expect(await mesh.count("SELECT COUNT(*) AS n FROM automation_worker_env WHERE owner = 'released'")).toBe(0);
   });
 
   test("with the recovery token the name keeps its history", async () => {

@@ -4,7 +4,7 @@ import { type Deps, iso } from "../deps.ts";
 import { authenticate } from "../identity/authenticate.ts";
 import { hashToken, mintRecoveryToken } from "../identity/token.ts";
 import { bounceUndelivered } from "../mesh/expiry.ts";
-import { routeTask } from "../tasks/route.ts";
+import { endHolderHistory } from "./end-history.ts";
 
 export interface RevokeResult {
   success: true;
@@ -58,10 +58,7 @@ export const revokeToken = (
       await bounceUndelivered(tx, { ...open, endedAt: deps.now() }, deps.now(), deps.newId);
     }
     // Released for anyone: what its holder had ends here, so nothing of it reaches whoever registers it next.
-    if (!recovery) {
-      await tx.identity.endHolderHistory(input.agentId, deps.now() + 1, deps.now());
-      for (const task of await tx.tasks.openAssignedTo(input.agentId)) await routeTask(deps, tx, task, new Set([input.agentId]));
-    }
+    if (!recovery) await endHolderHistory(deps, tx, input.agentId, deps.now() + 1);
     return {
       success: true as const,
       name: input.agentId,
