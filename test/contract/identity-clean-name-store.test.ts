@@ -10,6 +10,7 @@ import { searchMessages } from "../../app/agent_computer/src/domain/mesh/search.
 import { sendMessage } from "../../app/agent_computer/src/domain/mesh/send.ts";
 import { listSent } from "../../app/agent_computer/src/domain/mesh/sent.ts";
 import { readThread } from "../../app/agent_computer/src/domain/mesh/thread.ts";
+import { listTasks } from "../../app/agent_computer/src/domain/tasks/list.ts";
 import { addEndpoint, listEndpoints } from "../../app/agent_computer/src/domain/webhooks/endpoints.ts";
 import { failure, type MeshAgents, openMeshAgents } from "../helpers/mesh.ts";
 import { storeNames } from "../helpers/stores.ts";
@@ -59,7 +60,9 @@ describe.each(storeNames)("a revoked name starts clean [%s]", (storeName) => {
     const { received, sent } = await buildHistory("released");
     await mesh.target.sql(
       `INSERT INTO tasks (id, title, body, required_caps, priority, priority_rank, state, poster, assignee, version, created_at, updated_at)
-       VALUES ('tsk_released', 'private task', 'b', '["nobody-has-it"]', 'normal', 1, 'assigned', 'peer', 'released', 1, 1, 1)`,
+       VALUES ('tsk_released', 'private task', 'b', '["nobody-has-it"]', 'normal', 1, 'assigned', 'peer', 'released', 1, $1, $1),
+              ('tsk_posted', 'its own task', 'b', '["nobody-has-it"]', 'normal', 1, 'assigned', 'released', 'peer', 1, $1, $1)`,
+      [mesh.clock.now],
     );
     await mesh.target.sql(
       `INSERT INTO automation_jobs (id, owner, label, dir, timeout_seconds, created_at) VALUES ('job_released', 'released', 'l', '/x', 60, 1)`,
@@ -106,6 +109,9 @@ describe.each(storeNames)("a revoked name starts clean [%s]", (storeName) => {
     expect(await mesh.target.sql("SELECT state, assignee FROM tasks WHERE id = 'tsk_released'")).toEqual([
       { state: "queued", assignee: null },
     ]);
+    // A task it posted is cancelled (its result would reach the next holder); the next holder's list shows neither.
+    expect(await mesh.target.sql("SELECT state FROM tasks WHERE id = 'tsk_posted'")).toEqual([{ state: "cancelled" }]);
+    expect((await listTasks(deps(), { ...me, scope: "mine", states: [], limit: 50 })).tasks).toEqual([]);
     // Its automation is cancelled and its worker env gone: nothing of it runs or is read for the next holder.
     expect(await mesh.target.sql("SELECT state FROM automation_jobs WHERE id = 'job_released'")).toEqual([
       { state: "cancelled" },

@@ -94,7 +94,7 @@ export interface TaskChange {
 }
 
 export interface TaskFilter {
-  /** Only tasks this agent posted or is assigned; undefined = every task. */
+  /** Only tasks this agent posted or is assigned (in the time of the name's current holder); undefined = every task. */
   party?: string | undefined;
   states?: readonly TaskState[] | undefined;
   limit: number;

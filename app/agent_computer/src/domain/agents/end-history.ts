@@ -29,14 +29,29 @@ const endAutomation = async (tx: StoreTx, owner: string, now: number): Promise<v
     );
 };
 
+/** Cancels the open tasks the name posted: their results and rejections would otherwise reach the next holder. */
+const cancelPosted = async (deps: Deps, tx: StoreTx, poster: string): Promise<void> => {
+  const reason = `cancelled: the name of its poster ${poster} was revoked`;
+  for (;;) {
+    const open = await tx.tasks.list({ party: poster, states: ["queued", "assigned", "accepted"], limit: PAGE });
+    const posted = open.filter((t) => t.poster === poster);
+    for (const t of posted) {
+      await tx.tasks.change(t.id, t.version, { state: "cancelled", assignee: t.assignee, result: null, reason, now: deps.now() });
+    }
+    if (posted.length === 0) break;
+  }
+};
+
 /**
  * Ends what the holder of a name released without recovery had, so that none of it reaches whoever registers the
  * name next: its mail, threads and sent view stop being the name's (holder_since), its webhooks, contact lists,
- * retry keys and channel memberships go, its automation is cancelled and its worker env deleted, and the tasks
- * assigned to it go back to routing. `since` is the first moment that belongs to the next holder.
+ * retry keys and channel memberships go, its automation is cancelled and its worker env deleted, the tasks
+ * assigned to it go back to routing and the open tasks it posted are cancelled. `since` is the first moment that belongs to the next holder.
  */
 export const endHolderHistory = async (deps: Deps, tx: StoreTx, agentId: string, since: number): Promise<void> => {
-  await tx.identity.endHolderHistory(agentId, since, deps.now());
-  await endAutomation(tx, agentId, deps.now());
   for (const task of await tx.tasks.openAssignedTo(agentId)) await routeTask(deps, tx, task, new Set([agentId]));
+  // Before holder_since moves: from then on the task list no longer shows the earlier holder's tasks.
+  await cancelPosted(deps, tx, agentId);
+  await endAutomation(tx, agentId, deps.now());
+  await tx.identity.endHolderHistory(agentId, since, deps.now());
 };
