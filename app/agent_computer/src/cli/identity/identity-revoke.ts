@@ -47,7 +47,8 @@ export default defineCommand({
     "host's vault. With --issue-recovery the name becomes recovery_pending: a recovery token is printed ONCE (only its hash " +
     "is stored) and register-agent-cli accepts the name only with it (--recovery-token-file), minting a fresh token and " +
     "reporting recovery_completed; the recovered name keeps its history. Without --issue-recovery the name is revoked " +
-    "and its history ends: its open tasks go to another capable agent or the queue; its automation jobs and triggers " +
+    "and its history ends: tasks assigned to it go to another capable agent or the queue, open tasks it posted are " +
+    "cancelled; its automation jobs and triggers " +
     "are cancelled; its webhooks, worker env, contact lists, retry keys and channel memberships are deleted (a channel left " +
     "empty ends), and its mail, threads and sent view are no longer the name's (the other agents keep their copies). " +
     "The next register-agent-cli of it mints a new token for whoever calls first, on any host, keeping the name's " +
