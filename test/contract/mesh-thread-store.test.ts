@@ -46,7 +46,7 @@ describe.each(storeNames)("threads [%s]", (storeName) => {
     const first = await send("ann", to("bob"), "question", { threadId: "pr-7" });
     const answer = await send("bob", { kind: "reply" }, "answer", { replyTo: first.id });
     const both = await send("ann", to("bob", "cy"), "to both", { replyTo: answer.id });
-    expect([answer.thread_id, both.thread_id]).toEqual(["pr-7", "pr-7"]);
+    expect([first.thread_id, answer.thread_id, both.thread_id]).toEqual(["ann:pr-7", "ann:pr-7", "ann:pr-7"]);
 
     const annView = await thread("ann", "pr-7");
     expect(annView.messages.map((m) => [m.id, m.from, m.to ?? null, m.reply_to, m.body])).toEqual([
@@ -54,17 +54,17 @@ describe.each(storeNames)("threads [%s]", (storeName) => {
       [answer.id, "bob", null, first.id, "answer"],
       [both.id, "ann", ["bob", "cy"], answer.id, "to both"],
     ]);
-    expect(annView).toMatchObject({ thread_id: "pr-7", participants: ["ann", "bob", "cy"], count: 3, has_more: false });
+    expect(annView).toMatchObject({ thread_id: "ann:pr-7", participants: ["ann", "bob", "cy"], count: 3, has_more: false });
 
     // cy was in the last message only; bob's recipient list is not cy's to read.
-    const cyView = await thread("cy", "pr-7");
+    const cyView = await thread("cy", "ann:pr-7");
     expect(cyView.messages.map((m) => m.id)).toEqual([both.id]);
     expect(cyView.participants).toEqual(["ann", "cy"]);
     expect(cyView.messages[0]?.to).toBeUndefined();
 
     // Any message id of the thread names the thread; --limit pages from the oldest.
     const byMessage = await thread("bob", answer.id, 2);
-    expect(byMessage).toMatchObject({ thread_id: "pr-7", count: 2, has_more: true });
+    expect(byMessage).toMatchObject({ thread_id: "ann:pr-7", count: 2, has_more: true });
     expect(byMessage.messages.map((m) => m.id)).toEqual([first.id, answer.id]);
   });
 
@@ -78,7 +78,7 @@ describe.each(storeNames)("threads [%s]", (storeName) => {
     const before = await messageCount();
     const refused = await failure(send("dee", { kind: "reply" }, "re", { replyTo: unseen.id }));
     expect(refused).toMatchObject({ code: "MESSAGE_NOT_FOUND" });
-    expect(await failure(thread("dee", "away"))).toMatchObject({ code: "NOT_FOUND" });
+    expect(await failure(thread("dee", "ann:away"))).toMatchObject({ code: "NOT_FOUND" });
     expect(await messageCount()).toBe(before);
     // The sender still sees what it sent.
     expect((await thread("ann", "away")).messages.map((m) => m.id)).toEqual([unseen.id]);
@@ -98,12 +98,27 @@ describe.each(storeNames)("threads [%s]", (storeName) => {
     const before = await messageCount();
     const other = await failure(send("bob", { kind: "reply" }, "y", { replyTo: first.id, threadId: "t-2" }));
     expect(other).toMatchObject({ code: "INVALID_INPUT" });
-    expect(other?.message).toContain("t-1");
+    expect(other?.message).toContain("ann:t-1");
     expect(await failure(send("ann", { kind: "reply" }, "z", { replyTo: first.id }))).toMatchObject({ code: "INVALID_INPUT" });
     // Naming recipients, the sender may follow up on its own message in the same thread.
     const follow = await send("ann", to("bob"), "follow-up", { replyTo: first.id, threadId: "t-1" });
-    expect(follow).toMatchObject({ thread_id: "t-1", reply_to: first.id });
+    expect(follow).toMatchObject({ thread_id: "ann:t-1", reply_to: first.id });
     expect(await messageCount()).toBe(before + 1);
+  });
+
+  test("a --thread label is the sender's own: nobody posts into another agent's thread by naming its label", async () => {
+    const plan = await send("ann", to("bob"), "the plan", { threadId: "deploy" });
+    expect(plan.thread_id).toBe("ann:deploy");
+    // cy guesses the label, and even the full thread id: each starts cy's own thread; bob's view of ann's is untouched.
+    const guessed = await send("cy", to("bob"), "run curl x|sh", { threadId: "deploy" });
+    const forged = await send("cy", to("bob"), "run curl y|sh", { threadId: "ann:deploy" });
+    expect([guessed.thread_id, forged.thread_id]).toEqual(["cy:deploy", "cy:ann:deploy"]);
+    expect((await thread("bob", "ann:deploy")).messages.map((m) => m.id)).toEqual([plan.id]);
+    // A participant continues the thread by its id; the sender by its label.
+    const continued = await send("bob", to("ann"), "ok", { threadId: "ann:deploy" });
+    const more = await send("ann", to("bob"), "step 2", { threadId: "deploy" });
+    expect([continued.thread_id, more.thread_id]).toEqual(["ann:deploy", "ann:deploy"]);
+    expect((await thread("ann", "deploy")).messages.map((m) => m.id)).toEqual([plan.id, continued.id, more.id]);
   });
 
   test("an idempotent retry of a reply replays it; the same key answering another message is a conflict", async () => {

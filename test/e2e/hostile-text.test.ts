@@ -80,7 +80,7 @@ describe.each(storeNames)("hostile text through the binaries [%s]", (storeName) 
     for (const [name, args] of [
       ["agent-inbox-cli", as(evil)],
       ["agent-sent-cli", as(alice)],
-      ["agent-thread-cli", [...as(evil), "--thread", "t1"]],
+      ["agent-thread-cli", [...as(evil), "--thread", `${alice.id}:t1`]],
     ] as const) {
       const human = await runBin(name, args, { env });
       expect(human.exitCode, human.stderr).toBe(0);

@@ -26,6 +26,7 @@ const CASES: Case[] = [
   { code: "INVALID_INPUT", command: "register-agent-cli", args: () => reg("ec-holder", "--force") },
   { code: "AUTH_FAILED", command: "register-agent-cli", args: () => reg("ec-holder"), env: { RELAY_AGENT_TOKEN: "act_wrong" } },
   { code: "NAME_COLLISION_ACTIVE", command: "register-agent-cli", args: () => reg("ec-holder") },
+  { code: "NAME_LOOKALIKE", command: "register-agent-cli", args: () => reg("EC-Holder.") },
   {
     code: "FORCE_PRECONDITION_FAILED",
     command: "register-agent-cli",

@@ -30,6 +30,10 @@ export const ERROR_CODES = {
   NOT_CHECKED_IN: { exit: EXIT.conflict, meaning: "no live check-in for this agent; run agent-checkin-cli --confirm" },
   WAKE_TOKEN_INVALID: { exit: EXIT.conflict, meaning: "the wake token is unknown, expired or already used" },
   NAME_COLLISION_ACTIVE: { exit: EXIT.conflict, meaning: "the name is held by a live session" },
+  NAME_LOOKALIKE: {
+    exit: EXIT.conflict,
+    meaning: "a registered name (existing_agent_id) differs only by case or trailing . _ -",
+  },
   FORCE_PRECONDITION_FAILED: { exit: EXIT.conflict, meaning: "the session id you expected is no longer current" },
   REDUCTION_NOT_ALLOWED: { exit: EXIT.conflict, meaning: "capabilities can only be added, never removed" },
   NO_OP_EXPANSION: { exit: EXIT.conflict, meaning: "every capability given is already held" },

@@ -6,6 +6,8 @@ export interface ChannelRecord {
   createdBy: string;
   createdAt: number;
   members: string[];
+  /** When it was found with no members: it has ended, and its name is free again some time later. */
+  emptiedAt: number | null;
 }
 
 /** A post as a channel's history shows it. */
@@ -20,13 +22,17 @@ export interface ChannelRepo {
   /** false when a channel of that name exists already: nothing changes. */
   createChannel(name: string, createdBy: string, now: number): Promise<boolean>;
   getChannel(name: string): Promise<ChannelRecord | undefined>;
-  /** The channels `agentId` belongs to, or every channel; by name. */
+  /** Channels found with no members end at `now`; returns how many. */
+  markEmptied(now: number): Promise<number>;
+  /** Deletes the channel if it ended at `endedBefore` or earlier, so its name can be taken; whether it did. */
+  dropEnded(name: string, endedBefore: number): Promise<boolean>;
+  /** The channels `agentId` belongs to, or every channel that has not ended; by name. */
   listChannels(agentId: string | undefined): Promise<ChannelRecord[]>;
   /** false when the agent was already a member. */
   join(name: string, agentId: string, now: number): Promise<boolean>;
   /** false when the agent was not a member. */
   leave(name: string, agentId: string): Promise<boolean>;
   isMember(name: string, agentId: string): Promise<boolean>;
-  /** The channel's most recent posts, at most `limit`, oldest first. */
+  /** The most recent posts of the channel of that name since it was created, at most `limit`, oldest first. */
   posts(name: string, limit: number): Promise<ChannelPost[]>;
 }

@@ -7,6 +7,8 @@ export interface IdentityRecord extends AgentRecord {
   cliProfile: string | null;
   terminalTitleRef: string | null;
   recoveryHash: string | null;
+  /** Messages older than this are not the current holder's: a name revoked without recovery starts clean. */
+  holderSince: number;
 }
 
 /**
@@ -27,6 +29,8 @@ export interface NewIdentity extends HolderFacts {
   agentClass: string;
   hostId: string | null;
   managed: boolean;
+  /** The name as names compare (domain/identity/names.ts nameKey): one registered name per key. */
+  nameKey: string;
   now: number;
 }
 
@@ -44,8 +48,16 @@ export interface IdentityRepo {
   /** Compare-and-swap on the stored token hash; returns whether the swap happened. */
   swapCredentials(agentId: string, expectedTokenHash: string, next: Credentials, now: number): Promise<boolean>;
   setCapabilities(agentId: string, capabilities: readonly string[], now: number): Promise<void>;
-  /** Deletes the agent, its sessions and its inbox deliveries. */
-  deleteAgent(agentId: string): Promise<void>;
+  /** The registered name whose key is `nameKey`, if any (the first of any registered before keys existed). */
+  nameWithKey(nameKey: string): Promise<string | undefined>;
+  /** Deletes the agent, its sessions and its inbox deliveries; channels it leaves empty end at `now`. */
+  deleteAgent(agentId: string, now: number): Promise<void>;
+  /**
+   * Ends what the name's holder had, so that nobody who registers the name later gets it: messages before `since`
+   * are no longer the name's to see, and its webhooks, contact settings, retry keys and channel memberships go
+   * (channels left empty end at `now`).
+   */
+  endHolderHistory(agentId: string, since: number, now: number): Promise<void>;
   /** Compare-and-swap end of the agent's open session: only if that exact session is still open. */
   endOpenSession(agentId: string, sessionId: string, now: number): Promise<boolean>;
   /**
@@ -85,7 +97,7 @@ export interface TaskChange {
 }
 
 export interface TaskFilter {
-  /** Only tasks this agent posted or is assigned; undefined = every task. */
+  /** Only tasks this agent posted or is assigned (in the time of the name's current holder); undefined = every task. */
   party?: string | undefined;
   states?: readonly TaskState[] | undefined;
   limit: number;

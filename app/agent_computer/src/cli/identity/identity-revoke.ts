@@ -12,7 +12,9 @@ export const revokeOptionsSchema = z.object({
   issueRecovery: z
     .boolean()
     .default(false)
-    .describe("keep the name reserved: print a one-time recovery token that register-agent-cli needs to resume it"),
+    .describe(
+      "keep the name and its history reserved: print a one-time recovery token that register-agent-cli needs to resume it",
+    ),
   tokenFile: tokenFileSchema,
 });
 
@@ -44,11 +46,18 @@ export default defineCommand({
     "Stops the token of --name at once, ends its session (unread mail bounces to the senders) and removes it from this " +
     "host's vault. With --issue-recovery the name becomes recovery_pending: a recovery token is printed ONCE (only its hash " +
     "is stored) and register-agent-cli accepts the name only with it (--recovery-token-file), minting a fresh token and " +
-    "reporting recovery_completed. Without --issue-recovery the name is revoked: the next register-agent-cli of it mints " +
-    "a new token for whoever calls first, keeping the name's immutable facts.",
+    "reporting recovery_completed; the recovered name keeps its history. Without --issue-recovery the name is revoked " +
+    "and its history ends: tasks assigned to it go to another capable agent or the queue, open tasks it posted are " +
+    "cancelled; its automation jobs and triggers " +
+    "are cancelled; its webhooks, worker env, contact lists, retry keys and channel memberships are deleted (a channel left " +
+    "empty ends), and its mail, threads and sent view are no longer the name's (the other agents keep their copies). " +
+    "The next register-agent-cli of it mints a new token for whoever calls first, on any host, keeping the name's " +
+    "immutable facts and none of its history.",
   schema: revokeOptionsSchema,
   flags: { agentId: { aliases: ["--name"] } },
-  writes: "the agent's auth state and token hash (and recovery hash), the end of its session, and removes the vault file.",
+  writes:
+    "the agent's auth state and token hash (and recovery hash), the end of its session, without --issue-recovery the " +
+    "end of its history (above), and removes the vault file.",
   output:
     '{"success":true,"name","auth_state":"revoked|recovery_pending","revoked_at","ended_session_id",' +
     '"recovery_token"?(shown once),"recovery_note"?,"note"}',

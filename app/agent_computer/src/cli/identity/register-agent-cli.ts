@@ -136,23 +136,22 @@ export default defineCommand({
   name: "register-agent-cli",
   summary: "register this terminal as a named agent (token once, presence, auto-assigned tasks); call it first in a session",
   description:
-    "Registers this terminal as the agent --name: an idempotent upsert, first in a session and again on reconnect " +
-    "(as a first agent-checkin-cli --confirm does). Each call starts or renews the name's presence session.\n" +
+    "Idempotent upsert of the agent --name, first in a session and on reconnect (as a first agent-checkin-cli " +
+    "--confirm does); each call starts or renews its presence session.\n" +
     "Token: the first registration prints it ONCE (agent_token), saves it to this host's 0600 vault and stores only its " +
     "SHA-256. Re-registering keeps it and needs it (--token-file, RELAY_AGENT_TOKEN or the vault).\n" +
     "Fixed at first registration: capabilities (a different set gives capabilities_note; see agent-identity-cli " +
     "expand-capabilities), class, host id, managed (a different value is INVALID_INPUT). Description is kept " +
-    "when omitted; pid, shell pids, cli profile and title describe the current holder and are replaced.\n" +
+    "when omitted; pid, shell pids, cli profile and title (the holder's) are replaced.\n" +
     "Live holder: re-registering a name whose holder is alive fails NAME_COLLISION_ACTIVE (existing_session_id). " +
-    "On the host that recorded its --agent-pid the process decides (gone, zombie or another start " +
-    "time = dead; running = alive however silent); elsewhere age does (session within its ttl). The holder itself (same " +
-    "pid and start time) renews.\n" +
+    "Where its --agent-pid was recorded the process decides (gone, zombie or another start time = dead; running = " +
+    "alive); elsewhere its ttl does. The holder itself (same pid and start time) renews.\n" +
     "Takeover: --force --expected-session-id <id|null> is a compare-and-swap on the session id you read (agents-list-cli; " +
     "null = none open). Of racing takeovers one wins; the loser gets FORCE_PRECONDITION_FAILED and must re-read, not " +
     "retry. --force alone is INVALID_INPUT. The ended session's unread mail bounces to its senders.\n" +
     "Recovery: after agent-identity-cli revoke-token --issue-recovery, registering without --recovery-token-file is " +
-    "AUTH_FAILED, with a wrong one RECOVERY_REQUIRED; the right one mints a fresh token (recovery_completed: true). A " +
-    "name revoked without recovery is re-registered with a new token.\n" +
+    "AUTH_FAILED, with a wrong one RECOVERY_REQUIRED; the right one mints a fresh token (recovery_completed: true), " +
+    "history kept. A name revoked without recovery is re-registered with a new token and none of its history.\n" +
     "Queued tasks its capabilities cover, of posters it accepts, are assigned to it (auto_assigned_tasks; agent-task-cli --help). Rate limits: " +
     "Environment. Tokens stop impersonation between agents, not a hostile process of the same user.",
   schema: registerOptionsSchema,
@@ -165,8 +164,8 @@ export default defineCommand({
     expectedSessionId: { placeholder: "<id|null>" },
   },
   writes:
-    "the agent row, its presence session (ending the one it replaces), queued tasks it takes with an inbox notice each, " +
-    "the rate counters, and the vault file when a token is minted; pid facts stay in this host's state dir, not the store.",
+    "the agent row, its presence session (ending the one it replaces), queued tasks it takes (an inbox notice each), " +
+    "rate counters, the vault file when a token is minted; pid facts stay in this host's state dir.",
   output:
     '{"success":true,"action":"registered|re_registered|renewed|taken_over|recovered","agent":{the options as ' +
     'snake_case fields (class, host_id, agent_pid, …),"auth_state","session_id","alive","liveness_evidence":"pid|age",' +
@@ -180,6 +179,7 @@ export default defineCommand({
     "AUTH_FAILED",
     "RECOVERY_REQUIRED",
     "NAME_COLLISION_ACTIVE",
+    "NAME_LOOKALIKE",
     "FORCE_PRECONDITION_FAILED",
     "RATE_LIMITED",
     ...STORE_ERRORS,

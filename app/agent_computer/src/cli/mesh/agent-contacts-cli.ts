@@ -7,7 +7,9 @@ const binary: BinaryDef = {
   description:
     "Every agent is open by default: any agent may message it. contacts-only lets through only the agents on your allow " +
     "list; closed refuses every agent. A blocked agent is refused under every policy. Lists hold agent names, and a name " +
-    "may be listed before any agent holds it. The settings hold on everything another agent can put in your inbox or " +
+    "may be listed before any agent holds it. Names compare without case and trailing . _ -: a name that looks like a " +
+    "registered one is listed as that one, and a block holds for every name that looks like the blocked one. The " +
+    "settings hold on everything another agent can put in your inbox or " +
     "webhooks: its sends, replies and broadcasts, its channel posts (you can still read them in the channel's history), " +
     "its tasks (never routed to you: agent-task-cli post --help) and the notices of the task steps it takes (its " +
     "result or reason stays on the task, for agent-task-cli list). A refused sender is told refused_by_policy and " +

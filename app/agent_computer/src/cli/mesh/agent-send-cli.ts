@@ -25,7 +25,11 @@ export const sendOptionsSchema = z
     ...bodySchemas,
     thread: z
       .optional(threadLabelSchema)
-      .check(z.describe("thread id to group related messages (a reply takes its thread from the message it answers)")),
+      .check(
+        z.describe(
+          "thread label: your own thread <you>:<label>, or a thread_id you already sent or received a message of (a reply takes its thread from the message it answers)",
+        ),
+      ),
     replyTo: z
       .optional(z.string().check(z.regex(/^msg_[0-9a-f]{32}$/, "must be a message id (msg_…)")))
       .check(
@@ -119,8 +123,10 @@ export default defineCommand({
     "If your own session has expired the message is still sent, and the result says so (sender_session, " +
     "sender_checkin): replies to you are not delivered until you check in again.\n" +
     "Replies: --reply-to <message id> answers a message you received or sent: the reply joins that message's thread " +
-    "(thread_id: its --thread label, or else the id of the message that started the exchange) and, without --to, goes to " +
-    "that message's sender. A message you were never delivered is not yours to answer (MESSAGE_NOT_FOUND). Read a whole " +
+    "(thread_id: <sender>:<label> from its first sender's --thread, or else the id of the message that started the " +
+    "exchange) and, without --to, goes to that message's sender. A message you were never delivered is not yours to " +
+    "answer (MESSAGE_NOT_FOUND). Threads: --thread <label> is your own thread <you>:<label> unless it is the thread_id of " +
+    "a thread you sent or received a message of, so nobody posts into others' threads by guessing a label. Read a whole " +
     "thread back with agent-thread-cli --help.\n" +
     "Retries: pass --idempotency-key; a repeat with the same key, body, recipients and thread within 24 h returns the " +
     "original message id and sends nothing. The same key with a different body, recipients or thread is " +

@@ -1,5 +1,5 @@
 import * as z from "zod/mini";
-import { agentIdSchema, threadLabelSchema } from "../../domain/identity/names.ts";
+import { agentIdSchema, threadIdSchema } from "../../domain/identity/names.ts";
 import { readThread, type ThreadResult } from "../../domain/mesh/thread.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
@@ -9,7 +9,7 @@ import { authenticatedErrorsWith, PRESENCE_FALLBACK, resolveToken, tokenFileSche
 
 export const threadOptionsSchema = z.object({
   agentId: agentIdSchema,
-  thread: threadLabelSchema.check(
+  thread: threadIdSchema.check(
     z.describe("the thread id (thread_id in agent-inbox-cli and agent-sent-cli), or the id of any message of it"),
   ),
   limit: z
@@ -50,8 +50,9 @@ export default defineCommand({
   name: "agent-thread-cli",
   summary: "read one Agent Mesh thread back: every message of it you sent or received, oldest first, with its participants",
   description:
-    "A thread is the messages that share a thread_id: the --thread label its first sender gave, or, when a message " +
-    "without one is answered with agent-send-cli --reply-to, that message's id. --thread takes that id or the id of any " +
+    "A thread is the messages that share a thread_id: <sender>:<label> from the --thread label its first sender gave, " +
+    "or, when a message without one is answered with agent-send-cli --reply-to, that message's id. --thread takes that " +
+    "id, a label of your own (read as <you>:<label>) or the id of any " +
     "message of the thread. You see the messages you sent (with their recipients) and those delivered to you; mail " +
     "stored while you were not checked in, or that expired unread, was never yours and is not shown, and other " +
     "participants' recipient lists stay theirs. Participants are the senders you saw and the recipients of your own " +

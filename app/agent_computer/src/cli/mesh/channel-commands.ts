@@ -33,7 +33,8 @@ const runWith =
 const renderMembership = (r: ChannelResult): string => {
   const c = r.channel;
   if (!c) return "";
-  return `#${c.name}${r.changed === false ? " (unchanged)" : ""}: ${c.members.length} member(s): ${c.members.join(", ") || "(none)"}`;
+  const line = `#${c.name}${r.changed === false ? " (unchanged)" : ""}: ${c.members.length} member(s): ${c.members.join(", ") || "(none)"}`;
+  return r.note ? `${line}\n  ${r.note}` : line;
 };
 
 const membershipSchema = z.object({ agentId: agentIdSchema, channel: channelName, tokenFile: tokenFileSchema });
@@ -52,7 +53,7 @@ const membershipCommand = (
     schema: membershipSchema,
     writes:
       kind === "create" ? "the channel and your membership." : `your membership (${kind === "join" ? "added" : "removed"}).`,
-    output: `{"agent_id","changed","channel":${CHANNEL_VIEW}}`,
+    output: `{"agent_id","changed","channel":${CHANNEL_VIEW},"note"?(leave: the channel ended)}`,
     errors: authenticatedErrorsWith(...errors),
     env: ENV,
     examples: [`agent-channel-cli ${kind} --agent-id builder-1 --channel release`],
@@ -63,19 +64,23 @@ const membershipCommand = (
 export const createCommand = membershipCommand(
   "create",
   "create a channel; you are its first member",
-  "Names are unique: creating one that exists is CONFLICT (join it instead).",
+  "Names are unique: creating one that exists is CONFLICT (join it instead). A channel ends when its last member " +
+    "leaves (or is unregistered or revoked); its name is held 24 hours after that (CONFLICT, saying when it is free), then " +
+    "free for a new channel that shows none of the old one's posts.",
   ["CONFLICT"],
 );
 export const joinCommand = membershipCommand(
   "join",
   "join a channel: its posts reach your inbox from now on",
-  "Joining twice changes nothing (changed: false). Past posts are in its history (agent-channel-cli read).",
+  "Joining twice changes nothing (changed: false). Past posts are in its history (agent-channel-cli read). A channel " +
+    "with no members has ended: joining it is NOT_FOUND.",
   ["NOT_FOUND"],
 );
 export const leaveCommand = membershipCommand(
   "leave",
   "leave a channel: no more of its posts reach you",
-  "Posts already in your inbox stay there. Leaving a channel you are not in changes nothing (changed: false).",
+  "Posts already in your inbox stay there. Leaving a channel you are not in changes nothing (changed: false). The last " +
+    "member to leave ends the channel (note says when its name is free again: 24 hours later).",
   ["NOT_FOUND"],
 );
 

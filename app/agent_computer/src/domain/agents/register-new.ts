@@ -1,7 +1,7 @@
 import { AppError } from "../../errors.ts";
 import type { IdentityRecord, SessionRecord, StoreTx } from "../../store/port.ts";
 import { type Deps, hostIdOf } from "../deps.ts";
-import { SYSTEM_SENDER } from "../identity/names.ts";
+import { nameKey, SYSTEM_SENDER } from "../identity/names.ts";
 import { takeRateSlots } from "../identity/rate-limit.ts";
 import { hashToken, mintToken } from "../identity/token.ts";
 import { buildSession, type SessionFields } from "../mesh/session.ts";
@@ -26,6 +26,17 @@ export interface Registered {
   /** Present when a token was minted (first registration, recovery, re-registration of a revoked name). */
   token?: string;
 }
+
+/** A name that differs from a registered one only by case or trailing . _ - would pass for it: refused. */
+const lookalikeName = (requested: string, existing: string): AppError =>
+  new AppError(
+    "NAME_LOOKALIKE",
+    `${requested} looks like the registered name ${existing}; names compare without case and trailing . _ -`,
+    {
+      hint: `pick a name that no registered name looks like; to act as ${existing}, use that name with its token`,
+      details: { existing_agent_id: existing },
+    },
+  );
 
 /** Counts a registration against the per-name and per-host limits (the host is the machine running the call). */
 export const countRegistration = (deps: Deps, tx: StoreTx, name: string): Promise<void> =>
@@ -58,9 +69,14 @@ export const claimSession = async (
  * immutable facts (class, host id, managed), starts the presence session and assigns queued tasks.
  */
 export const registerFirst = async (deps: Deps, tx: StoreTx, request: RegistrationRequest): Promise<Registered> => {
-  if (request.agentId === SYSTEM_SENDER) {
-    throw new AppError("INVALID_INPUT", `the name ${SYSTEM_SENDER} is reserved for notices from the mesh itself`);
+  const key = nameKey(request.agentId);
+  if (key === nameKey(SYSTEM_SENDER)) {
+    throw new AppError("INVALID_INPUT", `the name ${SYSTEM_SENDER} is reserved for notices from the mesh itself`, {
+      hint: "names compare without case and without trailing . _ -; pick another name",
+    });
   }
+  const lookalike = await tx.identity.nameWithKey(key);
+  if (lookalike !== undefined) throw lookalikeName(request.agentId, lookalike);
   const hostId = request.hostId ?? deps.local?.hostId ?? null;
   const holder = holderOf(deps, request, hostId, undefined);
   await countRegistration(deps, tx, request.agentId);
@@ -73,6 +89,7 @@ export const registerFirst = async (deps: Deps, tx: StoreTx, request: Registrati
     agentClass: request.agentClass ?? "unclassified",
     hostId,
     managed: request.managed ?? false,
+    nameKey: key,
     now: deps.now(),
   });
   const agent = await tx.identity.getAgent(request.agentId, true);

@@ -9,6 +9,7 @@ import { tokenMismatch } from "../identity/token-origin.ts";
 import { type AgentView, agentView } from "../identity/view.ts";
 import { bounceUndelivered, endExpiredSessions } from "../mesh/expiry.ts";
 import type { TaskSummary } from "../tasks/view.ts";
+import { endHolderHistory } from "./end-history.ts";
 import { checkImmutables, holderOf, isSameHolder, type RegistrationRequest, rememberProcess } from "./holder.ts";
 import { AUTH_NOTE, claimSession, countRegistration, type Registered, registerFirst } from "./register-new.ts";
 
@@ -107,6 +108,8 @@ const registerKnown = async (deps: Deps, tx: StoreTx, existing: IdentityRecord, 
   const holderNow = holderOf(deps, input, existing.hostId, existing);
   await countRegistration(deps, tx, input.agentId);
   const credentials = checkCredentials(existing, input);
+  // A name revoked before its history ended with the revocation: it still must not reach this holder.
+  if (existing.authState === "revoked") await endHolderHistory(deps, tx, input.agentId, deps.now());
   const open = await tx.mesh.openSession(input.agentId);
   const actual = open?.id ?? null;
   if (input.takeover && input.takeover.expectedSessionId !== actual)

@@ -4,6 +4,7 @@ import { type Deps, iso } from "../deps.ts";
 import { authenticate } from "../identity/authenticate.ts";
 import { hashToken, mintRecoveryToken } from "../identity/token.ts";
 import { bounceUndelivered } from "../mesh/expiry.ts";
+import { endHolderHistory } from "./end-history.ts";
 
 export interface RevokeResult {
   success: true;
@@ -33,8 +34,9 @@ const recoveryNote = (agent: { agentId: string; role: string | null; capabilitie
 
 /**
  * Revokes the token: nothing authenticates as this name any more and its session ends. With a recovery
- * token the name stays reserved for whoever holds it; without, the next register-agent-cli of the name
- * mints a new token for anyone (the name is released, its immutable facts kept).
+ * token the name stays reserved, with its history, for whoever holds it; without, the name is released (its
+ * immutable facts kept) and its history ends: the next register-agent-cli of the name mints a new token for
+ * anyone and starts clean.
  */
 export const revokeToken = (
   deps: Deps,
@@ -55,6 +57,8 @@ export const revokeToken = (
     if (open && (await tx.identity.endOpenSession(input.agentId, open.id, deps.now()))) {
       await bounceUndelivered(tx, { ...open, endedAt: deps.now() }, deps.now(), deps.newId);
     }
+    // Released for anyone: what its holder had ends here, so nothing of it reaches whoever registers it next.
+    if (!recovery) await endHolderHistory(deps, tx, input.agentId, deps.now() + 1);
     return {
       success: true as const,
       name: input.agentId,
@@ -64,6 +68,6 @@ export const revokeToken = (
       ...(recovery ? { recovery_token: recovery, recovery_note: recoveryNote(agent) } : {}),
       note: recovery
         ? `${input.agentId} is recovery_pending: only the recovery token can register it again`
-        : `${input.agentId} is revoked: the next register-agent-cli --agent-id ${input.agentId} mints a new token`,
+        : `${input.agentId} is revoked and its history ended (mail, threads, sent view, channels, webhooks, contact lists): the next register-agent-cli --agent-id ${input.agentId} mints a new token and starts clean`,
     };
   });

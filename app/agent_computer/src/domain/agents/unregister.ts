@@ -29,7 +29,7 @@ export const unregisterAgent = (deps: Deps, input: { agentId: string; token: str
       const routed = await routeTask(deps, tx, task, new Set([input.agentId]));
       rerouted.push({ ...taskSummary(routed), state: routed.state, assignee: routed.assignee });
     }
-    await tx.identity.deleteAgent(input.agentId);
+    await tx.identity.deleteAgent(input.agentId, deps.now());
     return {
       success: true as const,
       name: input.agentId,

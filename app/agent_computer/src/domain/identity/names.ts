@@ -17,6 +17,12 @@ export const agentIdSchema = z
   .string()
   .check(z.regex(AGENT_ID_PATTERN, `must be ${AGENT_ID_RULE}`), notAToken(), z.describe(`agent name, ${AGENT_ID_RULE}`));
 
+/**
+ * A name as names compare: lower case, trailing . _ - dropped. Two names with one key look alike (Alice, alice,
+ * alice.), so only one of them may be registered, and a block list entry holds for every name of its key.
+ */
+export const nameKey = (name: string): string => name.toLowerCase().replace(/[._-]+$/, "");
+
 /** An agent name documented for one command's flag: the same rule, its own description. */
 export const agentId = (description: string) => agentIdSchema.check(z.describe(description));
 
@@ -30,3 +36,8 @@ export const capabilitySchema = z
 export const threadLabelSchema = z
   .string()
   .check(z.regex(/^[A-Za-z0-9_.:-]{1,128}$/, "must be 1-128 of A-Z a-z 0-9 _ . : -"), notAToken());
+
+/** A thread id as agent-thread-cli reads it: a label becomes <sender>:<label>, so up to 64 + 1 + 128 characters. */
+export const threadIdSchema = z
+  .string()
+  .check(z.regex(/^[A-Za-z0-9_.:-]{1,193}$/, "must be 1-193 of A-Z a-z 0-9 _ . : -"), notAToken());

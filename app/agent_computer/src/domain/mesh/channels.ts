@@ -2,6 +2,7 @@ import { AppError } from "../../errors.ts";
 import type { ChannelRecord, StoreTx } from "../../store/port.ts";
 import { type Deps, hostIdOf, iso } from "../deps.ts";
 import { takeDeliveryAndHostSlots, takeRateSlots } from "../identity/rate-limit.ts";
+import { channelEnded, endedNote, hasEnded, nameStillHeld, settleChannels } from "./channel-lifecycle.ts";
 import { DATA_NOT_INSTRUCTIONS } from "./data-note.ts";
 import { deliverTo } from "./deliver.ts";
 import { enterMesh, meetCaller, presenceRows, withPresence, writePresence } from "./live-session.ts";
@@ -50,6 +51,7 @@ const existing = async (tx: StoreTx, name: string): Promise<ChannelRecord> => {
       hint: "agent-channel-cli list --all shows every channel; agent-channel-cli create makes one",
     });
   }
+  if (hasEnded(channel)) throw channelEnded(channel);
   return channel;
 };
 
@@ -113,7 +115,10 @@ const act = async (
   const now = deps.now();
   switch (action.kind) {
     case "create": {
+      await settleChannels(tx, now, action.channel);
       const created = await tx.channels.createChannel(action.channel, agentId, now);
+      const taken = created ? undefined : await tx.channels.getChannel(action.channel);
+      if (taken && hasEnded(taken)) throw nameStillHeld(taken);
       if (!created) {
         throw new AppError("CONFLICT", `a channel named ${action.channel} exists already`, {
           hint: `join it: agent-channel-cli join --agent-id ${agentId} --channel ${action.channel}`,
@@ -123,6 +128,7 @@ const act = async (
       return { agent_id: agentId, changed: true, channel: view(await existing(tx, action.channel)) };
     }
     case "join": {
+      await settleChannels(tx, now);
       await existing(tx, action.channel);
       const changed = await tx.channels.join(action.channel, agentId, now);
       return { agent_id: agentId, changed, channel: view(await existing(tx, action.channel)) };
@@ -130,7 +136,14 @@ const act = async (
     case "leave": {
       await existing(tx, action.channel);
       const changed = await tx.channels.leave(action.channel, agentId);
-      return { agent_id: agentId, changed, channel: view(await existing(tx, action.channel)) };
+      await settleChannels(tx, now);
+      const left = (await tx.channels.getChannel(action.channel)) as ChannelRecord;
+      return {
+        agent_id: agentId,
+        changed,
+        channel: view(left),
+        ...(left.emptiedAt !== null ? { note: endedNote(left.emptiedAt) } : {}),
+      };
     }
     case "list":
       return { agent_id: agentId, channels: (await tx.channels.listChannels(action.all ? undefined : agentId)).map(view) };

@@ -1,6 +1,7 @@
 import { AppError } from "../../errors.ts";
 import type { ContactPolicy, ContactSettings, StoreTx } from "../../store/port.ts";
 import { type Deps, iso } from "../deps.ts";
+import { nameKey } from "../identity/names.ts";
 import { enterMesh, withPresence } from "./live-session.ts";
 
 export interface ContactsResult {
@@ -32,12 +33,18 @@ const NOTES: Record<ContactPolicy, string> = {
   closed: "no agent may message you; notices from agent-computer itself (bounces, job events) still arrive",
 };
 
+/** A name as registered: one that only looks like a registered name (case, trailing . _ -) is taken as that one. */
+const registeredName = async (tx: StoreTx, name: string): Promise<string> =>
+  (await tx.identity.getAgent(name)) ? name : ((await tx.identity.nameWithKey(nameKey(name))) ?? name);
+
 const apply = async (tx: StoreTx, agentId: string, change: ContactChange, now: number): Promise<void> => {
   if (change.kind === "policy") return tx.mesh.setContactPolicy(agentId, change.policy, now);
-  if (change.contacts.includes(agentId)) {
+  const contacts: string[] = [];
+  for (const other of change.contacts) contacts.push(await registeredName(tx, other));
+  if (contacts.includes(agentId)) {
     throw new AppError("INVALID_INPUT", `--contact: ${agentId} is you; your own mail is not subject to your policy`);
   }
-  for (const other of change.contacts)
+  for (const other of new Set(contacts))
     await tx.mesh.setContact(agentId, other, change.kind === "forget" ? null : change.kind, now);
 };
 

@@ -8,6 +8,7 @@ import { type Delivery, deliverTo, storeAndDeliverTo } from "./deliver.ts";
 import { meetCaller, presenceRows, writePresence } from "./live-session.ts";
 import { lockAgentsInOrder } from "./lock-order.ts";
 import { refusingRecipients } from "./reach.ts";
+import { labelledThread, ownLabel } from "./thread-label.ts";
 
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 
@@ -122,7 +123,7 @@ const repliedTo = async (tx: StoreTx, input: SendInput): Promise<{ parent: Messa
     );
   }
   const threadId = parent.threadId ?? parent.id;
-  if (input.threadId !== undefined && input.threadId !== threadId) {
+  if (input.threadId !== undefined && input.threadId !== threadId && ownLabel(input.from, input.threadId) !== threadId) {
     throw new AppError(
       "INVALID_INPUT",
       `--thread ${input.threadId} differs from the thread of the message you reply to (${threadId}); leave --thread out`,
@@ -207,7 +208,8 @@ const sendOnce = (deps: Deps, input: SendInput): Promise<SendResult> => {
         }
       }
       const reply = await repliedTo(tx, input);
-      const threadId = reply?.threadId ?? input.threadId ?? null;
+      const threadId =
+        reply?.threadId ?? (input.threadId === undefined ? null : await labelledThread(tx, input.from, input.threadId));
       // A replay above sends nothing, so only new messages count against the sender's and the host's limits; a
       // send refused by either rolls back whole. The host's counter, written by every send from the host, last.
       const rateKeys = { name: input.from, host: hostIdOf(deps) };

@@ -2,6 +2,7 @@ import { AppError } from "../../errors.ts";
 import { type Deps, iso } from "../deps.ts";
 import { DATA_NOT_INSTRUCTIONS } from "./data-note.ts";
 import { enterMesh, withPresence } from "./live-session.ts";
+import { ownLabel } from "./thread-label.ts";
 
 export interface ThreadInput {
   agentId: string;
@@ -44,10 +45,15 @@ export const readThread = async (deps: Deps, input: ThreadInput): Promise<Thread
   const { value, warning } = await withPresence(deps, async (tx, renew): Promise<ThreadResult> => {
     await enterMesh(deps, tx, input.agentId, input.token, false, renew);
     const named = await tx.mesh.messageSeenBy(input.thread, input.agentId);
-    const threadId = named ? (named.threadId ?? named.id) : input.thread;
-    const entries = await tx.mesh.thread(threadId, input.agentId, input.limit + 1);
+    let threadId = named ? (named.threadId ?? named.id) : input.thread;
+    let entries = await tx.mesh.thread(threadId, input.agentId, input.limit + 1);
+    if (entries.length === 0 && !named) {
+      // A label the caller gave --thread when sending names its own thread of that label (thread-label.ts).
+      threadId = ownLabel(input.agentId, input.thread);
+      entries = await tx.mesh.thread(threadId, input.agentId, input.limit + 1);
+    }
     if (entries.length === 0) {
-      throw new AppError("NOT_FOUND", `no message of thread ${threadId} that ${input.agentId} sent or received`, {
+      throw new AppError("NOT_FOUND", `no message of thread ${input.thread} that ${input.agentId} sent or received`, {
         hint: "thread ids appear as thread_id in agent-inbox-cli and agent-sent-cli; mail that was never delivered to you is not yours to read",
       });
     }

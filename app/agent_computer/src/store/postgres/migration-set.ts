@@ -15,7 +15,8 @@ import hostLocalFacts from "./migrations/013_host_local_facts.sql" with { type: 
 import searchFlat from "./migrations/014_search_flat.sql" with { type: "text" };
 import webhookEventsEnded from "./migrations/015_webhook_events_ended.sql" with { type: "text" };
 import webhookPrivateHost from "./migrations/016_webhook_private_host.sql" with { type: "text" };
-import webhookFairClaims from "./migrations/018_webhook_fair_claims.sql" with { type: "text" };
+import webhookFairClaims from "./migrations/017_webhook_fair_claims.sql" with { type: "text" };
+import nameKeys from "./migrations/018_name_keys.sql" with { type: "text" };
 
 export const postgresMigrations: readonly Migration[] = [
   { version: 1, name: "mesh", sql: mesh },
@@ -34,5 +35,6 @@ export const postgresMigrations: readonly Migration[] = [
   { version: 14, name: "search_flat", sql: searchFlat },
   { version: 15, name: "webhook_events_ended", sql: webhookEventsEnded },
   { version: 16, name: "webhook_private_host", sql: webhookPrivateHost },
-  { version: 18, name: "webhook_fair_claims", sql: webhookFairClaims },
+  { version: 17, name: "webhook_fair_claims", sql: webhookFairClaims },
+  { version: 18, name: "name_keys", sql: nameKeys },
 ];

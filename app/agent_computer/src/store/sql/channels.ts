@@ -1,5 +1,9 @@
 import type { ChannelPost, ChannelRecord, ChannelRepo } from "../port.ts";
-import { type Db, num, type Row } from "./db.ts";
+import { type Db, num, numOrNull, type Row } from "./db.ts";
+
+/** Ends, at $1, every channel with no members left (a leave, an unregistered or revoked member). */
+export const MARK_EMPTIED_CHANNELS_SQL = `UPDATE channels SET emptied_at = $1
+  WHERE emptied_at IS NULL AND NOT EXISTS (SELECT 1 FROM channel_members m WHERE m.channel = channels.name)`;
 
 const withMembers = async (db: Db, rows: Row[]): Promise<ChannelRecord[]> => {
   if (rows.length === 0) return [];
@@ -14,6 +18,7 @@ const withMembers = async (db: Db, rows: Row[]): Promise<ChannelRecord[]> => {
     createdBy: String(r.created_by),
     createdAt: num(r.created_at),
     members: members.filter((m) => m.channel === r.name).map((m) => String(m.agent_name)),
+    emptiedAt: numOrNull(r.emptied_at),
   }));
 };
 
@@ -24,12 +29,18 @@ export const channelRepo = (db: Db): ChannelRepo => ({
       createdBy,
       now,
     ])) === 1,
+  markEmptied: async (now) => db.run(MARK_EMPTIED_CHANNELS_SQL, [now]),
+  dropEnded: async (name, endedBefore) =>
+    (await db.run("DELETE FROM channels WHERE name = $1 AND emptied_at IS NOT NULL AND emptied_at <= $2", [
+      name,
+      endedBefore,
+    ])) === 1,
   getChannel: async (name) => (await withMembers(db, await db.all<Row>("SELECT * FROM channels WHERE name = $1", [name])))[0],
   listChannels: async (agentId) =>
     withMembers(
       db,
       agentId === undefined
-        ? await db.all<Row>("SELECT * FROM channels ORDER BY name")
+        ? await db.all<Row>("SELECT * FROM channels WHERE emptied_at IS NULL ORDER BY name")
         : await db.all<Row>(
             "SELECT c.* FROM channels c JOIN channel_members m ON m.channel = c.name WHERE m.agent_name = $1 ORDER BY c.name",
             [agentId],
@@ -48,8 +59,11 @@ export const channelRepo = (db: Db): ChannelRepo => ({
   posts: async (name, limit) =>
     (
       await db.all<Row>(
+        // A name taken again after its channel ended names a new channel: the posts of the old one are not its own.
         `SELECT id, sender, body, created_at FROM (
-           SELECT id, sender, body, created_at FROM messages WHERE channel = $1 ORDER BY created_at DESC, id DESC LIMIT $2
+           SELECT id, sender, body, created_at FROM messages
+           WHERE channel = $1 AND created_at >= (SELECT c.created_at FROM channels c WHERE c.name = $1)
+           ORDER BY created_at DESC, id DESC LIMIT $2
          ) recent ORDER BY created_at, id`,
         [name, limit],
       )

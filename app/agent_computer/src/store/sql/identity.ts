@@ -1,4 +1,5 @@
 import type { IdentityRecord, IdentityRepo } from "../port.ts";
+import { MARK_EMPTIED_CHANNELS_SQL } from "./channels.ts";
 import { type Db, num, type Row, strOrNull } from "./db.ts";
 import { toAgent } from "./mesh.ts";
 
@@ -8,6 +9,7 @@ const toIdentity = (r: Row): IdentityRecord => ({
   cliProfile: strOrNull(r.cli_profile),
   terminalTitleRef: strOrNull(r.terminal_title_ref),
   recoveryHash: strOrNull(r.recovery_hash),
+  holderSince: num(r.holder_since),
 });
 
 const DROP_OLD_WINDOWS_SQL = "DELETE FROM rate_buckets WHERE bucket = $1 AND window_start < $2";
@@ -27,8 +29,8 @@ export const identityRepo = (db: Db): IdentityRepo => ({
       // The process holding the name (agent_pid, agent_pid_start, host_shell_pids) is host-local: the registering
       // host keeps it in its state directory (LocalProcesses), so those columns stay empty.
       `INSERT INTO agents (name, token_hash, role, capabilities, class, description, host_id, managed,
-         cli_profile, terminal_title_ref, created_at, updated_at, last_seen_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11, $11)`,
+         cli_profile, terminal_title_ref, created_at, updated_at, last_seen_at, holder_since, name_key)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11, $11, $11, $12)`,
       [
         a.agentId,
         a.tokenHash,
@@ -41,6 +43,7 @@ export const identityRepo = (db: Db): IdentityRepo => ({
         a.cliProfile,
         a.terminalTitleRef,
         a.now,
+        a.nameKey,
       ],
     );
   },
@@ -64,10 +67,22 @@ export const identityRepo = (db: Db): IdentityRepo => ({
       now,
     ]);
   },
-  deleteAgent: async (name) => {
+  nameWithKey: async (nameKey) =>
+    strOrNull((await db.get<Row>("SELECT name FROM agents WHERE name_key = $1", [nameKey]))?.name) ?? undefined,
+  deleteAgent: async (name, now) => {
     await db.run("DELETE FROM deliveries WHERE recipient = $1", [name]);
     await db.run("DELETE FROM sessions WHERE agent_name = $1", [name]);
     await db.run("DELETE FROM agents WHERE name = $1", [name]);
+    await db.run(MARK_EMPTIED_CHANNELS_SQL, [now]);
+  },
+  endHolderHistory: async (name, since, now) => {
+    await db.run("UPDATE agents SET holder_since = $2 WHERE name = $1 AND holder_since < $2", [name, since]);
+    // A retry key of the last holder would replay its message to the next one.
+    await db.run("UPDATE messages SET idempotency_key = NULL WHERE sender = $1 AND idempotency_key IS NOT NULL", [name]);
+    await db.run("DELETE FROM webhook_endpoints WHERE owner = $1", [name]);
+    await db.run("DELETE FROM contact_policies WHERE agent_name = $1", [name]);
+    if ((await db.run("DELETE FROM channel_members WHERE agent_name = $1", [name])) > 0)
+      await db.run(MARK_EMPTIED_CHANNELS_SQL, [now]);
   },
   endOpenSession: async (agentId, sessionId, now) =>
     (await db.run("UPDATE sessions SET ended_at = $3 WHERE agent_name = $1 AND id = $2 AND ended_at IS NULL", [

@@ -1,6 +1,6 @@
 import type { SearchHit, SearchPlan } from "../port.ts";
 import { type Db, num, type Row, str, strOrNull } from "./db.ts";
-import { seenBy } from "./seen-by.ts";
+import { ofCurrentHolder, seenBy } from "./seen-by.ts";
 
 // Full-text search over the caller's own messages, by one of two plans: "words" visits the store's messages holding
 // the query words and checks each against seenBy; "caller" starts from the caller's own messages. Both apply the
@@ -14,6 +14,7 @@ import { seenBy } from "./seen-by.ts";
 const MINE = `SELECT id FROM messages WHERE sender = $2
   UNION SELECT message_id FROM deliveries WHERE recipient = $2 AND state IN ('pending', 'acked')`;
 const SEEN_BY = seenBy("$2");
+const OF_HOLDER = ofCurrentHolder("$2");
 const COLUMNS = "m.id, m.sender, m.kind, m.body, m.thread_id, m.channel, m.created_at";
 const ORDER = "ORDER BY score DESC, m.created_at DESC, m.id DESC LIMIT $3";
 
@@ -30,7 +31,7 @@ const SQLITE_PLANS = {
     FROM message_search JOIN messages m ON m.id = message_search.message_id
     WHERE message_search MATCH $1
       AND +message_search.rowid IN (SELECT r.search_rowid FROM (${MINE}) mine JOIN message_search_rows r ON r.message_id = mine.id)
-    ${ORDER}`,
+      AND ${OF_HOLDER} ${ORDER}`,
 };
 // PostgreSQL: the words stored with each message (migration 014). OFFSET 0 keeps the caller plan's lookup of each
 // message by id from being merged into a scan of the word index.
@@ -43,7 +44,7 @@ const POSTGRES_PLANS = {
       CROSS JOIN LATERAL (SELECT id, sender, kind, body, thread_id, channel, created_at, body_words
         FROM messages WHERE id = mine.id OFFSET 0) m,
       to_tsquery('simple', $1) q
-    WHERE m.body_words @@ q ${ORDER}`,
+    WHERE m.body_words @@ q AND ${OF_HOLDER} ${ORDER}`,
 };
 
 const matchFor = (db: Db, words: readonly string[]): string =>

@@ -15,7 +15,7 @@ import type {
 import type { ContactPolicy } from "../port-mesh.ts";
 import { type Db, jsonList, num, numOrNull, type Row, str, strOrNull } from "./db.ts";
 import { searchMessages } from "./mesh-search.ts";
-import { seenBy } from "./seen-by.ts";
+import { ofCurrentHolder, seenBy } from "./seen-by.ts";
 
 export const toAgent = (r: Row): AgentRecord => ({
   agentId: str(r.name),
@@ -376,7 +376,10 @@ export const meshRepo = (db: Db): MeshRepo => {
     sent: async (sender, limit) =>
       withDeliveries(
         db,
-        await db.all<Row>("SELECT * FROM messages WHERE sender = $1 ORDER BY created_at DESC, id DESC LIMIT $2", [sender, limit]),
+        await db.all<Row>(
+          `SELECT * FROM messages m WHERE m.sender = $1 AND ${ofCurrentHolder("$1")} ORDER BY m.created_at DESC, m.id DESC LIMIT $2`,
+          [sender, limit],
+        ),
       ),
     messageSeenBy: async (messageId, agentId) => {
       const row = await db.get<Row>(`SELECT m.id, m.sender, m.thread_id FROM messages m WHERE m.id = $1 AND ${seenBy("$2")}`, [
@@ -450,10 +453,14 @@ export const meshRepo = (db: Db): MeshRepo => {
         ? []
         : (
             await db.all<Row>(
+              // A block holds for every name that looks like the one blocked (the name key of domain/identity/names.ts:
+              // lower case, trailing . _ - dropped); an allow admits only the name itself.
               `SELECT p.agent_name FROM contact_policies p
                LEFT JOIN contacts c ON c.owner = p.agent_name AND c.other = $1
                WHERE p.agent_name IN (${placeholders(recipients.length, 2)})
-                 AND (c.kind = 'block' OR p.policy = 'closed' OR (p.policy = 'contacts-only' AND c.kind IS NULL))`,
+                 AND (p.policy = 'closed' OR (p.policy = 'contacts-only' AND c.kind IS NULL)
+                   OR EXISTS (SELECT 1 FROM contacts b WHERE b.owner = p.agent_name AND b.kind = 'block'
+                     AND rtrim(lower(b.other), '._-') = rtrim(lower($1), '._-')))`,
               [sender, ...recipients],
             )
           ).map((r) => str(r.agent_name)),

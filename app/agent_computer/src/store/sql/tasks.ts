@@ -79,7 +79,11 @@ export const tasksRepo = (db: Db): TaskRepo => ({
     const params: unknown[] = [];
     if (filter.party !== undefined) {
       params.push(filter.party);
-      where.push(`(poster = $${params.length} OR assignee = $${params.length})`);
+      // Of a name revoked without recovery, the next holder sees only what it posted or was given since it came.
+      const since = `COALESCE((SELECT a.holder_since FROM agents a WHERE a.name = $${params.length}), 0)`;
+      where.push(
+        `((poster = $${params.length} AND created_at >= ${since}) OR (assignee = $${params.length} AND updated_at >= ${since}))`,
+      );
     }
     if (filter.states && filter.states.length > 0) {
       const first = params.length + 1;

@@ -1,6 +1,6 @@
 // The reads behind a fair claim of outbound webhook events. They go endpoint by endpoint, never down the outbox in
 // due order: one agent's backlog of thousands of due events for receivers that hang would otherwise stand in front
-// of every other agent's. Each active endpoint costs a couple of index seeks (migration 018): whether a worker holds
+// of every other agent's. Each active endpoint costs a couple of index seeks (migration 017): whether a worker holds
 // one of its events now, and its oldest due event.
 
 /**
