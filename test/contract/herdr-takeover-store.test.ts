@@ -53,7 +53,7 @@ const host = (store: Store, hostId: string, controllerId: string, paneId: string
   env: { HERDR_ENV: "1", HERDR_PANE_ID: paneId, AGENT_CONTROL_CONTROLLER_ID: controllerId },
   dirs: herdrStateDirs(resolvePaths({ AGENT_COMPUTER_HOME: mkdtempSync(join(process.env.AC_TEST_ROOT ?? "/tmp", "takeover-")) })),
   host: hostId,
-  local: { hostId, probe: () => ({ exists: true, startTime: null }), processes: memoryProcesses() },
+  local: { hostId, probe: () => ({ exists: true, startTime: null }), processes: memoryProcesses(), addresses: () => [] },
   now: () => NOW,
   store,
   git: () => {

@@ -28,6 +28,7 @@ describe.each(storeNames)("send outcomes tell the truth [%s]", (storeName) => {
     hostId: HOST_ID,
     probe: (pid) => (running.has(pid) ? { exists: true, startTime: "777" } : { exists: false, startTime: null }),
     processes: memoryProcesses(),
+    addresses: () => [],
   };
   const deps = (): Deps => ({ ...clock.deps(), local });
 

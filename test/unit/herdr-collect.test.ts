@@ -72,7 +72,7 @@ const depsWith = (herdr: Herdr): HerdrDeps => ({
   env: {},
   dirs: herdrStateDirs(resolvePaths({ AGENT_COMPUTER_HOME: mkdtempSync(join(process.env.AC_TEST_ROOT ?? "/tmp", "collect-")) })),
   host: "test-host",
-  local: { hostId: "host", probe: () => ({ exists: false, startTime: null }), processes: memoryProcesses() },
+  local: { hostId: "host", probe: () => ({ exists: false, startTime: null }), processes: memoryProcesses(), addresses: () => [] },
   now: () => Date.now(),
   store: noStore,
   git: () => {

@@ -154,7 +154,12 @@ const controllerWorld = (cuts: HerdrError[], callerCuts: HerdrError[] = []) => {
     env: { AGENT_CONTROL_CONTROLLER_ID: CONTROLLER, HERDR_ENV: "1", HERDR_PANE_ID: "w1:p1" },
     dirs,
     host: "test-host",
-    local: { hostId: "host", probe: () => ({ exists: false, startTime: null }), processes: memoryProcesses() },
+    local: {
+      hostId: "host",
+      probe: () => ({ exists: false, startTime: null }),
+      processes: memoryProcesses(),
+      addresses: () => [],
+    },
     now: () => Date.now(),
     store,
     git: () => {

@@ -33,6 +33,7 @@ const host = (
   hostId: "host-a",
   probe: (pid) => (pid in processes ? { exists: true, startTime: processes[pid] ?? null } : { exists: false, startTime: null }),
   processes: memoryProcesses(recorded ? { a: recorded } : {}),
+  addresses: () => [],
 });
 const agent = (over: Partial<{ hostId: string | null }> = {}) => ({ agentId: "a", hostId: "host-a", ...over });
 

@@ -181,7 +181,11 @@ describe("usage errors name what is wrong", () => {
       ["controller", "acquir"],
       "unknown subcommand 'acquir'; valid: controller acquire, controller resume, controller renew, controller release, controller takeover",
     ],
-    ["herdr-agent-control", ["ask", "rev-a", "--", "-rf"], "MESSAGE: must not start with '-' (Herdr would read it as an option)"],
+    [
+      "herdr-agent-control",
+      ["ask", "rev-a", "--", "--session=x"],
+      "MESSAGE: must not be '--session' or begin with '--session=' (Herdr takes that as its session flag, wherever it stands)",
+    ],
   ] as const)("%s %j", async (binary, argv, message) => {
     expect(await rejects(binary, [...argv])).toBe(message);
   });

@@ -5,6 +5,7 @@
 import { networkInterfaces } from "node:os";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, expect, test } from "vitest";
+import { localAddresses } from "../../app/agent_computer/src/adapters/local-host.ts";
 import { mintEndpointSecret } from "../../app/agent_computer/src/domain/webhooks/endpoints.ts";
 import type { ClaimedWebhookEvent } from "../../app/agent_computer/src/store/port.ts";
 import { postWebhook, type Resolve } from "../../app/agent_computer/src/worker/webhook-post.ts";
@@ -60,7 +61,13 @@ const claimed = (url: string, allowPrivate: boolean): ClaimedWebhookEvent => ({
   leaseToken: "t",
 });
 const post = (url: string, allowPrivate = true, timeoutMs = 10_000, resolve?: Resolve) =>
-  postWebhook(claimed(url, allowPrivate), { timeoutMs, signal: new AbortController().signal, userAgent: "test", resolve });
+  postWebhook(claimed(url, allowPrivate), {
+    timeoutMs,
+    signal: new AbortController().signal,
+    userAgent: "test",
+    resolve,
+    ownAddresses: localAddresses,
+  });
 
 test("a delivery carries Standard Webhooks headers over the exact payload; 2xx is delivered", async () => {
   const result = await post(`http://127.0.0.1:${server.port}/ok`);
@@ -132,6 +139,7 @@ test("a name that does not resolve is a connection failure; an aborted attempt i
     timeoutMs: 10_000,
     signal: abort.signal,
     userAgent: "test",
+    ownAddresses: localAddresses,
   });
   setTimeout(() => abort.abort(), 100);
   expect(await aborted).toMatchObject({ ok: false, errorKind: "aborted" });
@@ -149,6 +157,7 @@ test("this host's own addresses are refused, whatever their range: a service on 
         signal: new AbortController().signal,
         userAgent: "t",
         resolve,
+        ownAddresses: localAddresses,
       });
       expect(refused, address).toMatchObject({ ok: false, statusCode: null, errorKind: "refused_address" });
       // The threat is real: allowed, the same address reaches the server listening on every interface.
@@ -158,6 +167,7 @@ test("this host's own addresses are refused, whatever their range: a service on 
           signal: new AbortController().signal,
           userAgent: "t",
           resolve,
+          ownAddresses: localAddresses,
         });
         expect(allowed, address).toMatchObject({ ok: true, statusCode: 204 });
       }

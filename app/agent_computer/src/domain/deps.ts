@@ -7,6 +7,8 @@ export interface LocalHost {
   hostId: string;
   probe(pid: number): PidStatus;
   processes: LocalProcesses;
+  /** Every address of this host's interfaces, read at each call: an outbound webhook never reaches this host. */
+  addresses(): string[];
 }
 
 export type { LocalProcess, LocalProcesses };

@@ -31,8 +31,11 @@ export const webhookDeliveryService = (ctx: WorkerContext): WorkerService => {
   let running = true;
   let loopDone: Promise<void> = Promise.resolve();
 
+  const ownAddresses = ctx.deps.local?.addresses;
+  if (!ownAddresses) throw new Error("webhook delivery needs this host's addresses (deps.local), which the root builds");
+
   const attempt = async (claimed: ClaimedWebhookEvent): Promise<void> => {
-    const result = await postWebhook(claimed, { timeoutMs, signal: abort.signal, userAgent: USER_AGENT });
+    const result = await postWebhook(claimed, { timeoutMs, signal: abort.signal, userAgent: USER_AGENT, ownAddresses });
     // Stopped mid-attempt: the claim lapses and another worker (or this one, restarted) sends it again.
     if (result.errorKind === "aborted") return;
     const settled = await settleDelivery(ctx.deps, claimed, result, policy);

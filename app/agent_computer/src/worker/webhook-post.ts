@@ -8,7 +8,6 @@
 import { lookup } from "node:dns/promises";
 import type { ClientRequest, IncomingMessage, RequestOptions } from "node:http";
 import type { LookupFunction } from "node:net";
-import { localAddresses } from "../adapters/local-host.ts";
 import { signStandard } from "../domain/automation/webhook-verify.ts";
 import { isRefusedAddress } from "../domain/webhooks/addresses.ts";
 import type { ClaimedWebhookEvent, WebhookAttemptResult } from "../store/port.ts";
@@ -100,8 +99,8 @@ export const postWebhook = async (
     signal: AbortSignal;
     userAgent: string;
     resolve?: Resolve;
-    /** This machine's addresses (every interface's, read per attempt); a test may name others. */
-    ownAddresses?: () => string[];
+    /** This machine's addresses (every interface's, read per attempt: deps.local.addresses). */
+    ownAddresses: () => string[];
   },
 ): Promise<PostResult> => {
   const started = performance.now();
@@ -113,7 +112,7 @@ export const postWebhook = async (
     claimed.endpoint.allowPrivate,
     options.timeoutMs,
     options.resolve ?? systemResolve,
-    options.ownAddresses ?? localAddresses,
+    options.ownAddresses,
   );
   if (checked.kind !== "ok") return { ok: false, statusCode: null, errorKind: checked.kind, durationMs: elapsed() };
   const timestamp = Math.floor(Date.now() / 1000);

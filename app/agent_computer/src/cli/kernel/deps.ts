@@ -1,7 +1,7 @@
 // The one composition root: every process (each command, the worker, the light watcher, and through the worker the
 // console) gets its domain deps from here, in the one shape of domain/deps.ts. Herdr and git load only for the
 // commands that ask for them, so the other binaries start without them.
-import { hostName, localHostId, probePid } from "../../adapters/local-host.ts";
+import { hostName, localAddresses, localHostId, probePid } from "../../adapters/local-host.ts";
 import type { Deps, LocalHost } from "../../domain/deps.ts";
 import type { HerdrDeps } from "../../domain/herdr/deps.ts";
 import { rateLimitsFromEnv } from "../../domain/identity/rate-config.ts";
@@ -51,7 +51,14 @@ export const depsOver = async (ctx: Pick<CommandContext, "env" | "now">, clock: 
   const [host, hostId] = await Promise.all([hostName(), localHostId(ctx.env)]);
   const limits = rateLimitsFromEnv(ctx.env);
   const processes = agentProcesses(ctx.env, resolvePaths(ctx.env));
-  return (store) => ({ store, now: clockOf(ctx, clock), host, newId, local: { hostId, probe: probePid, processes }, limits });
+  return (store) => ({
+    store,
+    now: clockOf(ctx, clock),
+    host,
+    newId,
+    local: { hostId, probe: probePid, processes, addresses: localAddresses },
+    limits,
+  });
 };
 
 /** The deps of one command (or the light watcher) over the context's lazily opened store. */

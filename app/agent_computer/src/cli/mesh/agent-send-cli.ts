@@ -25,25 +25,13 @@ export const sendOptionsSchema = z
     ...bodySchemas,
     thread: z
       .optional(threadLabelSchema)
-      .check(
-        z.describe(
-          "thread label: your own thread <you>:<label>, or a thread_id you already sent or received a message of (a reply takes its thread from the message it answers)",
-        ),
-      ),
+      .check(z.describe("thread label: your own <you>:<label>, or a thread_id of yours (Threads above)")),
     replyTo: z
       .optional(z.string().check(z.regex(/^msg_[0-9a-f]{32}$/, "must be a message id (msg_…)")))
-      .check(
-        z.describe(
-          "the id of a message you received or sent that this one answers: the reply joins its thread and, without --to, goes to its sender",
-        ),
-      ),
+      .check(z.describe("a message you received or sent that this one answers (Replies above)")),
     idempotencyKey: z
       .optional(z.string().check(z.regex(/^[\x21-\x7e]{1,128}$/, "must be 1-128 printable ASCII characters"), notAToken()))
-      .check(
-        z.describe(
-          "a retry with the same key, body, recipients and thread within 24 h returns the original message and sends nothing new; the same key for a different message is IDEMPOTENCY_CONFLICT",
-        ),
-      ),
+      .check(z.describe("makes a retry safe (Retries above)")),
     tokenFile: tokenFileSchema,
   })
   .check(

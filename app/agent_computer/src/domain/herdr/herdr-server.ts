@@ -1,22 +1,11 @@
 // Which Herdr server a record was made under. Pane ids are numbered per server session, so a pane is `gone` only
 // when the server that holds it says so: a record is observed only through the same server (socket path), and
-// from any other it is indeterminate. The socket is resolved as Herdr resolves it (and as `herdr status --json`
-// reports it): HERDR_SOCKET_PATH, else the HERDR_SESSION's socket, else the default one.
-import { homedir } from "node:os";
-import { join } from "node:path";
+// from any other it is indeterminate. The socket is resolved as Herdr resolves it (adapters/herdr/socket.ts).
+import { type HerdrSocket, herdrSocketOf } from "../../adapters/herdr/socket.ts";
 
-export interface HerdrServerRef {
-  socket: string;
-  session: string | null;
-}
+export type HerdrServerRef = HerdrSocket;
 
-export const herdrServerOf = (env: Record<string, string | undefined>): HerdrServerRef => {
-  const configHome = env.XDG_CONFIG_HOME || join(env.HOME || homedir(), ".config");
-  const session = env.HERDR_SESSION || null;
-  if (env.HERDR_SOCKET_PATH) return { socket: env.HERDR_SOCKET_PATH, session };
-  if (session) return { socket: join(configHome, "herdr", "sessions", session, "herdr.sock"), session };
-  return { socket: join(configHome, "herdr", "herdr.sock"), session: null };
-};
+export const herdrServerOf = (env: Record<string, string | undefined>): HerdrServerRef => herdrSocketOf(env);
 
 /** A record without a server predates recording it: it is taken to be of the server in use. */
 export const otherServer = (
