@@ -47,6 +47,9 @@ npm ci --no-audit --no-fund --loglevel=error
 node_modules/.bin/bun --version >/dev/null || { echo "bun did not install: node_modules/.bin/bun --version failed" >&2; exit 1; }
 [ -x dist/agent-computer ] || { echo "npm ci built no dist/agent-computer (its prepare step did not run)" >&2; exit 1; }
 npm run --silent check
+# The real Claude Code and Codex clients that four suites drive offline are no dependency of the project: their
+# pinned versions install here from test-clients/package-lock.json (about 800 MB a user's `npm ci` never fetches).
+npm ci --prefix test-clients --no-audit --no-fund --loglevel=error
 
 # The whole suite runs against the compiled form (what `npm ci` builds for users); the black-box
 # suite runs a second time against the TypeScript source form. One variable switches the form.
