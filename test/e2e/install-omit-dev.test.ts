@@ -35,6 +35,13 @@ beforeAll(async () => {
 const env = () => ({ PATH: "/usr/bin:/bin", HOME: work, AGENT_COMPUTER_HOME: join(work, "state"), NO_COLOR: "1" });
 const bin = (name: string) => join(checkout, "bin", name);
 
+test("the README's Quick start documents it", () => {
+  const quickStart = readFileSync(join(repoRoot, "README.md"), "utf8")
+    .split(/^## /m)
+    .find((s) => s.startsWith("Quick start"));
+  expect(quickStart).toContain("`npm ci --omit=dev`");
+});
+
 test("it installs the runtime only, builds dist/, and warns of no engine but mcporter's", () => {
   for (const tool of ["vitest", "typescript", "@biomejs/biome", "vite", "playwright-core"]) {
     expect(existsSync(join(checkout, "node_modules", tool)), tool).toBe(false);
