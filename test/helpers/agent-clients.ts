@@ -21,7 +21,8 @@ export const readmeBlocks = (lang: string): string[] => {
 
 /**
  * Claude Code's whole environment for an offline session against a scripted Messages API at `apiUrl`: a scratch
- * HOME and TMPDIR, a fake key, and everything that would phone out turned off (reference: claude-code-client.md).
+ * HOME and TMPDIR, a fake key, and everything that would phone out turned off (Claude Code's
+ * documented DISABLE_* switches and CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC).
  */
 export const offlineClaudeEnv = (
   home: string,

@@ -1,5 +1,5 @@
 // Every way a `herdr` call can fail, as one closed union. Kinds come from Herdr 0.8's error codes
-// (../shared/reference/herdr-0.8.md §1); the raw code stays available for logs, raw stderr never does.
+// (docs/herdr-facts.md §1); the raw code stays available for logs, raw stderr never does.
 
 export const HERDR_ERROR_KINDS = [
   "not_installed",
