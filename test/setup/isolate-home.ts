@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterAll } from "vitest";
 
 // The system's temp dir as the run found it: a worker process that runs a second file must not nest in the first's.
-const systemTmp = process.env.AC_TEST_SYSTEM_TMPDIR ?? tmpdir();
+const systemTmp = process.env.AC_TEST_SYSTEM_TMPDIR || tmpdir();
 process.env.AC_TEST_SYSTEM_TMPDIR = systemTmp;
 const root = mkdtempSync(join(systemTmp, "ac-test-"));
 for (const dir of ["home", "xdg-state", "xdg-config", "xdg-cache", "xdg-data", "state", "tmp"]) {
