@@ -5,7 +5,7 @@
 // source, and the worker starts from source, seen running as Bun on main.ts. Every process a launcher starts here
 // preloads a marker (BUN_OPTIONS, which Bun honours in both forms) that logs which executable ran which entry.
 
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
@@ -112,7 +112,17 @@ describe("one write and one read per family, from source", () => {
   });
 });
 
-test("the worker starts from source: the launcher's process becomes the project's Bun running main.ts", async () => {
+/** How many descriptors the process holds on the file: one per SQLite connection that opened it. */
+const descriptorsOn = (pid: number, file: string): number =>
+  readdirSync(`/proc/${pid}/fd`).filter((fd) => {
+    try {
+      return readlinkSync(`/proc/${pid}/fd/${fd}`) === file;
+    } catch {
+      return false;
+    }
+  }).length;
+
+test("the worker starts from source: the project's Bun runs main.ts, and its checkpoint thread's program loads", async () => {
   const home = join(dir, "worker");
   mkdirSync(home);
   const worker = execa(binPath("agent-computer-worker"), ["--port", "0", "--json"], {
@@ -136,6 +146,10 @@ test("the worker starts from source: the launcher's process becomes the project'
     const argv = readFileSync(`/proc/${worker.pid}/cmdline`, "utf8").split("\0");
     expect(argv[0]).toBe(BUN);
     expect(argv).toContain(MAIN);
+    // The main connection and the checkpoint thread's: a Worker whose source file failed to load opens none.
+    const storeFile = join(home, "state", "agent-computer.sqlite");
+    const both = () => (descriptorsOn(worker.pid as number, storeFile) === 2 ? true : undefined);
+    expect(await pollUntil(both, { timeoutMs: 20_000, stepMs: 50, what: "the checkpoint thread's connection" })).toBe(true);
     process.kill(worker.pid as number, "SIGTERM");
     // As its --help says: stopped by SIGTERM, it prints its summary and ends by that signal.
     expect((await worker).signal, stderr).toBe("SIGTERM");
