@@ -33,6 +33,7 @@ export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
     setupFiles: ["test/setup/isolate-home.ts"],
+    globalSetup: ["test/setup/pg-template.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",

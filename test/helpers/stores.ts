@@ -64,7 +64,9 @@ const sqliteTarget = async (): Promise<StoreTarget> => {
 const postgresTarget = async (): Promise<StoreTarget> => {
   const admin = new SQL(pgUrl as string);
   const name = `ac_t_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
-  await admin.unsafe(`CREATE DATABASE ${name}`);
+  // A copy of the run's migrated template (test/setup/pg-template.ts) when there is one.
+  const template = process.env.AC_TEST_PG_TEMPLATE;
+  await admin.unsafe(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ""}`);
   rememberDatabase(name, pgUrl as string);
   const url = new URL(pgUrl as string);
   url.pathname = `/${name}`;
