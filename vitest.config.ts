@@ -33,6 +33,9 @@ export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
     setupFiles: ["test/setup/isolate-home.ts"],
+    globalSetup: ["test/setup/pg-template.ts"],
+    // After-hooks run last-registered first, so the setup file's cleanup (registered first) follows a file's own.
+    sequence: { hooks: "stack" },
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",

@@ -47,39 +47,25 @@ npm ci --no-audit --no-fund --loglevel=error
 node_modules/.bin/bun --version >/dev/null || { echo "bun did not install: node_modules/.bin/bun --version failed" >&2; exit 1; }
 [ -x dist/agent-computer ] || { echo "npm ci built no dist/agent-computer (its prepare step did not run)" >&2; exit 1; }
 npm run --silent check
+# The real Claude Code and Codex clients that four suites drive offline are no dependency of the project: their
+# pinned versions install here from test-clients/package-lock.json (about 800 MB a user's `npm ci` never fetches).
+npm ci --prefix test-clients --no-audit --no-fund --loglevel=error
 
-# The whole suite runs against the compiled form (what `npm ci` builds for users); the black-box
-# suite runs a second time against the TypeScript source form. One variable switches the form.
-mkdir -p test-artifacts
+# The whole suite runs once, against the compiled form (what `npm ci` builds for users). The source form (what the
+# launchers run when dist/ is missing or built from another commit) runs the same modules; what it must prove is that
+# every launcher starts the TypeScript entry with the project's Bun, and test/e2e/source-form.test.ts proves that in
+# this pass: each binary's --help, one write and one read per family, and the worker's start, all from source.
+# The run must leave nothing behind: scripts/leftovers.ts fails it on a new temp entry, PostgreSQL database, network
+# namespace or process of this checkout, naming each.
+rm -rf test-artifacts && mkdir -p test-artifacts
 status=0
+node_modules/.bin/bun scripts/leftovers.ts snapshot test-artifacts/before-run.json
 AGENT_COMPUTER_TEST_FORM=compiled node_modules/.bin/bun --bun vitest run \
   --reporter=default --reporter=json --outputFile.json=test-artifacts/vitest-compiled.json || status=1
-# The second pass runs the black-box suites again against the TypeScript source form (what the launchers run when
-# dist/ is missing). Left out, each because the form changes nothing it checks (the same modules run; only how the
-# binary is loaded differs), and together they would push CI past its 15 minutes:
-# - packaging installs the packed tarball; help-examples runs every help example, and static-help proves the compiled
-#   help equals the source form's; help.test.ts still starts every binary in both forms;
-# - the real Claude Code and Codex clients only call the hooks, whose binaries the other suites cover in both forms;
-# - herdr-verify spends its time in bwrap sandboxes; herdr-takeover, herdr-cleanup and herdr-handoff check lease and
-#   receipt rules, while herdr-controller and herdr-lifecycle run herdr-lease-cli and herdr-agent-control in both;
-# - outbound-webhooks drives the worker's HTTP sender, and wake-watcher the watcher's timing, while
-#   automation-webhooks, worker-signals and herdr-wake-arming run the worker and agent-wake-cli in both forms;
-# - pg-pgbouncer checks the store's connection settings through a pooler, the same code in both forms;
-# - identity-force-race, concurrent-senders and identity-rate-limit race many processes on one store, and
-#   identity-token-leak scans their output: what they prove is the store's transactions and the output writer;
-# - console-browser drives Chromium through the console's pages; console-access signs in and serves them in both.
-# test/multihost/ (three network-namespace hosts on one PostgreSQL) is outside test/e2e, so it runs in the first
-# pass only.
-source_pass_excludes=(packaging help-examples session-hook-claude-code mail-hooks-claude-code mail-hooks-codex
-  skills-listing-claude-code herdr-verify herdr-takeover herdr-cleanup herdr-handoff outbound-webhooks wake-watcher
-  pg-pgbouncer identity-force-race concurrent-senders identity-rate-limit identity-token-leak console-browser)
-exclude_args=()
-for name in "${source_pass_excludes[@]}"; do exclude_args+=(--exclude "test/e2e/$name.test.ts"); done
-AGENT_COMPUTER_TEST_FORM=source node_modules/.bin/bun --bun vitest run test/e2e "${exclude_args[@]}" \
-  --reporter=default --reporter=json --outputFile.json=test-artifacts/vitest-source.json || status=1
+node_modules/.bin/bun scripts/leftovers.ts compare test-artifacts/before-run.json || status=1
 node -e '
 let passed = 0, failed = 0, skipped = 0;
-for (const file of ["compiled", "source"]) {
+for (const file of ["compiled"]) {
   try {
     const r = require(`./test-artifacts/vitest-${file}.json`);
     passed += r.numPassedTests; failed += r.numFailedTests; skipped += r.numPendingTests + r.numTodoTests;
@@ -91,6 +77,11 @@ for (const file of ["compiled", "source"]) {
     }
   } catch { failed += 1; console.log(`FAILED (${file}): no JSON report`); }
 }
+try {
+  const left = require("./test-artifacts/leftovers.json");
+  for (const line of left) console.log(`FAILED (leftover) ${line}`);
+  failed += left.length;
+} catch { failed += 1; console.log("FAILED (leftover): no leftovers report"); }
 console.log(`${passed} passed, ${failed} failed` + (skipped ? `, ${skipped} skipped` : ""));
 '
 exit $status

@@ -1,4 +1,4 @@
-// The Herdr double as real Herdr behaves beyond the happy path (reference §10): the release it plays and that
+// The Herdr double as real Herdr behaves beyond the happy path (docs/herdr-facts.md §10): the release it plays and that
 // release's protocol, the error codes Herdr emits (workspace_not_found, confirmation_required, agent_blocked,
 // agent_not_ready), reads that scroll an alternate-screen agent, `--session` taken out of argv wherever it stands,
 // and integration status following the clients' relocated config directories. Every envelope is schema-checked.

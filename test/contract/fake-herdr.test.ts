@@ -1,5 +1,5 @@
 // Black-box contract of the Herdr test double: spawns the fake `herdr` executable and holds its output to the
-// real Herdr 0.8 CLI contract (../shared/reference/herdr-0.8.md §1, §8) and to Herdr's published API schema.
+// real Herdr 0.8 CLI contract (docs/herdr-facts.md §1, §8) and to Herdr's published API schema.
 import { mkdtempSync, realpathSync, symlinkSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";

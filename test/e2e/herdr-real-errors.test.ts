@@ -1,4 +1,4 @@
-// The binaries against the Herdr double playing 0.8.2 as it really answers (reference §10): agent_blocked is a
+// The binaries against the Herdr double playing 0.8.2 as it really answers (docs/herdr-facts.md §10): agent_blocked is a
 // delivery that certainly failed, a message beginning with '-' is delivered verbatim, a reviewer whose agent comes up
 // on a first-run screen gets the start timeout for a human to answer it, and capturing a turn's output budgets the
 // time Herdr takes to scroll an alternate-screen agent.

@@ -1,4 +1,4 @@
-// The mail-waiting hooks inside the real Claude Code client (the pinned devDependency), offline, installed as the
+// The mail-waiting hooks inside the real Claude Code client (pinned in test-clients/), offline, installed as the
 // README's "Use it from your agents" says. A session checks in through SessionStart; while the scripted model's
 // first request is served, another agent sends it mail; the model runs the family's peek through Bash. The
 // PostToolUse line and one Stop continuation must reach the next requests with the count and the command, the

@@ -1,4 +1,4 @@
-// The agent-mesh hooks inside the real Codex client (the pinned devDependency @openai/codex), offline: `codex exec`
+// The agent-mesh hooks inside the real Codex client (@openai/codex, pinned in test-clients/), offline: `codex exec`
 // talks to a scripted Responses API through a `model_providers` entry of its config.toml, in a scratch HOME with
 // the hooks installed from the README's Codex block and the Skills linked where Codex reads them. The session
 // checks in through SessionStart; another agent mails it while the first request is served; the model peeks

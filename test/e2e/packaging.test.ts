@@ -66,11 +66,9 @@ describe("what `npm ci` does", () => {
     expect(own.scripts.postinstall).toBeUndefined();
   });
 
-  test("bun's and Claude Code's postinstalls are approved in allowScripts, so npm 11 has nothing unreviewed to skip or warn about", async () => {
+  test("bun's postinstall is approved in allowScripts, so npm 11 has nothing unreviewed to skip or warn about", async () => {
     expect(manifest(join(repoRoot, "node_modules/bun")).scripts.postinstall).toBeDefined();
-    // The devDependency the hook's real-client test runs: its postinstall copies the native binary into place.
-    expect(manifest(join(repoRoot, "node_modules/@anthropic-ai/claude-code")).scripts.postinstall).toBeDefined();
-    expect(own.allowScripts).toEqual({ bun: true, "@anthropic-ai/claude-code": true });
+    expect(own.allowScripts).toEqual({ bun: true });
     const listed = await execa("npm", ["install-scripts", "ls"], { cwd: repoRoot, reject: false });
     expect(listed.exitCode).toBe(0);
     expect(listed.stdout).toContain("No packages with unreviewed install scripts");
@@ -79,16 +77,11 @@ describe("what `npm ci` does", () => {
   // mcporter runs only on Bun (automation attempts call its CLI through the worker's Bun), never on Node:
   // its engines are checked against the Node version Bun implements. Its own engines ask for Node 24.
   const RUNS_ON_BUN_ONLY = new Set(["mcporter"]);
-  // Claude Code (a devDependency) is a native executable; Node only runs its postinstall, a file copy that
-  // works on Node 20 (test-all.sh installs it there). Its engines ask for Node 22.
-  const NATIVE_EXECUTABLE = new Set(["@anthropic-ai/claude-code"]);
-
   test("every direct dependency's engines.node allows the project's Node floor, a Node 20", () => {
     const floor = /^>=(\d+\.\d+\.\d+)$/.exec(own.engines?.node ?? "")?.[1];
     expect(floor, "engines.node is >=X.Y.Z").toBeDefined();
     expect(Bun.semver.satisfies(floor as string, "20")).toBe(true);
     const refused = Object.keys({ ...own.dependencies, ...own.devDependencies }).flatMap((name) => {
-      if (NATIVE_EXECUTABLE.has(name)) return [];
       const range = manifest(join(repoRoot, "node_modules", name)).engines?.node;
       const runtime = RUNS_ON_BUN_ONLY.has(name) ? process.versions.node : (floor as string);
       return range && !Bun.semver.satisfies(runtime, range) ? [`${name} needs node ${range}, runs on ${runtime}`] : [];

@@ -1,4 +1,4 @@
-// The SessionStart hook inside the real Claude Code client (the pinned devDependency), offline: the client talks
+// The SessionStart hook inside the real Claude Code client (pinned in test-clients/), offline: the client talks
 // to a scripted Messages API on loopback, in a scratch HOME set up by the README's own install lines (the
 // agent-mesh Skill linked, the hook in settings). Two sessions start in one directory; the scripted model runs
 // the inbox command the hook's context names, through the client's own Bash tool, with bin/ not on PATH.

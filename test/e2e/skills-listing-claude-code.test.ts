@@ -1,4 +1,4 @@
-// The Skills' listing lines as the real Claude Code client (the pinned devDependency) sends them, offline: every
+// The Skills' listing lines as the real Claude Code client (pinned in test-clients/) sends them, offline: every
 // Skill of skills/ linked into a scratch HOME, one `claude -p` session against a scripted Messages API, and the
 // listing block cut out of the captured request. Our lines must all be there, whole, and under the budget
 // together (test/unit/skills-listing.test.ts sums the same lines from the SKILL.md files without a client).

@@ -1,13 +1,15 @@
-// Running the real AI clients (Claude Code, Codex; pinned devDependencies) offline in a test: the README's install
-// blocks with this checkout's path, Claude Code's offline environment, and one client run whose process group is
-// always killed afterwards.
-import { readFileSync } from "node:fs";
+// Running the real AI clients (Claude Code, Codex) offline in a test: the README's install blocks with this
+// checkout's path, Claude Code's offline environment, and one client run whose process group is always killed
+// afterwards. The clients are no dependency of the project: scripts/test-all.sh installs their pinned versions
+// into test-clients/ from its own lock file (`npm ci --prefix test-clients`).
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { repoRoot } from "./bin.ts";
 
-export const CLAUDE = join(repoRoot, "node_modules", ".bin", "claude");
-export const CODEX = join(repoRoot, "node_modules", ".bin", "codex");
+export const TEST_CLIENTS = join(repoRoot, "test-clients");
+export const CLAUDE = join(TEST_CLIENTS, "node_modules", ".bin", "claude");
+export const CODEX = join(TEST_CLIENTS, "node_modules", ".bin", "codex");
 
 /** The fenced blocks of one language in the README's "Use it from your agents", with the checkout's real path. */
 export const readmeBlocks = (lang: string): string[] => {
@@ -19,7 +21,8 @@ export const readmeBlocks = (lang: string): string[] => {
 
 /**
  * Claude Code's whole environment for an offline session against a scripted Messages API at `apiUrl`: a scratch
- * HOME and TMPDIR, a fake key, and everything that would phone out turned off (reference: claude-code-client.md).
+ * HOME and TMPDIR, a fake key, and everything that would phone out turned off (Claude Code's
+ * documented DISABLE_* switches and CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC).
  */
 export const offlineClaudeEnv = (
   home: string,
@@ -49,6 +52,8 @@ export const runClient = async (
   args: string[],
   options: { cwd: string; env: Record<string, string>; stdin?: "ignore" },
 ) => {
+  // A missing client fails with the command that installs it, not with a spawn error.
+  if (!existsSync(bin)) throw new Error(`${bin} is missing: install the test clients with npm ci --prefix test-clients`);
   const child = execa(bin, args, {
     cwd: options.cwd,
     env: options.env,

@@ -10,6 +10,7 @@ import { openPostgres } from "../../app/agent_computer/src/store/postgres/driver
 import type { Driver } from "../../app/agent_computer/src/store/sql/db.ts";
 import { openSqlite } from "../../app/agent_computer/src/store/sqlite/driver.ts";
 import { dropDatabase } from "./pg-admin.ts";
+import { forgetDatabase, rememberDatabase } from "./scratch-databases.ts";
 import { pgUrl } from "./stores.ts";
 
 export interface DriverTarget {
@@ -40,6 +41,7 @@ export const createDriverTarget = async (name: "sqlite" | "postgres"): Promise<D
   const admin = new SQL(pgUrl as string);
   const database = `ac_d_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
   await admin.unsafe(`CREATE DATABASE ${database}`);
+  rememberDatabase(database, pgUrl as string);
   const url = new URL(pgUrl as string);
   url.pathname = `/${database}`;
   return {
@@ -49,6 +51,7 @@ export const createDriverTarget = async (name: "sqlite" | "postgres"): Promise<D
     dispose: async () => {
       await closeAll();
       await dropDatabase(admin, database);
+      forgetDatabase(database);
       await admin.close();
     },
   };

@@ -14,6 +14,9 @@ import { type BinResult, binaryForm, binPath, binResult, repoRoot } from "./bin.
 const PG_BIN = "/usr/lib/postgresql/15/bin";
 /** Namespaces are `acmh-<pid>-<n>`, root link ends `acm<pid>r<n>`, state under /tmp/acmh-<pid>-*. */
 const PREFIX = "acmh";
+// The system's temp dir, not the test file's own (test/setup/isolate-home.ts): PostgreSQL's user must reach the
+// data directory through it, and a later run's sweep must find what a killed run left.
+const stateRoot = (): string => process.env.AC_TEST_SYSTEM_TMPDIR || tmpdir();
 const LINK_PREFIX = "acm";
 /** The private range the links take addresses from: 10.213.<block + n>.0/24, block a multiple of 4 that is free. */
 const NET = "10.213";
@@ -51,9 +54,9 @@ export const sweepLeftovers = async (): Promise<void> => {
     const name = line.split(" ")[0] ?? "";
     if (owner(name, new RegExp(`^${PREFIX}-(\\d+)-\\d+$`)) !== undefined) await quietly("ip", ["netns", "del", name]);
   }
-  for (const name of readdirSync(tmpdir())) {
+  for (const name of readdirSync(stateRoot())) {
     if (owner(name, new RegExp(`^${PREFIX}-(\\d+)-`)) === undefined) continue;
-    const dir = join(tmpdir(), name);
+    const dir = join(stateRoot(), name);
     const pgData = join(dir, "pg");
     if (existsSync(join(pgData, "postmaster.pid")))
       await quietly("runuser", ["-u", "postgres", "--", join(PG_BIN, "pg_ctl"), "-D", pgData, "-m", "immediate", "stop"]);
@@ -203,7 +206,7 @@ const inHost = (ns: string, uts: string, argv: readonly string[]): string[] => [
 
 export const startHosts = async (count: number, extraEnv: Record<string, string> = {}): Promise<TestHosts> => {
   await sweepLeftovers();
-  const dir = mkdtempSync(join(tmpdir(), `${PREFIX}-${process.pid}-`));
+  const dir = mkdtempSync(join(stateRoot(), `${PREFIX}-${process.pid}-`));
   // PostgreSQL's own user must pass through to its data directory.
   chmodSync(dir, 0o711);
   mkdirSync(join(dir, "uts"));

@@ -9,6 +9,7 @@ import { openStore } from "../../app/agent_computer/src/store/open.ts";
 import type { Store } from "../../app/agent_computer/src/store/port.ts";
 import { WriteLane } from "../../app/agent_computer/src/store/sqlite/write-lane.ts";
 import { dropDatabase } from "./pg-admin.ts";
+import { forgetDatabase, rememberDatabase } from "./scratch-databases.ts";
 
 export interface StoreTarget {
   name: "sqlite" | "postgres";
@@ -63,7 +64,10 @@ const sqliteTarget = async (): Promise<StoreTarget> => {
 const postgresTarget = async (): Promise<StoreTarget> => {
   const admin = new SQL(pgUrl as string);
   const name = `ac_t_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
-  await admin.unsafe(`CREATE DATABASE ${name}`);
+  // A copy of the run's migrated template (test/setup/pg-template.ts) when there is one.
+  const template = process.env.AC_TEST_PG_TEMPLATE;
+  await admin.unsafe(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ""}`);
+  rememberDatabase(name, pgUrl as string);
   const url = new URL(pgUrl as string);
   url.pathname = `/${name}`;
   const db = new SQL(url.toString());
@@ -76,6 +80,7 @@ const postgresTarget = async (): Promise<StoreTarget> => {
     dispose: async () => {
       await db.close();
       await dropDatabase(admin, name);
+      forgetDatabase(name);
       await admin.close();
     },
   };

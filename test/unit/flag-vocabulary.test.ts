@@ -1,4 +1,4 @@
-// One flag name per concept on every binary (spec/00-cli-contract.md rule 9). Walks every binary and subcommand in
+// One flag name per concept on every binary (older spellings stay valid as aliases). Walks every binary and subcommand in
 // process: a concept's key must be given by its canonical flag with only its allowed aliases, and no other flag of
 // any command may use one of the concept's other spellings. A new command that calls the acting agent --from, or a
 // job --automation-job-id, fails here.

@@ -1,4 +1,4 @@
-// The import graph of app/ must agree with ARCHITECTURE.md: arrows only point down the layers
+// The import graph of app/ must agree with the README's layout (Development): arrows only point down the layers
 // cli -> worker -> console/wake -> domain -> store/local -> adapters, errors.ts below everything. Units of the same rank
 // are siblings and never import each other, so no folder cycle can form. Type-only imports count too: a type
 // is a dependency of the design even when the bundler drops it.
@@ -98,7 +98,7 @@ const violation = (from: string, to: string): string | undefined => {
   return undefined;
 };
 
-describe("the import graph of app/ follows the layers of ARCHITECTURE.md", () => {
+describe("the import graph of app/ follows the layers of the README's layout", () => {
   const all = edges();
 
   test("it sees the code (a walk that finds nothing proves nothing)", () => {

@@ -1,4 +1,4 @@
-/** Exit codes shared by every binary (spec/00-cli-contract.md rule 5). */
+/** Exit codes shared by every binary; every --help prints this table. */
 export const EXIT = {
   ok: 0,
   internal: 1,

@@ -7,7 +7,7 @@ import type { PaneStatusView } from "../domain/wake/policy.ts";
 
 const ALL: readonly HerdrAgentStatus[] = ["idle", "done", "working", "blocked", "unknown"];
 // idle and done are one group: a focus flip between them is not a change worth waking for (and Herdr 0.8 may
-// not even report it to a wait, reference §7 I#4473).
+// not even report it to a wait, docs/herdr-facts.md §7 I#4473).
 const group = (status: HerdrAgentStatus): string => (status === "done" ? "idle" : status);
 const othersThan = (status: HerdrAgentStatus): HerdrAgentStatus[] => ALL.filter((s) => group(s) !== group(status));
 

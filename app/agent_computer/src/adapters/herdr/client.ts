@@ -1,5 +1,5 @@
 // The only place in the app that runs `herdr`. It speaks the real Herdr 0.8 CLI contract
-// (../shared/reference/herdr-0.8.md §1): JSON envelopes on stdout, error envelopes on stderr, raw text for reads.
+// (docs/herdr-facts.md §1): JSON envelopes on stdout, error envelopes on stderr, raw text for reads.
 import { HerdrError } from "./errors.ts";
 import {
   HERDR_AGENT_KINDS,

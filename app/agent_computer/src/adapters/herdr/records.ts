@@ -1,4 +1,4 @@
-// Herdr's JSON records (reference §1.8) parsed with zod and handed to the app in camelCase.
+// Herdr's JSON records (docs/herdr-facts.md §1.8) parsed with zod and handed to the app in camelCase.
 // Only the fields callers use are read; Herdr may add fields without breaking us.
 import { z } from "zod";
 

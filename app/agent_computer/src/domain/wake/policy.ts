@@ -1,5 +1,5 @@
 // When to wake an armed agent: a pure decision over what the store and Herdr said, so every safety rule of
-// spec/10-mesh.md "Auto-wake (Herdr)" is one line here and testable without processes.
+// auto-wake is one line here and testable without processes.
 //
 // Why a wake loop cannot happen:
 // - only another party's mail wakes an agent: deliveries of kind message or event whose sender is not the agent

@@ -1,4 +1,4 @@
--- Auto-wake tokens, PostgreSQL (spec/10-mesh.md, "Auto-wake (Herdr)"). Only the SHA-256 of a token is kept. Nothing host-local
+-- Auto-wake tokens, PostgreSQL. Only the SHA-256 of a token is kept. Nothing host-local
 -- is stored here: the Herdr pane of an armed agent lives in the state directory of the host that armed it.
 -- state: outstanding (prompt sent, token unused) | used | expired | settled (its messages were acked without
 -- it) | failed (the prompt could not be submitted). Times are epoch milliseconds.
