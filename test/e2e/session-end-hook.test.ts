@@ -46,50 +46,53 @@ describe.each(storeNames)("session-end hook [%s]", (storeName) => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  test.each(["claude", "codex"])("%s: the closed session leaves the directory at once; its unread mail bounces", async (client) => {
-    const sessionId = `5e55-${client}-0001`;
-    const cwd = mkdtempSync(join(dir, "repo-"));
-    const agentId = `${client}-${cwd.split("/").at(-1)}-${tag(sessionId)}`;
-    const started = await runHook("session-start", client, { cwd, session_id: sessionId, hook_event_name: "SessionStart" });
-    expect(started.exitCode).toBe(0);
-    expect(String(started.stdout)).toContain(`checked in as ${agentId} `);
-    expect((await listed(agentId, false))?.alive).toBe(true);
-    const mail = await runBin(
-      "agent-send-cli",
-      ["--from", sender.id, "--token-file", sender.tokenFile, "--to", agentId, "--body", "unread-before-close"],
-      { env: target.env },
-    );
-    expect(mail.exitCode, mail.stderr).toBe(0);
+  test.each(["claude", "codex"])(
+    "%s: the closed session leaves the directory at once; its unread mail bounces",
+    async (client) => {
+      const sessionId = `5e55-${client}-0001`;
+      const cwd = mkdtempSync(join(dir, "repo-"));
+      const agentId = `${client}-${cwd.split("/").at(-1)}-${tag(sessionId)}`;
+      const started = await runHook("session-start", client, { cwd, session_id: sessionId, hook_event_name: "SessionStart" });
+      expect(started.exitCode).toBe(0);
+      expect(String(started.stdout)).toContain(`checked in as ${agentId} `);
+      expect((await listed(agentId, false))?.alive).toBe(true);
+      const mail = await runBin(
+        "agent-send-cli",
+        ["--from", sender.id, "--token-file", sender.tokenFile, "--to", agentId, "--body", "unread-before-close"],
+        { env: target.env },
+      );
+      expect(mail.exitCode, mail.stderr).toBe(0);
 
-    const ended = await runHook("session-end", client, {
-      cwd,
-      session_id: sessionId,
-      hook_event_name: "SessionEnd",
-      reason: "prompt_input_exit",
-    });
-    expect(ended.exitCode).toBe(0);
-    expect(String(ended.stdout)).toBe("");
-    expect(String(ended.stderr)).toBe("");
-    expect(await listed(agentId, false)).toBeUndefined();
-    expect((await listed(agentId, true))?.alive).toBe(false);
+      const ended = await runHook("session-end", client, {
+        cwd,
+        session_id: sessionId,
+        hook_event_name: "SessionEnd",
+        reason: "prompt_input_exit",
+      });
+      expect(ended.exitCode).toBe(0);
+      expect(String(ended.stdout)).toBe("");
+      expect(String(ended.stderr)).toBe("");
+      expect(await listed(agentId, false)).toBeUndefined();
+      expect((await listed(agentId, true))?.alive).toBe(false);
 
-    const after = await runBin(
-      "agent-send-cli",
-      ["--from", sender.id, "--token-file", sender.tokenFile, "--to", agentId, "--body", "after-close", "--json"],
-      { env: target.env },
-    );
-    expect(after.stdout).toContain("not_checked_in");
-    const bounces = await runBin("agent-inbox-cli", ["--agent-id", sender.id, "--token-file", sender.tokenFile, "--json"], {
-      env: target.env,
-    });
-    const notices = bounces.json<{ messages: { kind: string; body: string }[] }>().messages.filter((m) => m.kind === "bounce");
-    expect(notices.some((m) => m.body.includes(agentId))).toBe(true);
+      const after = await runBin(
+        "agent-send-cli",
+        ["--from", sender.id, "--token-file", sender.tokenFile, "--to", agentId, "--body", "after-close", "--json"],
+        { env: target.env },
+      );
+      expect(after.stdout).toContain("not_checked_in");
+      const bounces = await runBin("agent-inbox-cli", ["--agent-id", sender.id, "--token-file", sender.tokenFile, "--json"], {
+        env: target.env,
+      });
+      const notices = bounces.json<{ messages: { kind: string; body: string }[] }>().messages.filter((m) => m.kind === "bounce");
+      expect(notices.some((m) => m.body.includes(agentId))).toBe(true);
 
-    // Run again (a second SessionEnd, or one after expiry): nothing to end, still silent and exit 0.
-    const again = await runHook("session-end", client, { cwd, session_id: sessionId, hook_event_name: "SessionEnd" });
-    expect(again.exitCode).toBe(0);
-    expect(String(again.stdout)).toBe("");
-  });
+      // Run again (a second SessionEnd, or one after expiry): nothing to end, still silent and exit 0.
+      const again = await runHook("session-end", client, { cwd, session_id: sessionId, hook_event_name: "SessionEnd" });
+      expect(again.exitCode).toBe(0);
+      expect(String(again.stdout)).toBe("");
+    },
+  );
 
   test("a session that never checked in, or input that is not JSON: silent, exit 0, nothing changes", async () => {
     const cwd = mkdtempSync(join(dir, "repo-"));
