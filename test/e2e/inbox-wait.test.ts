@@ -117,5 +117,6 @@ describe.each(storeNames)("agent-inbox-cli --wait [%s]", (storeName) => {
     const r = await runBin("agent-inbox-cli", [...as(bob), ...args], { env: target.env });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain(flag);
+    expect(r.stderr).not.toContain("unknown option");
   });
 });
