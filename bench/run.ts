@@ -14,6 +14,7 @@ for (const name of [
   "pg-contention",
   "multi-host",
   "cli-send",
+  "inbox-wait",
 ]) {
   if (only.length > 0 && !only.includes(name)) continue;
   const file = join(import.meta.dir, `${name}.ts`);

@@ -103,9 +103,16 @@ test("mail that arrives mid-turn is announced by PostToolUse and one Stop contin
   }
   // The mark that stops a loop is private to its owner.
   expect(statSync(join(state, "hooks", `${agentId}.mail-mark.json`)).mode & 0o777).toBe(0o600);
-  // And the mail itself is still there, unread: the hooks only counted it.
+  // The hooks only counted the mail, never read or acknowledged it. When the client closed the session, the
+  // README's SessionEnd hook checked it out at once: the mail ended expired-undelivered, never acked.
   const peek = await runBin("agent-inbox-cli", ["--agent-id", agentId as string, "--peek", "--json"], {
     env: { AGENT_COMPUTER_HOME: state },
   });
-  expect(peek.json<{ count: number }>().count).toBe(1);
+  expect(peek.exitCode, peek.stdout).toBe(4);
+  expect(peek.stderr).toContain("NOT_CHECKED_IN");
+  const sentView = await runBin("agent-sent-cli", ["--agent-id", SENDER, "--json"], { env: { AGENT_COMPUTER_HOME: state } });
+  const states = sentView
+    .json<{ messages: { recipients: { agent_id: string; state: string }[] }[] }>()
+    .messages.flatMap((m) => m.recipients.filter((r) => r.agent_id === agentId).map((r) => r.state));
+  expect(states).toEqual(["expired_undelivered"]);
 });

@@ -139,8 +139,16 @@ test("Codex: mail that arrives mid-turn is announced by PostToolUse and one Stop
     expect(whole).not.toContain(SENDER);
   }
   expect(statSync(join(state, "hooks", `${agentId}.mail-mark.json`)).mode & 0o777).toBe(0o600);
+  // The hooks only counted the mail, never read or acknowledged it. When the client closed the session, the
+  // README's SessionEnd hook checked it out at once: the mail ended expired-undelivered, never acked.
   const peek = await runBin("agent-inbox-cli", ["--agent-id", agentId as string, "--peek", "--json"], {
     env: { AGENT_COMPUTER_HOME: state },
   });
-  expect(peek.json<{ count: number }>().count).toBe(1);
+  expect(peek.exitCode, peek.stdout).toBe(4);
+  expect(peek.stderr).toContain("NOT_CHECKED_IN");
+  const sentView = await runBin("agent-sent-cli", ["--agent-id", SENDER, "--json"], { env: { AGENT_COMPUTER_HOME: state } });
+  const states = sentView
+    .json<{ messages: { recipients: { agent_id: string; state: string }[] }[] }>()
+    .messages.flatMap((m) => m.recipients.filter((r) => r.agent_id === agentId).map((r) => r.state));
+  expect(states).toEqual(["expired_undelivered"]);
 });

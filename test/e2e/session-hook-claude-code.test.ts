@@ -69,7 +69,7 @@ const session = async (): Promise<{ sessionId: string; requests: MessagesRequest
   return { sessionId: init?.session_id as string, requests: api.requests.slice(first) };
 };
 
-test("two Claude Code sessions in one directory check in as two agents, and each runs its own inbox command", {
+test("two Claude Code sessions in one directory check in as two agents, each runs its own inbox command, and each checks out when it ends", {
   timeout: 360_000,
 }, async () => {
   const sessions = [await session(), await session()];
@@ -92,10 +92,12 @@ test("two Claude Code sessions in one directory check in as two agents, and each
   });
   expect(new Set(agentIds).size).toBe(2);
 
-  const list = await runBin("agents-list-cli", ["--json"], { env: { AGENT_COMPUTER_HOME: state } });
+  // Each session checked in (listed with its repo) and, once `claude -p` ended it, checked out by the README's
+  // SessionEnd hook: not alive any more, long before its ttl.
+  const list = await runBin("agents-list-cli", ["--json", "--include-stale"], { env: { AGENT_COMPUTER_HOME: state } });
   expect(list.exitCode, list.stderr).toBe(0);
   const listed = list.json<{ agents: Array<{ agent_id: string; alive: boolean; repo: string }> }>().agents;
   for (const agentId of agentIds) {
-    expect(listed.find((agent) => agent.agent_id === agentId)).toMatchObject({ alive: true, repo: "project" });
+    expect(listed.find((agent) => agent.agent_id === agentId)).toMatchObject({ alive: false, repo: "project" });
   }
 });

@@ -31,8 +31,11 @@ const endpointIds = async (world: World): Promise<Record<string, string>> => {
 
 export const MESH_PLANS: Record<string, CommandPlan> = {
   "agent-checkin-cli": {},
+  "agent-checkout-cli": { given: [checkIn("builder-1")] },
   "agent-inbox-cli": {
-    given: [checkIn("builder-1")],
+    given: [checkIn("builder-1"), checkIn("reviewer-1")],
+    // Mail waits, so the --wait example returns at once instead of blocking.
+    before: { 4: ["agent-send-cli --from reviewer-1 --to builder-1 --body ping"] },
     outcomes: {
       2: {
         exit: 4,

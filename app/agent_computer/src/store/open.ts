@@ -11,6 +11,7 @@ export const storeOver = (driver: Driver): Store => ({
   write: (fn, options) => driver.transaction((db) => fn(reposFor(db)), options),
   read: (fn) => driver.snapshot((db) => fn(reposFor(db))),
   ...(driver.listen ? { listen: driver.listen } : {}),
+  ...(driver.watchCommits ? { watchCommits: driver.watchCommits } : {}),
   close: () => driver.close(),
 });
 

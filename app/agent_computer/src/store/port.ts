@@ -62,6 +62,11 @@ export interface Store {
   read<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T>;
   /** PostgreSQL only: calls onHint on each NOTIFY on the channel (and on every re-subscribe); returns the unsubscriber. */
   listen?(channel: string, onHint: () => void): Promise<() => Promise<void>>;
+  /**
+   * SQLite only: calls onHint when the database file or its WAL changes (a commit by any process; spurious hints
+   * happen, missed ones may too, so callers still poll slowly); returns the unsubscriber.
+   */
+  watchCommits?(onHint: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 

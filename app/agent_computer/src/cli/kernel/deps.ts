@@ -27,6 +27,8 @@ export const lazyStore = (ctx: Pick<CommandContext, "env" | "store">): Store => 
   };
   if (dialect === "postgres") {
     store.listen = (channel, onHint) => ctx.store().then((opened) => opened.listen?.(channel, onHint) ?? (async () => {}));
+  } else {
+    store.watchCommits = (onHint) => ctx.store().then((opened) => opened.watchCommits?.(onHint) ?? (async () => {}));
   }
   return store;
 };

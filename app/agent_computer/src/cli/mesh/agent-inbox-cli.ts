@@ -2,6 +2,7 @@ import * as z from "zod/mini";
 import { commandLine } from "../../command-line.ts";
 import { agentIdSchema } from "../../domain/identity/names.ts";
 import { type InboxResult, readInbox } from "../../domain/mesh/inbox.ts";
+import { WAIT_MAX_SECONDS, WAIT_MIN_SECONDS, waitForInbox } from "../../domain/mesh/inbox-wait.ts";
 import { type PeekResult, peekInbox } from "../../domain/mesh/peek.ts";
 import { defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/context.ts";
@@ -31,12 +32,21 @@ export const inboxOptionsSchema = z
           "the single-use token from an auto-wake prompt: returns that wake's messages and newer pending ones, then the token is spent",
         ),
       ),
+    wait: z
+      .optional(z.coerce.number().check(z.int(), z.minimum(WAIT_MIN_SECONDS), z.maximum(WAIT_MAX_SECONDS)))
+      .check(
+        z.describe(
+          `block until a message waits, at most this many seconds (${WAIT_MIN_SECONDS}-${WAIT_MAX_SECONDS}); none by then: TIMEOUT (exit 7)`,
+        ),
+      ),
     tokenFile: tokenFileSchema,
   })
   .check(
     z.superRefine((o, ctx) => {
+      if (o.wait !== undefined && o.wakeToken !== undefined)
+        ctx.addIssue({ code: "custom", path: ["wait"], message: "cannot be combined with --wake-token" });
       if (!o.peek) return;
-      for (const key of ["limit", "wakeToken"] as const) {
+      for (const key of ["limit", "wakeToken", "wait"] as const) {
         if (o[key] !== undefined) ctx.addIssue({ code: "custom", path: [key], message: "cannot be combined with --peek" });
       }
     }),
@@ -47,6 +57,16 @@ export type InboxOptions = z.output<typeof inboxOptionsSchema>;
 const runInbox = async (options: InboxOptions, ctx: CommandContext): Promise<InboxResult | PeekResult> => {
   const token = await resolveToken(ctx, options.agentId, options.tokenFile);
   if (options.peek) return peekInbox(await buildDeps(ctx), { agentId: options.agentId, token });
+  if (options.wait !== undefined) {
+    // A live clock: presence renewed during the wait must count from the renewal, not from the call's start.
+    return waitForInbox(await buildDeps(ctx, "live"), {
+      agentId: options.agentId,
+      limit: options.limit ?? DEFAULT_LIMIT,
+      token,
+      waitSeconds: options.wait,
+      tokenFile: options.tokenFile,
+    });
+  }
   return readInbox(await buildDeps(ctx), {
     agentId: options.agentId,
     limit: options.limit ?? DEFAULT_LIMIT,
@@ -121,9 +141,14 @@ export default defineCommand({
     "--peek: how many messages wait, the newest seq and how long the oldest has waited, never a body or a sender, so a " +
     "hook can run it after every tool call and tell the model that mail waits without showing it what the mail says. " +
     "Same token and the same live check-in rule as a read (NOT_CHECKED_IN without one), but a read transaction only: it " +
-    "renews no presence and changes nothing. The agent-mesh Skill's hooks (mail-waiting) use it.",
+    "renews no presence and changes nothing. The agent-mesh Skill's hooks (mail-waiting) use it.\n" +
+    "--wait <seconds>: blocks until at least one message waits (returns at once if one already does), then answers " +
+    "like a plain read. It sleeps on the store's change signal (LISTEN on PostgreSQL, file events on SQLite, a slow " +
+    "poll as backup), so waiting costs next to no CPU, and renews your presence every 30 s while it waits. At the " +
+    "deadline it fails with TIMEOUT (exit 7): nothing was read or acknowledged, so run it again. Not with --peek or " +
+    "--wake-token.",
   schema: inboxOptionsSchema,
-  flags: { wakeToken: { placeholder: "<hex>" } },
+  flags: { wakeToken: { placeholder: "<hex>" }, wait: { placeholder: "<seconds>" } },
   writes:
     "only your presence renewal (last activity, expires_at) and, with --wake-token, that token's used mark; message states are untouched." +
     " Without --wake-token, a store that cannot take the presence write (disk full, read-only) still answers, with a" +
@@ -132,13 +157,14 @@ export default defineCommand({
     '{"agent_id","session_id","messages":[{"id","seq","from","kind":"message|bounce|event","thread_id","reply_to","channel","created_at","body"}],' +
     '"count","has_more","wake"?:{"message_count","first_seq","last_seq"}(with --wake-token),"note","warning"?}; ' +
     'with --peek: {"agent_id","session_id","count","newest_seq":N|null,"oldest_waiting_s":N|null}',
-  errors: authenticatedErrorsWith("NOT_CHECKED_IN", "WAKE_TOKEN_INVALID"),
+  errors: authenticatedErrorsWith("NOT_CHECKED_IN", "WAKE_TOKEN_INVALID", "TIMEOUT"),
   env: ["AGENT_COMPUTER_HOME", "AGENT_COMPUTER_DATABASE_URL", "RELAY_AGENT_TOKEN"],
   examples: [
     "agent-inbox-cli --agent-id builder-1",
     "agent-inbox-cli --agent-id builder-1 --limit 10 --json | jq '.messages[].body'",
     "agent-inbox-cli --agent-id builder-1 --wake-token 3f9c0a1b2c3d4e5f   # exactly as the auto-wake prompt said",
     "agent-inbox-cli --agent-id builder-1 --peek --json   # how many wait, without reading them",
+    "agent-inbox-cli --agent-id builder-1 --wait 600   # block until mail arrives (exit 7 after 10 minutes without)",
   ],
   run: runInbox,
   render,

@@ -50,7 +50,8 @@ export default defineCommand({
     "liveness_evidence says what alive rests on: pid (the agent registered its process id on this host, and that " +
     "process is running, or is gone or was replaced by another with the same pid: proof either way) or age (its last " +
     "call within its ttl). A session whose process is proven dead is listed only with --include-stale. The session_id " +
-    "is what register-agent-cli --force --expected-session-id compares against.",
+    "is what register-agent-cli --force --expected-session-id compares against. An agent that is done leaves at once " +
+    "with agent-checkout-cli (see agent-checkout-cli --help) instead of staying listed until its ttl runs out.",
   schema: agentsListOptionsSchema,
   writes: `nothing, unless --agent-id is given: then your presence renewal.${PRESENCE_FALLBACK}`,
   output:

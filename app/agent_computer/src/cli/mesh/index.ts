@@ -3,6 +3,7 @@ import { type BinaryLoader, singleCommand } from "../kernel/binary.ts";
 /** The Agent Mesh binaries. */
 export const meshBinaries: Record<string, BinaryLoader> = {
   "agent-checkin-cli": singleCommand(() => import("./agent-checkin-cli.ts")),
+  "agent-checkout-cli": singleCommand(() => import("./agent-checkout-cli.ts")),
   "agent-inbox-cli": singleCommand(() => import("./agent-inbox-cli.ts")),
   "agent-ack-cli": singleCommand(() => import("./agent-ack-cli.ts")),
   "agent-send-cli": singleCommand(() => import("./agent-send-cli.ts")),

@@ -41,6 +41,8 @@ export interface Driver extends Db {
   withoutAnswerDeadline?<T>(fn: () => Promise<T>): Promise<T>;
   /** PostgreSQL only: LISTEN on a channel; onHint runs per notification and after every (re)subscribe. */
   listen?(channel: string, onHint: () => void): Promise<() => Promise<void>>;
+  /** SQLite only: onHint runs when the database or its WAL file changes (any commit, by any process). */
+  watchCommits?(onHint: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 

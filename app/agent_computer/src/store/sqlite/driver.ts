@@ -2,6 +2,7 @@ import type { Database, Statement } from "bun:sqlite";
 import { AppError } from "../../errors.ts";
 import type { Db, Driver } from "../sql/db.ts";
 import { type CheckpointThread, LONG_LIVED_AUTOCHECKPOINT_PAGES, startCheckpointThread } from "./checkpoint-thread.ts";
+import { watchCommits } from "./commit-watch.ts";
 import { classifySqliteError } from "./errors.ts";
 import { GroupCommitQueue } from "./group-commit.ts";
 import { SerialTransactions } from "./serial-transactions.ts";
@@ -142,6 +143,7 @@ export const openSqlite = async (file: string, options: SqliteOptions = {}): Pro
     ...db,
     transaction: (fn) => queue.run("write", fn),
     snapshot: (fn) => queue.run("read", fn),
+    watchCommits: (onHint) => watchCommits(file, onHint),
     close: async () => {
       // The thread stops first: no checkpoint runs on this file after its owner has closed it.
       await checkpoints?.stop();
