@@ -87,7 +87,8 @@ export const runBinary = async (binary: BinaryDef, argv: readonly string[], use:
     else if (invocation.kind === "version") await writeStdout(`${(await import("./version.ts")).VERSION}\n`);
     else {
       const options = invocation.options as never;
-      const result = await invocation.def.run(options, ctx);
+      const { invokeCommand } = await import("./deps.ts");
+      const result = await invokeCommand(invocation.def, options, ctx);
       reachedPhase("command-run");
       if (json) await writeJsonStdout(result);
       else {

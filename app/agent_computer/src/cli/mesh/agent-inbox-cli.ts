@@ -3,11 +3,9 @@ import { commandLine } from "../../command-line.ts";
 import { agentIdSchema } from "../../domain/identity/names.ts";
 import { type InboxResult, readInbox } from "../../domain/mesh/inbox.ts";
 import { type PeekResult, peekInbox } from "../../domain/mesh/peek.ts";
-import { defineCommand } from "../kernel/command.ts";
-import type { CommandContext } from "../kernel/context.ts";
-import { buildDeps } from "../kernel/deps.ts";
+import { type DepsOf, defineCommand } from "../kernel/command.ts";
 import { neutralizeLine } from "../kernel/output.ts";
-import { authenticatedErrorsWith, resolveToken, tokenFileSchema } from "../kernel/token.ts";
+import { authenticatedErrorsWith, ownCredential, tokenFileSchema } from "../kernel/token.ts";
 
 const DEFAULT_LIMIT = 50;
 
@@ -44,10 +42,10 @@ export const inboxOptionsSchema = z
 
 export type InboxOptions = z.output<typeof inboxOptionsSchema>;
 
-const runInbox = async (options: InboxOptions, ctx: CommandContext): Promise<InboxResult | PeekResult> => {
-  const token = await resolveToken(ctx, options.agentId, options.tokenFile);
-  if (options.peek) return peekInbox(await buildDeps(ctx), { agentId: options.agentId, token });
-  return readInbox(await buildDeps(ctx), {
+const runInbox = async (options: InboxOptions, deps: DepsOf<"store">): Promise<InboxResult | PeekResult> => {
+  const token = deps.credential?.token;
+  if (options.peek) return peekInbox(deps, { agentId: options.agentId, token });
+  return readInbox(deps, {
     agentId: options.agentId,
     limit: options.limit ?? DEFAULT_LIMIT,
     token,
@@ -140,6 +138,7 @@ export default defineCommand({
     "agent-inbox-cli --agent-id builder-1 --wake-token 3f9c0a1b2c3d4e5f   # exactly as the auto-wake prompt said",
     "agent-inbox-cli --agent-id builder-1 --peek --json   # how many wait, without reading them",
   ],
+  needs: { deps: "store", credential: ownCredential },
   run: runInbox,
   render,
 });
