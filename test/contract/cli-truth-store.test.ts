@@ -3,8 +3,8 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import type { CommandContext } from "../../app/agent_computer/src/cli/kernel/context.ts";
-import { invokeCommand } from "../../app/agent_computer/src/cli/kernel/deps.ts";
+import type { CommandContext } from "../../app/agent_computer/src/cli/kernel/command-context.ts";
+import { invokeCommand } from "../../app/agent_computer/src/cli/kernel/composition-root.ts";
 import { readLimited } from "../../app/agent_computer/src/cli/kernel/input.ts";
 import sendCommand, { sendOptionsSchema } from "../../app/agent_computer/src/cli/mesh/agent-send-cli.ts";
 import { checkIn } from "../../app/agent_computer/src/domain/agents/checkin.ts";

@@ -4,7 +4,7 @@ import { describe, expect, test } from "vitest";
 import { checkbackOptionsSchema, runCheckback } from "../../app/agent_computer/src/cli/automation/create-checkback-cli.ts";
 import { cronOptionsSchema } from "../../app/agent_computer/src/cli/automation/create-cron-schedule-cli.ts";
 import type { DepsOf } from "../../app/agent_computer/src/cli/kernel/command.ts";
-import type { CommandContext } from "../../app/agent_computer/src/cli/kernel/context.ts";
+import type { CommandContext } from "../../app/agent_computer/src/cli/kernel/command-context.ts";
 import { readLimited } from "../../app/agent_computer/src/cli/kernel/input.ts";
 import { CRON_NICKNAMES, cronProblem, nextTick } from "../../app/agent_computer/src/domain/automation/cron.ts";
 import { isAppError } from "../../app/agent_computer/src/errors.ts";

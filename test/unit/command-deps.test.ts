@@ -1,4 +1,4 @@
-// A command declares what it needs and the kernel builds exactly that (cli/kernel/deps.ts): the deps kind, the clock and
+// A command declares what it needs and the kernel builds exactly that (cli/kernel/composition-root.ts): the deps kind, the clock and
 // whose credential. The credential is one value (token, source, hint) resolved once; a refused token is named by
 // that source, never echoed. And a command's run takes fake deps: no store, no argv, no process.
 import { readdirSync, readFileSync } from "node:fs";
@@ -6,10 +6,10 @@ import { join, resolve } from "node:path";
 import { describe, expect, test } from "vitest";
 import bridgeStatusCommand from "../../app/agent_computer/src/cli/herdr/lease-bridge-status.ts";
 import type { CommandDef, DepsKind, DepsOf, Needs } from "../../app/agent_computer/src/cli/kernel/command.ts";
-import type { CommandContext } from "../../app/agent_computer/src/cli/kernel/context.ts";
-import { depsFor, invokeCommand } from "../../app/agent_computer/src/cli/kernel/deps.ts";
+import type { CommandContext } from "../../app/agent_computer/src/cli/kernel/command-context.ts";
+import { depsFor, invokeCommand } from "../../app/agent_computer/src/cli/kernel/composition-root.ts";
+import { ownCredential } from "../../app/agent_computer/src/cli/kernel/credential.ts";
 import { readLimited } from "../../app/agent_computer/src/cli/kernel/input.ts";
-import { ownCredential } from "../../app/agent_computer/src/cli/kernel/token.ts";
 import { TokenMismatch } from "../../app/agent_computer/src/domain/identity/token-mismatch.ts";
 import { AppError, isAppError } from "../../app/agent_computer/src/errors.ts";
 import { resolvePaths } from "../../app/agent_computer/src/paths.ts";
@@ -108,7 +108,7 @@ test("no command builds its own deps: only the kernel imports the composition ro
   const cli = resolve(import.meta.dirname, "../../app/agent_computer/src/cli");
   const builders = readdirSync(cli, { recursive: true, encoding: "utf8" })
     .filter((file) => file.endsWith(".ts") && !file.startsWith("kernel/"))
-    .filter((file) => /kernel\/deps\.ts"|buildH?e?r?d?r?Deps\(/.test(readFileSync(join(cli, file), "utf8")));
+    .filter((file) => /kernel\/composition-root\.ts"|buildH?e?r?d?r?Deps\(/.test(readFileSync(join(cli, file), "utf8")));
   // The worker opens its store itself (it waits for it to come up) and takes the composition root's deps factory.
   expect(builders).toEqual(["worker/agent-computer-worker.ts"]);
 });

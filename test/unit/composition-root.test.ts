@@ -1,4 +1,4 @@
-// The composition root (cli/kernel/deps.ts): a command gets what it declares (CommandDef.needs) and no command builds
+// The composition root (cli/kernel/composition-root.ts): a command gets what it declares (CommandDef.needs) and no command builds
 // its own deps; the store it hands out opens at its first use, so a command that never reaches the store (a Herdr
 // command, a light watcher that gives way) never opens it; a one-shot command's clock stops at the call's start, a
 // waiting process's clock runs.
@@ -6,8 +6,8 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { describe, expect, test } from "vitest";
 import type { CommandDef, DepsKind, Needs } from "../../app/agent_computer/src/cli/kernel/command.ts";
-import type { CommandContext } from "../../app/agent_computer/src/cli/kernel/context.ts";
-import { depsFor, lazyStore } from "../../app/agent_computer/src/cli/kernel/deps.ts";
+import type { CommandContext } from "../../app/agent_computer/src/cli/kernel/command-context.ts";
+import { depsFor, lazyStore } from "../../app/agent_computer/src/cli/kernel/composition-root.ts";
 import { readLimited } from "../../app/agent_computer/src/cli/kernel/input.ts";
 import { resolvePaths } from "../../app/agent_computer/src/paths.ts";
 import type { Store } from "../../app/agent_computer/src/store/port.ts";
@@ -82,7 +82,7 @@ describe("the composition root", () => {
 });
 
 const SRC = resolve(import.meta.dirname, "../../app/agent_computer/src");
-const ROOT = "cli/kernel/deps.ts";
+const ROOT = "cli/kernel/composition-root.ts";
 /** What only the composition root may turn into deps: host facts, rate limits from the environment. */
 const HOST_FACTS = /adapters\/local-host\.ts|rateLimitsFromEnv|from "node:os"/;
 

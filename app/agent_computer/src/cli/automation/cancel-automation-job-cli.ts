@@ -2,7 +2,7 @@ import { z } from "zod";
 import { type CancelJobResult, cancelJob } from "../../domain/automation/jobs.ts";
 import { STORE_ERRORS } from "../../errors.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";
-import { ownCredential } from "../kernel/token.ts";
+import { ownCredential } from "../kernel/credential.ts";
 import { jobIdSchema, OWNER_ENV, OWNER_ERRORS, owner, ownerFields } from "./shared.ts";
 
 export const cancelJobOptionsSchema = z.object({ ...ownerFields, jobId: jobIdSchema.describe("the automation job to cancel") });

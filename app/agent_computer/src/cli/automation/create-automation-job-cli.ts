@@ -7,8 +7,8 @@ import { MAX_JSON_DEPTH } from "../../json-depth.ts";
 import { shellQuote } from "../../worker/attempt-plan.ts";
 import { installPaths } from "../../worker/install-paths.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";
+import { ownCredential } from "../kernel/credential.ts";
 import { neutralizeLine } from "../kernel/output.ts";
-import { ownCredential } from "../kernel/token.ts";
 import { labelSchema, OWNER_ENV, OWNER_ERRORS, owner, ownerFields, ownerWords } from "./shared.ts";
 
 export const createJobOptionsSchema = z.object({

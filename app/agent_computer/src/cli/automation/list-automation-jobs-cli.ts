@@ -4,8 +4,8 @@ import { listJobs } from "../../domain/automation/jobs.ts";
 import type { JobView } from "../../domain/automation/views.ts";
 import { STORE_ERRORS } from "../../errors.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";
+import { ownCredential } from "../kernel/credential.ts";
 import { neutralizeLine } from "../kernel/output.ts";
-import { ownCredential } from "../kernel/token.ts";
 import { OWNER_ENV, OWNER_ERRORS, owner, ownerFields, ownerWords } from "./shared.ts";
 
 export const listJobsOptionsSchema = z.object({

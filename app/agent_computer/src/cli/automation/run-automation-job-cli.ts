@@ -6,9 +6,9 @@ import { runView } from "../../domain/automation/views.ts";
 import { AppError, STORE_ERRORS } from "../../errors.ts";
 import { JsonTooDeep, MAX_JSON_DEPTH, parseJson } from "../../json-depth.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";
-import type { CommandContext } from "../kernel/context.ts";
+import type { CommandContext } from "../kernel/command-context.ts";
+import { ownCredential } from "../kernel/credential.ts";
 import { readFlagInput } from "../kernel/input.ts";
-import { ownCredential } from "../kernel/token.ts";
 import { jobIdSchema, OWNER_ENV, OWNER_ERRORS, owner, ownerFields, ownerWords } from "./shared.ts";
 
 const MAX_DATA_BYTES = 262_144;

@@ -3,8 +3,8 @@ import { z } from "zod";
 import { agentId } from "../../domain/identity/names.ts";
 import { looksLikeToken, TOKEN_REFUSAL } from "../../token-shape.ts";
 import type { KernelDeps } from "../kernel/command.ts";
-import type { CommandContext } from "../kernel/context.ts";
-import { tokenFileSchema } from "../kernel/token.ts";
+import type { CommandContext } from "../kernel/command-context.ts";
+import { tokenFileSchema } from "../kernel/credential.ts";
 
 export const ownerFields = {
   agentId: agentId("the owning agent (authenticated with its token); jobs and triggers belong to it"),

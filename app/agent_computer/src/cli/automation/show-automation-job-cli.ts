@@ -3,8 +3,8 @@ import { type JobDetails, showJob } from "../../domain/automation/jobs.ts";
 import type { RunView } from "../../domain/automation/views.ts";
 import { STORE_ERRORS } from "../../errors.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";
+import { ownCredential } from "../kernel/credential.ts";
 import { neutralizeLine } from "../kernel/output.ts";
-import { ownCredential } from "../kernel/token.ts";
 import { jobIdSchema, OWNER_ENV, OWNER_ERRORS, owner, ownerFields, runIdSchema, workerBaseUrl } from "./shared.ts";
 
 export const showJobOptionsSchema = z.object({

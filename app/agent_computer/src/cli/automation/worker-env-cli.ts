@@ -13,9 +13,9 @@ import {
 import { STORE_ERRORS } from "../../errors.ts";
 import type { BinaryDef } from "../kernel/command.ts";
 import { defineCommand } from "../kernel/command.ts";
-import type { CommandContext } from "../kernel/context.ts";
+import type { CommandContext } from "../kernel/command-context.ts";
+import { ownCredential } from "../kernel/credential.ts";
 import { readFlagInput } from "../kernel/input.ts";
-import { ownCredential } from "../kernel/token.ts";
 import { OWNER_ENV, OWNER_ERRORS, owner, ownerFields } from "./shared.ts";
 
 const TRUST =

@@ -2,8 +2,8 @@ import { z } from "zod";
 import { type ExpandResult, expandCapabilities } from "../../domain/agents/expand.ts";
 import { capabilitySchema } from "../../domain/identity/names.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";
+import { authenticatedErrorsWith, ownCredential, tokenFileSchema } from "../kernel/credential.ts";
 import { neutralizeLine } from "../kernel/output.ts";
-import { authenticatedErrorsWith, ownCredential, tokenFileSchema } from "../kernel/token.ts";
 import { AUTH_ENV, nameOption } from "./options.ts";
 
 export const expandOptionsSchema = z

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { type RevokeResult, revokeToken } from "../../domain/agents/revoke.ts";
 import { removeVaultToken } from "../../local/vault.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";
-import { AUTHENTICATED_ERRORS, ownCredential, tokenFileSchema } from "../kernel/token.ts";
+import { AUTHENTICATED_ERRORS, ownCredential, tokenFileSchema } from "../kernel/credential.ts";
 import { AUTH_ENV, nameOption } from "./options.ts";
 
 export const revokeOptionsSchema = z.object({

@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { type RotateResult, rotateToken } from "../../domain/identity/rotate.ts";
+import { type RotateResult, rotateToken } from "../../domain/agents/rotate.ts";
 import { writeVaultToken } from "../../local/vault.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";
-import { AUTHENTICATED_ERRORS, ownCredential, tokenFileSchema } from "../kernel/token.ts";
+import { AUTHENTICATED_ERRORS, ownCredential, tokenFileSchema } from "../kernel/credential.ts";
 import { AUTH_ENV, nameOption } from "./options.ts";
 
 export const rotateOptionsSchema = z.object({ agentId: nameOption, tokenFile: tokenFileSchema });

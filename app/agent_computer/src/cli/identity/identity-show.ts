@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { type ShowResult, showAgent } from "../../domain/identity/show.ts";
+import { type ShowResult, showAgent } from "../../domain/agents/show.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";
-import { AUTHENTICATED_ERRORS, ownCredential, tokenFileSchema } from "../kernel/token.ts";
+import { AUTHENTICATED_ERRORS, ownCredential, tokenFileSchema } from "../kernel/credential.ts";
 import { AUTH_ENV, nameOption, renderAgent } from "./options.ts";
 
 export const showOptionsSchema = z.object({ agentId: nameOption, tokenFile: tokenFileSchema });

@@ -2,8 +2,8 @@ import { z } from "zod";
 import { type UnregisterResult, unregisterAgent } from "../../domain/agents/unregister.ts";
 import { removeVaultToken } from "../../local/vault.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";
+import { AUTHENTICATED_ERRORS, ownCredential, tokenFileSchema } from "../kernel/credential.ts";
 import { neutralizeLine } from "../kernel/output.ts";
-import { AUTHENTICATED_ERRORS, ownCredential, tokenFileSchema } from "../kernel/token.ts";
 import { AUTH_ENV, nameOption } from "./options.ts";
 
 export const unregisterOptionsSchema = z.object({ agentId: nameOption, tokenFile: tokenFileSchema });

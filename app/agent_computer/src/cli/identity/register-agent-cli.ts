@@ -7,10 +7,10 @@ import { STORE_ERRORS } from "../../errors.ts";
 import { keepInVault } from "../../local/vault.ts";
 import { looksLikeToken, TOKEN_REFUSAL } from "../../token-shape.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";
+import { readTokenFile, tokenPathSchema } from "../kernel/credential.ts";
 import { FIRST_TOKEN_FILE_DOC, withFirstTokenFile } from "../kernel/first-token-file.ts";
 import { oneLine } from "../kernel/one-line.ts";
 import { neutralizeLine } from "../kernel/output.ts";
-import { readTokenFile, tokenPathSchema } from "../kernel/token.ts";
 import { renderAgent } from "./options.ts";
 
 export const AGENT_CLASSES = ["orchestrator", "builder", "advisory", "auditor", "transient"] as const;

@@ -3,8 +3,8 @@ import { agentId } from "../../domain/identity/names.ts";
 import { type ListResult, listTasks } from "../../domain/tasks/list.ts";
 import { TASK_STATES } from "../../store/port-identity.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";
+import { AUTHENTICATED_ERRORS, ownCredential, PRESENCE_FALLBACK, tokenFileSchema } from "../kernel/credential.ts";
 import { neutralizeLine } from "../kernel/output.ts";
-import { AUTHENTICATED_ERRORS, ownCredential, PRESENCE_FALLBACK, tokenFileSchema } from "../kernel/token.ts";
 import { AUTH_ENV } from "./options.ts";
 
 export const listOptionsSchema = z.object({

@@ -3,10 +3,10 @@ import { agentId, capabilitySchema } from "../../domain/identity/names.ts";
 import { type PostResult, postTask } from "../../domain/tasks/post.ts";
 import { TASK_PRIORITIES } from "../../store/port-identity.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";
+import { authenticatedErrorsWith, ownCredential, tokenFileSchema } from "../kernel/credential.ts";
 import { oneLine } from "../kernel/one-line.ts";
 import { neutralizeLine } from "../kernel/output.ts";
 import { MESSAGE_RATE_ENV, RATE_RULE, REACH_RULE } from "../kernel/reach-help.ts";
-import { authenticatedErrorsWith, ownCredential, tokenFileSchema } from "../kernel/token.ts";
 import { AUTH_ENV } from "./options.ts";
 
 export const postOptionsSchema = z.object({

@@ -2,8 +2,8 @@ import { z } from "zod";
 import { agentId } from "../../domain/identity/names.ts";
 import { TASK_RULES, type TaskAction, type TransitionResult, transitionTask } from "../../domain/tasks/transition.ts";
 import { type CommandDef, type DepsOf, defineCommand } from "../kernel/command.ts";
+import { authenticatedErrorsWith, ownCredential, tokenFileSchema } from "../kernel/credential.ts";
 import { neutralizeLine } from "../kernel/output.ts";
-import { authenticatedErrorsWith, ownCredential, tokenFileSchema } from "../kernel/token.ts";
 import { AUTH_ENV } from "./options.ts";
 
 // accept, complete, reject and cancel are one compare-and-swap with different rules, so one factory builds them.

@@ -1,9 +1,9 @@
 import type * as core from "zod/v4/core";
-import type { HerdrDeps } from "../../domain/herdr/deps.ts";
+import type { HerdrDeps } from "../../domain/herdr/herdr-deps.ts";
 import type { ErrorCode } from "../../errors.ts";
-import type { CommandContext } from "./context.ts";
-import type { Clock, HostDeps } from "./deps.ts";
-import type { Credential, CredentialRequest } from "./token.ts";
+import type { CommandContext } from "./command-context.ts";
+import type { Clock, HostDeps } from "./composition-root.ts";
+import type { Credential, CredentialRequest } from "./credential.ts";
 
 /**
  * Where a flag differs from what the kernel derives from its schema key (kernel/flags.ts): the key in kebab case is the

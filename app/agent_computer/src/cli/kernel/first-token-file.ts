@@ -3,9 +3,9 @@
 // mints, instead of the token being printed.
 import { AppError, isAppError } from "../../errors.ts";
 import { neutralizeLine } from "../../terminal-text.ts";
-import type { CommandContext } from "./context.ts";
+import type { CommandContext } from "./command-context.ts";
+import { MAX_TOKEN_FILE_BYTES, namingTokenSource, resolveCredential } from "./credential.ts";
 import { InputTooLarge } from "./input.ts";
-import { MAX_TOKEN_FILE_BYTES, namingTokenSource, resolveCredential } from "./token.ts";
 
 export const FIRST_TOKEN_FILE_DOC =
   "token file (else RELAY_AGENT_TOKEN, the vault); if missing/empty, a new name's token goes there (0600, no symlink/overwrite)";

@@ -2,7 +2,7 @@ import * as z from "zod/mini";
 import { agentIdSchema } from "../../domain/identity/names.ts";
 import { type AckResult, ackMessages } from "../../domain/mesh/ack.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";
-import { authenticatedErrorsWith, ownCredential, tokenFileSchema } from "../kernel/token.ts";
+import { authenticatedErrorsWith, ownCredential, tokenFileSchema } from "../kernel/credential.ts";
 
 export const ackOptionsSchema = z
   .object({

@@ -8,10 +8,10 @@ import { STORE_ERRORS } from "../../errors.ts";
 import { keepInVault } from "../../local/vault.ts";
 import { type HerdrWake, herdrWakeFor } from "../../wake/arm.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";
+import { tokenPathSchema } from "../kernel/credential.ts";
 import { FIRST_TOKEN_FILE_DOC, withFirstTokenFile } from "../kernel/first-token-file.ts";
 import { oneLine } from "../kernel/one-line.ts";
 import { neutralizeLine } from "../kernel/output.ts";
-import { tokenPathSchema } from "../kernel/token.ts";
 
 export const checkinOptionsSchema = z.object({
   agentId: agentIdSchema,

@@ -4,8 +4,8 @@ import { agentIdSchema } from "../../domain/identity/names.ts";
 import { type InboxResult, readInbox } from "../../domain/mesh/inbox.ts";
 import { type PeekResult, peekInbox } from "../../domain/mesh/peek.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";
+import { authenticatedErrorsWith, ownCredential, tokenFileSchema } from "../kernel/credential.ts";
 import { neutralizeLine } from "../kernel/output.ts";
-import { authenticatedErrorsWith, ownCredential, tokenFileSchema } from "../kernel/token.ts";
 
 const DEFAULT_LIMIT = 50;
 

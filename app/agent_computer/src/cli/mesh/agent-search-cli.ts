@@ -2,7 +2,7 @@ import * as z from "zod/mini";
 import { agentIdSchema, notAToken } from "../../domain/identity/names.ts";
 import { MAX_SEARCH_WORDS, type SearchResult, searchMessages } from "../../domain/mesh/search.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";
-import { AUTHENTICATED_ERRORS, ownCredential, PRESENCE_FALLBACK, tokenFileSchema } from "../kernel/token.ts";
+import { AUTHENTICATED_ERRORS, ownCredential, PRESENCE_FALLBACK, tokenFileSchema } from "../kernel/credential.ts";
 
 export const searchOptionsSchema = z.object({
   agentId: agentIdSchema,

@@ -3,8 +3,8 @@ import { commandLine } from "../../command-line.ts";
 import { agentIdSchema, notAToken, threadLabelSchema } from "../../domain/identity/names.ts";
 import { type RecipientOutcome, type SendResult, sendMessage } from "../../domain/mesh/send.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";
+import { authenticatedErrorsWith, ownCredential, tokenFileSchema } from "../kernel/credential.ts";
 import { MESSAGE_RATE_ENV, RATE_RULE, REACH_RULE } from "../kernel/reach-help.ts";
-import { authenticatedErrorsWith, ownCredential, tokenFileSchema } from "../kernel/token.ts";
 import { bodySchemas, readBody } from "./send-body.ts";
 
 export const sendOptionsSchema = z

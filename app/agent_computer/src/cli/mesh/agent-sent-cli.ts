@@ -2,8 +2,8 @@ import * as z from "zod/mini";
 import { agentIdSchema } from "../../domain/identity/names.ts";
 import { listSent, type SentResult } from "../../domain/mesh/sent.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";
+import { AUTHENTICATED_ERRORS, ownCredential, PRESENCE_FALLBACK, tokenFileSchema } from "../kernel/credential.ts";
 import { neutralizeLine } from "../kernel/output.ts";
-import { AUTHENTICATED_ERRORS, ownCredential, PRESENCE_FALLBACK, tokenFileSchema } from "../kernel/token.ts";
 
 export const sentOptionsSchema = z.object({
   agentId: agentIdSchema,

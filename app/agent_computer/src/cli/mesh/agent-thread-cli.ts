@@ -2,8 +2,8 @@ import * as z from "zod/mini";
 import { agentIdSchema, threadIdSchema } from "../../domain/identity/names.ts";
 import { readThread, type ThreadResult } from "../../domain/mesh/thread.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";
+import { authenticatedErrorsWith, ownCredential, PRESENCE_FALLBACK, tokenFileSchema } from "../kernel/credential.ts";
 import { neutralizeLine } from "../kernel/output.ts";
-import { authenticatedErrorsWith, ownCredential, PRESENCE_FALLBACK, tokenFileSchema } from "../kernel/token.ts";
 
 export const threadOptionsSchema = z.object({
   agentId: agentIdSchema,

@@ -2,7 +2,7 @@ import * as z from "zod/mini";
 import { STORE_ERRORS } from "../../errors.ts";
 import { liveHolder, type WatcherHolder } from "../../local/wake-lock.ts";
 import { listRegistrations, wakeDirFor } from "../../local/wake-registrations.ts";
-import { runWakeService } from "../../wake/service.ts";
+import { runWakeService } from "../../wake/wake-service.ts";
 import { createLogger } from "../../worker/log.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";
 

@@ -2,8 +2,8 @@ import * as z from "zod/mini";
 import { agentIdSchema } from "../../domain/identity/names.ts";
 import { type DirectoryEntry, type DirectoryResult, listAgents } from "../../domain/mesh/directory.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";
+import { AUTHENTICATED_ERRORS, ownCredential, PRESENCE_FALLBACK, tokenFileSchema } from "../kernel/credential.ts";
 import { neutralizeLine } from "../kernel/output.ts";
-import { AUTHENTICATED_ERRORS, ownCredential, PRESENCE_FALLBACK, tokenFileSchema } from "../kernel/token.ts";
 
 export const agentsListOptionsSchema = z.object({
   includeStale: z._default(z.boolean(), false).check(z.describe("also list agents whose latest session expired (alive: false)")),

@@ -3,9 +3,9 @@ import { agentIdSchema, notAToken } from "../../domain/identity/names.ts";
 import { type ChannelAction, type ChannelResult, channelAction } from "../../domain/mesh/channels.ts";
 import type { ErrorCode } from "../../errors.ts";
 import { type CommandDef, type DepsOf, defineCommand } from "../kernel/command.ts";
-import type { CommandContext } from "../kernel/context.ts";
+import type { CommandContext } from "../kernel/command-context.ts";
+import { AUTHENTICATED_ERRORS, authenticatedErrorsWith, ownCredential, tokenFileSchema } from "../kernel/credential.ts";
 import { MESSAGE_RATE_ENV, RATE_RULE, REACH_RULE } from "../kernel/reach-help.ts";
-import { AUTHENTICATED_ERRORS, authenticatedErrorsWith, ownCredential, tokenFileSchema } from "../kernel/token.ts";
 import { bodySchemas, readBody } from "./send-body.ts";
 
 const ENV = ["AGENT_COMPUTER_HOME", "AGENT_COMPUTER_DATABASE_URL", "RELAY_AGENT_TOKEN"];

@@ -2,7 +2,7 @@ import * as z from "zod/mini";
 import { agentIdSchema } from "../../domain/identity/names.ts";
 import { type ContactChange, type ContactsResult, manageContacts } from "../../domain/mesh/contacts.ts";
 import { type CommandDef, type DepsOf, defineCommand } from "../kernel/command.ts";
-import { AUTHENTICATED_ERRORS, ownCredential, PRESENCE_FALLBACK, tokenFileSchema } from "../kernel/token.ts";
+import { AUTHENTICATED_ERRORS, ownCredential, PRESENCE_FALLBACK, tokenFileSchema } from "../kernel/credential.ts";
 
 const ENV = ["AGENT_COMPUTER_HOME", "AGENT_COMPUTER_DATABASE_URL", "RELAY_AGENT_TOKEN"];
 const OUTPUT =

@@ -1,13 +1,13 @@
 import { z } from "zod";
 import { consoleLink } from "../../console/access.ts";
 import { newId } from "../../domain/ids.ts";
-import { DEFAULT_DISABLE_AFTER } from "../../domain/webhooks/delivery.ts";
-import { DEFAULT_WEBHOOK_RETENTION_DAYS } from "../../domain/webhooks/retention.ts";
+import { DEFAULT_DISABLE_AFTER } from "../../domain/outbound-webhooks/delivery.ts";
+import { DEFAULT_WEBHOOK_RETENTION_DAYS } from "../../domain/outbound-webhooks/retention.ts";
 import { STORE_ERRORS } from "../../errors.ts";
 import { ensureConsoleToken } from "../../local/console-token.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";
-import type { CommandContext } from "../kernel/context.ts";
-import { depsOver as depsOverFromRoot } from "../kernel/deps.ts";
+import type { CommandContext } from "../kernel/command-context.ts";
+import { depsOver as depsOverFromRoot } from "../kernel/composition-root.ts";
 
 const OCTET = "(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)";
 const IPV4 = new RegExp(`^${OCTET}(\\.${OCTET}){3}$`);

@@ -17,8 +17,8 @@ import {
   type RotateResult,
   removeEndpoint,
   rotateSecret,
-} from "../../domain/webhooks/endpoints.ts";
-import { MAX_WEBHOOK_URL_LENGTH, webhookUrlProblem } from "../../domain/webhooks/url.ts";
+} from "../../domain/outbound-webhooks/endpoints.ts";
+import { MAX_WEBHOOK_URL_LENGTH, webhookUrlProblem } from "../../domain/outbound-webhooks/url.ts";
 import { WEBHOOK_EVENT_KINDS } from "../../store/port.ts";
 import { neutralizeLine } from "../../terminal-text.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";
@@ -28,7 +28,7 @@ import {
   ownCredential,
   PRESENCE_FALLBACK,
   tokenFileSchema,
-} from "../kernel/token.ts";
+} from "../kernel/credential.ts";
 
 const ENV = ["AGENT_COMPUTER_HOME", "AGENT_COMPUTER_DATABASE_URL", "RELAY_AGENT_TOKEN"];
 const ENDPOINT_VIEW =

@@ -4,7 +4,7 @@ import type { StoreUse } from "../../store/open.ts";
 import type { Store } from "../../store/port.ts";
 import { wantsJson } from "./argv.ts";
 import type { BinaryDef, CommandDef } from "./command.ts";
-import type { CommandContext } from "./context.ts";
+import type { CommandContext } from "./command-context.ts";
 import { writeJsonStderr, writeJsonStdout, writeStderr, writeStdout } from "./output.ts";
 import { reachedPhase } from "./startup-phase.ts";
 
@@ -87,7 +87,7 @@ export const runBinary = async (binary: BinaryDef, argv: readonly string[], use:
     else if (invocation.kind === "version") await writeStdout(`${(await import("./version.ts")).VERSION}\n`);
     else {
       const options = invocation.options as never;
-      const { invokeCommand } = await import("./deps.ts");
+      const { invokeCommand } = await import("./composition-root.ts");
       const result = await invokeCommand(invocation.def, options, ctx);
       reachedPhase("command-run");
       if (json) await writeJsonStdout(result);

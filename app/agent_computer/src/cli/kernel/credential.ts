@@ -3,7 +3,7 @@ import { TokenMismatch } from "../../domain/identity/token-mismatch.ts";
 import { AppError, type ErrorCode, STORE_ERRORS } from "../../errors.ts";
 import { readVaultToken } from "../../local/vault.ts";
 import { neutralizeLine } from "../../terminal-text.ts";
-import type { CommandContext } from "./context.ts";
+import type { CommandContext } from "./command-context.ts";
 import { readFlagInput } from "./input.ts";
 import { looksLikeToken } from "./redact-tokens.ts";
 

@@ -4,7 +4,7 @@
 // binaries start without them.
 import { hostName, localAddresses, localHostId, probePid } from "../../adapters/local-host.ts";
 import type { Deps, LocalHost } from "../../domain/deps.ts";
-import type { HerdrDeps } from "../../domain/herdr/deps.ts";
+import type { HerdrDeps } from "../../domain/herdr/herdr-deps.ts";
 import { rateLimitsFromEnv } from "../../domain/identity/rate-config.ts";
 import { newId } from "../../domain/ids.ts";
 import { agentProcesses } from "../../local/agent-processes.ts";
@@ -13,8 +13,8 @@ import { resolvePaths } from "../../paths.ts";
 import { storeDialect } from "../../store/dialect.ts";
 import type { Store } from "../../store/port.ts";
 import type { CommandDef, DepsOf, KernelDeps } from "./command.ts";
-import type { CommandContext } from "./context.ts";
-import { namingTokenSource, resolveCredential } from "./token.ts";
+import type { CommandContext } from "./command-context.ts";
+import { namingTokenSource, resolveCredential } from "./credential.ts";
 
 /**
  * The context's store, opened at its first read or write: a command (a Herdr one, a light watcher that finds another
