@@ -3,6 +3,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import registerCommand, { registerOptionsSchema } from "../../app/agent_computer/src/cli/identity/register-agent-cli.ts";
 import type { CommandContext } from "../../app/agent_computer/src/cli/kernel/command-context.ts";
 import { invokeCommand } from "../../app/agent_computer/src/cli/kernel/composition-root.ts";
 import { readLimited } from "../../app/agent_computer/src/cli/kernel/input.ts";
@@ -91,6 +92,15 @@ describe.each(storeNames)("agent-send-cli tells the sender the truth [%s]", (sto
     expect(r).toMatchObject({ exitCode: 3, code: "AUTH_FAILED", token_source: `--token-file ${file}` });
     expect(r.message).toBe(`the token from --token-file ${file} does not match agent writer`);
     expect(JSON.stringify(r)).not.toContain(wrong);
+  });
+
+  test("register-agent-cli with another agent's token: AUTH_FAILED names RELAY_AGENT_TOKEN, not the token", async () => {
+    const other = tokens.get("reader") as string;
+    const registering = registerOptionsSchema.parse({ agentId: "writer", role: "builder", capabilities: ["ts"] });
+    const r = await refusal(invokeCommand(registerCommand, registering, ctxWith({ RELAY_AGENT_TOKEN: other })));
+    expect(r).toMatchObject({ exitCode: 3, code: "AUTH_FAILED", token_source: "RELAY_AGENT_TOKEN" });
+    expect(r.message).toBe("the token from RELAY_AGENT_TOKEN does not match agent writer");
+    expect(JSON.stringify(r)).not.toContain(other);
   });
 
   test("a stale vault entry: AUTH_FAILED names the vault file", async () => {
