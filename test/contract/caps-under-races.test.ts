@@ -6,7 +6,7 @@ import { checkIn } from "../../app/agent_computer/src/domain/agents/checkin.ts";
 import { MAX_ENTRIES, setWorkerEnv } from "../../app/agent_computer/src/domain/automation/worker-env.ts";
 import type { Deps } from "../../app/agent_computer/src/domain/deps.ts";
 import { newId } from "../../app/agent_computer/src/domain/ids.ts";
-import { addEndpoint, MAX_ENDPOINTS_PER_AGENT } from "../../app/agent_computer/src/domain/webhooks/endpoints.ts";
+import { addEndpoint, MAX_ENDPOINTS_PER_AGENT } from "../../app/agent_computer/src/domain/outbound-webhooks/endpoints.ts";
 import type { Store } from "../../app/agent_computer/src/store/port.ts";
 import { createStoreTarget, type StoreTarget, storeNames } from "../helpers/stores.ts";
 

@@ -3,10 +3,13 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import type { CommandContext } from "../../app/agent_computer/src/cli/kernel/context.ts";
+import registerCommand, { registerOptionsSchema } from "../../app/agent_computer/src/cli/identity/register-agent-cli.ts";
+import type { CommandContext } from "../../app/agent_computer/src/cli/kernel/command-context.ts";
+import { invokeCommand } from "../../app/agent_computer/src/cli/kernel/composition-root.ts";
 import { readLimited } from "../../app/agent_computer/src/cli/kernel/input.ts";
-import sendCommand, { runSend, sendOptionsSchema } from "../../app/agent_computer/src/cli/mesh/agent-send-cli.ts";
+import sendCommand, { sendOptionsSchema } from "../../app/agent_computer/src/cli/mesh/agent-send-cli.ts";
 import { checkIn } from "../../app/agent_computer/src/domain/agents/checkin.ts";
+import type { SendResult } from "../../app/agent_computer/src/domain/mesh/send.ts";
 import { isAppError } from "../../app/agent_computer/src/errors.ts";
 import { writeVaultToken } from "../../app/agent_computer/src/local/vault.ts";
 import { resolvePaths } from "../../app/agent_computer/src/paths.ts";
@@ -57,7 +60,7 @@ describe.each(storeNames)("agent-send-cli tells the sender the truth [%s]", (sto
 
   test("an expired sender reads, in the human output and in --json, the exact check-in command to run", async () => {
     clock.advance(61_000);
-    const result = await runSend(options("writer"), ctxWith());
+    const result = await (invokeCommand(sendCommand, options("writer"), ctxWith()) as Promise<SendResult>);
     expect(result).toMatchObject({
       sender_session: "expired",
       sender_checkin: "agent-checkin-cli --agent-id writer --confirm",
@@ -66,13 +69,15 @@ describe.each(storeNames)("agent-send-cli tells the sender the truth [%s]", (sto
     expect(text).toContain("YOUR SESSION HAS EXPIRED");
     expect(text).toContain("agent-checkin-cli --agent-id writer --confirm");
     await enter("writer", 60);
-    const live = await runSend(options("writer"), ctxWith());
+    const live = await (invokeCommand(sendCommand, options("writer"), ctxWith()) as Promise<SendResult>);
     expect(sendCommand.render(live, options("writer"))).not.toContain("EXPIRED");
   });
 
   test("RELAY_AGENT_TOKEN holding another agent's token: AUTH_FAILED names RELAY_AGENT_TOKEN, not the token", async () => {
     const other = tokens.get("reader") as string;
-    const r = await refusal(runSend(options("writer"), ctxWith({ RELAY_AGENT_TOKEN: other })));
+    const r = await refusal(
+      invokeCommand(sendCommand, options("writer"), ctxWith({ RELAY_AGENT_TOKEN: other })) as Promise<SendResult>,
+    );
     expect(r).toMatchObject({ exitCode: 3, code: "AUTH_FAILED", token_source: "RELAY_AGENT_TOKEN" });
     expect(r.message).toBe("the token from RELAY_AGENT_TOKEN does not match agent writer");
     expect(r.hint).toContain("unset it");
@@ -83,17 +88,26 @@ describe.each(storeNames)("agent-send-cli tells the sender the truth [%s]", (sto
     const file = join(resolvePaths(target.env).stateDir, `wrong-${storeName}.token`);
     const wrong = tokens.get("reader") as string;
     writeFileSync(file, `${wrong}\n`, { mode: 0o600 });
-    const r = await refusal(runSend(options("writer", { tokenFile: file }), ctxWith()));
+    const r = await refusal(invokeCommand(sendCommand, options("writer", { tokenFile: file }), ctxWith()) as Promise<SendResult>);
     expect(r).toMatchObject({ exitCode: 3, code: "AUTH_FAILED", token_source: `--token-file ${file}` });
     expect(r.message).toBe(`the token from --token-file ${file} does not match agent writer`);
     expect(JSON.stringify(r)).not.toContain(wrong);
+  });
+
+  test("register-agent-cli with another agent's token: AUTH_FAILED names RELAY_AGENT_TOKEN, not the token", async () => {
+    const other = tokens.get("reader") as string;
+    const registering = registerOptionsSchema.parse({ agentId: "writer", role: "builder", capabilities: ["ts"] });
+    const r = await refusal(invokeCommand(registerCommand, registering, ctxWith({ RELAY_AGENT_TOKEN: other })));
+    expect(r).toMatchObject({ exitCode: 3, code: "AUTH_FAILED", token_source: "RELAY_AGENT_TOKEN" });
+    expect(r.message).toBe("the token from RELAY_AGENT_TOKEN does not match agent writer");
+    expect(JSON.stringify(r)).not.toContain(other);
   });
 
   test("a stale vault entry: AUTH_FAILED names the vault file", async () => {
     const paths = resolvePaths(target.env);
     await writeVaultToken(paths, "writer", "act_stale-token-from-before-a-rotation");
     try {
-      const r = await refusal(runSend(options("writer"), ctxWith()));
+      const r = await refusal(invokeCommand(sendCommand, options("writer"), ctxWith()) as Promise<SendResult>);
       expect(r.message).toBe(`the token from the vault (${paths.vaultDir}/writer.token) does not match agent writer`);
       expect(JSON.stringify(r)).not.toContain("act_stale");
     } finally {

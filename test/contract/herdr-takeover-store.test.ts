@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { Herdr, HerdrAgent } from "../../app/agent_computer/src/adapters/herdr/client.ts";
 import { takeoverController } from "../../app/agent_computer/src/domain/herdr/controller-takeover.ts";
-import type { HerdrDeps } from "../../app/agent_computer/src/domain/herdr/deps.ts";
+import type { HerdrDeps } from "../../app/agent_computer/src/domain/herdr/herdr-deps.ts";
 import { herdrStateDirs } from "../../app/agent_computer/src/local/herdr-state.ts";
 import { resolvePaths } from "../../app/agent_computer/src/paths.ts";
 import type { ControllerLeaseRecord, Store } from "../../app/agent_computer/src/store/port.ts";

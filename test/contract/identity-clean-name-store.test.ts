@@ -10,8 +10,8 @@ import { searchMessages } from "../../app/agent_computer/src/domain/mesh/search.
 import { sendMessage } from "../../app/agent_computer/src/domain/mesh/send.ts";
 import { listSent } from "../../app/agent_computer/src/domain/mesh/sent.ts";
 import { readThread } from "../../app/agent_computer/src/domain/mesh/thread.ts";
+import { addEndpoint, listEndpoints } from "../../app/agent_computer/src/domain/outbound-webhooks/endpoints.ts";
 import { listTasks } from "../../app/agent_computer/src/domain/tasks/list.ts";
-import { addEndpoint, listEndpoints } from "../../app/agent_computer/src/domain/webhooks/endpoints.ts";
 import { failure, type MeshAgents, openMeshAgents } from "../helpers/mesh.ts";
 import { storeNames } from "../helpers/stores.ts";
 

@@ -7,8 +7,12 @@ import { checkIn } from "../../app/agent_computer/src/domain/agents/checkin.ts";
 import type { Deps } from "../../app/agent_computer/src/domain/deps.ts";
 import { newId } from "../../app/agent_computer/src/domain/ids.ts";
 import { sendMessage } from "../../app/agent_computer/src/domain/mesh/send.ts";
-import { claimDeliveries, type DeliveryPolicy, settleDelivery } from "../../app/agent_computer/src/domain/webhooks/delivery.ts";
-import { addEndpoint, enableEndpoint } from "../../app/agent_computer/src/domain/webhooks/endpoints.ts";
+import {
+  claimDeliveries,
+  type DeliveryPolicy,
+  settleDelivery,
+} from "../../app/agent_computer/src/domain/outbound-webhooks/delivery.ts";
+import { addEndpoint, enableEndpoint } from "../../app/agent_computer/src/domain/outbound-webhooks/endpoints.ts";
 import type { Store } from "../../app/agent_computer/src/store/port.ts";
 import { deadlocksDetected, raceRounds } from "../helpers/pg-deadlocks.ts";
 import { createStoreTarget, type StoreTarget, storeNames } from "../helpers/stores.ts";

@@ -13,13 +13,12 @@ import type { Deps } from "../../app/agent_computer/src/domain/deps.ts";
 import { manageContacts } from "../../app/agent_computer/src/domain/mesh/contacts.ts";
 import { readInbox } from "../../app/agent_computer/src/domain/mesh/inbox.ts";
 import { sendMessage } from "../../app/agent_computer/src/domain/mesh/send.ts";
-import { postTask } from "../../app/agent_computer/src/domain/tasks/post.ts";
 import {
   claimDeliveries,
   type DeliveryPolicy,
   deliveryDue,
   settleDelivery,
-} from "../../app/agent_computer/src/domain/webhooks/delivery.ts";
+} from "../../app/agent_computer/src/domain/outbound-webhooks/delivery.ts";
 import {
   addEndpoint,
   enableEndpoint,
@@ -29,10 +28,11 @@ import {
   ROTATION_OVERLAP_MS,
   removeEndpoint,
   rotateSecret,
-} from "../../app/agent_computer/src/domain/webhooks/endpoints.ts";
-import { pruneEndedDeliveries } from "../../app/agent_computer/src/domain/webhooks/retention.ts";
+} from "../../app/agent_computer/src/domain/outbound-webhooks/endpoints.ts";
+import { pruneEndedDeliveries } from "../../app/agent_computer/src/domain/outbound-webhooks/retention.ts";
+import { postTask } from "../../app/agent_computer/src/domain/tasks/post.ts";
 import type { ClaimedWebhookEvent, WebhookEventKind } from "../../app/agent_computer/src/store/port.ts";
-import { ENDED_EVENTS_SQL } from "../../app/agent_computer/src/store/sql/webhooks.ts";
+import { ENDED_EVENTS_SQL } from "../../app/agent_computer/src/store/sql/outbound-webhooks.ts";
 import { jobDir } from "../helpers/automation.ts";
 import { failure, type MeshAgents, openMeshAgents } from "../helpers/mesh.ts";
 import { storeNames } from "../helpers/stores.ts";

@@ -5,8 +5,12 @@
 import { SQL } from "bun";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { sendMessage } from "../../app/agent_computer/src/domain/mesh/send.ts";
-import { claimDeliveries, type DeliveryPolicy, settleDelivery } from "../../app/agent_computer/src/domain/webhooks/delivery.ts";
-import { addEndpoint } from "../../app/agent_computer/src/domain/webhooks/endpoints.ts";
+import {
+  claimDeliveries,
+  type DeliveryPolicy,
+  settleDelivery,
+} from "../../app/agent_computer/src/domain/outbound-webhooks/delivery.ts";
+import { addEndpoint } from "../../app/agent_computer/src/domain/outbound-webhooks/endpoints.ts";
 import { type MeshAgents, openMeshAgents } from "../helpers/mesh.ts";
 import { pgUrl } from "../helpers/stores.ts";
 

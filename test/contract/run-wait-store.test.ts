@@ -5,8 +5,9 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { runJobOptionsSchema, runRunJob } from "../../app/agent_computer/src/cli/automation/run-automation-job-cli.ts";
-import type { CommandContext } from "../../app/agent_computer/src/cli/kernel/context.ts";
+import runJobCommand, { runJobOptionsSchema } from "../../app/agent_computer/src/cli/automation/run-automation-job-cli.ts";
+import type { CommandContext } from "../../app/agent_computer/src/cli/kernel/command-context.ts";
+import { invokeCommand } from "../../app/agent_computer/src/cli/kernel/composition-root.ts";
 import { readLimited } from "../../app/agent_computer/src/cli/kernel/input.ts";
 import { checkIn } from "../../app/agent_computer/src/domain/agents/checkin.ts";
 import { claimAttempts, finishAttempt } from "../../app/agent_computer/src/domain/automation/attempts.ts";
@@ -55,7 +56,7 @@ describe.each(storeNames)("run-automation-job-cli --wait-seconds exit status [%s
   };
   const waitedRun = (state: "succeeded" | "failed") =>
     Promise.all([
-      runRunJob(runJobOptionsSchema.parse({ agentId: "owner", jobId, waitSeconds: 60 }), ctx()).then(
+      invokeCommand(runJobCommand, runJobOptionsSchema.parse({ agentId: "owner", jobId, waitSeconds: 60 }), ctx()).then(
         (result) => ({ result, error: undefined }),
         (error: unknown) => ({ result: undefined, error }),
       ),
@@ -95,6 +96,6 @@ describe.each(storeNames)("run-automation-job-cli --wait-seconds exit status [%s
   test("a run that succeeded is the result, exit 0", async () => {
     const [{ result, error }, runId] = await waitedRun("succeeded");
     expect(error).toBeUndefined();
-    expect(result?.run).toMatchObject({ id: runId, state: "succeeded" });
+    expect((result as { run?: unknown } | undefined)?.run).toMatchObject({ id: runId, state: "succeeded" });
   });
 });

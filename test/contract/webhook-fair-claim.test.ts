@@ -8,8 +8,8 @@ import {
   type DeliveryPolicy,
   deliveryDue,
   settleDelivery,
-} from "../../app/agent_computer/src/domain/webhooks/delivery.ts";
-import { addEndpoint, removeEndpoint } from "../../app/agent_computer/src/domain/webhooks/endpoints.ts";
+} from "../../app/agent_computer/src/domain/outbound-webhooks/delivery.ts";
+import { addEndpoint, removeEndpoint } from "../../app/agent_computer/src/domain/outbound-webhooks/endpoints.ts";
 import type { ClaimedWebhookEvent, Store } from "../../app/agent_computer/src/store/port.ts";
 import { DUE_EXISTS_SQL, dueHeadsSql, ENDPOINT_BUSY_SQL } from "../../app/agent_computer/src/store/sql/webhook-claim.ts";
 import { type MeshAgents, openMeshAgents } from "../helpers/mesh.ts";

@@ -13,7 +13,7 @@ import { WAKE_PROMPT_PATTERN } from "../../app/agent_computer/src/domain/wake/pr
 import { defaultWakeTuning, type WakeTuning } from "../../app/agent_computer/src/domain/wake/tuning.ts";
 import { localWakeRegistry, readRegistration, writeRegistration } from "../../app/agent_computer/src/local/wake-registrations.ts";
 import type { Store } from "../../app/agent_computer/src/store/port.ts";
-import { herdrForArming } from "../../app/agent_computer/src/wake/service.ts";
+import { herdrForArming } from "../../app/agent_computer/src/wake/wake-service.ts";
 import { runWakeWatcher } from "../../app/agent_computer/src/wake/watcher.ts";
 import { type FakeHerdr, startFakeHerdr } from "../fixtures/fake-herdr/control.ts";
 import { createStoreTarget, type StoreTarget, storeNames } from "../helpers/stores.ts";

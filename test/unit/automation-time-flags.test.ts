@@ -3,7 +3,8 @@
 import { describe, expect, test } from "vitest";
 import { checkbackOptionsSchema, runCheckback } from "../../app/agent_computer/src/cli/automation/create-checkback-cli.ts";
 import { cronOptionsSchema } from "../../app/agent_computer/src/cli/automation/create-cron-schedule-cli.ts";
-import type { CommandContext } from "../../app/agent_computer/src/cli/kernel/context.ts";
+import type { DepsOf } from "../../app/agent_computer/src/cli/kernel/command.ts";
+import type { CommandContext } from "../../app/agent_computer/src/cli/kernel/command-context.ts";
 import { readLimited } from "../../app/agent_computer/src/cli/kernel/input.ts";
 import { CRON_NICKNAMES, cronProblem, nextTick } from "../../app/agent_computer/src/domain/automation/cron.ts";
 import { isAppError } from "../../app/agent_computer/src/errors.ts";
@@ -72,8 +73,16 @@ describe("--at", () => {
     store: () => Promise.reject(new Error("validation must refuse before the store is opened")),
     readInput: readLimited,
   };
+  // Fake deps: run<Verb> gets what the kernel would build; a store reached means validation passed.
+  const refuse = () => Promise.reject(new Error("validation must refuse before the store is opened"));
+  const deps = {
+    ctx,
+    credential: undefined,
+    now: () => NOW,
+    store: { dialect: "sqlite", read: refuse, write: refuse, close: async () => {} },
+  } as unknown as DepsOf<"store">;
   const refusal = async (at: string) => {
-    const error = await runCheckback(checkbackOptionsSchema.parse({ agentId: "a1", at }), ctx).catch((e: unknown) => e);
+    const error = await runCheckback(checkbackOptionsSchema.parse({ agentId: "a1", at }), deps).catch((e: unknown) => e);
     if (!isAppError(error)) throw new Error(`expected an AppError, got ${String(error)}`);
     return { code: error.code, message: error.message };
   };
@@ -96,7 +105,7 @@ describe("--at", () => {
 
   /** What runCheckback answers: the refusal, or "accepted" once it reaches for the store (validation passed). */
   const outcome = async (input: { at?: string; in?: string }) => {
-    const error = await runCheckback(checkbackOptionsSchema.parse({ agentId: "a1", ...input }), ctx).catch((e: unknown) => e);
+    const error = await runCheckback(checkbackOptionsSchema.parse({ agentId: "a1", ...input }), deps).catch((e: unknown) => e);
     return isAppError(error) ? error.message : "accepted";
   };
 

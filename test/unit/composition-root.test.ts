@@ -1,11 +1,13 @@
-// The composition root (cli/kernel/deps.ts): the store it hands out opens at its first use, so a command that never
-// reaches the store (a Herdr command, a light watcher that gives way) never opens it; a one-shot command's clock
-// stops at the call's start, a waiting process's clock runs.
+// The composition root (cli/kernel/composition-root.ts): a command gets what it declares (CommandDef.needs) and no command builds
+// its own deps; the store it hands out opens at its first use, so a command that never reaches the store (a Herdr
+// command, a light watcher that gives way) never opens it; a one-shot command's clock stops at the call's start, a
+// waiting process's clock runs.
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { describe, expect, test } from "vitest";
-import type { CommandContext } from "../../app/agent_computer/src/cli/kernel/context.ts";
-import { buildDeps, buildHerdrDeps, lazyStore } from "../../app/agent_computer/src/cli/kernel/deps.ts";
+import type { CommandDef, DepsKind, Needs } from "../../app/agent_computer/src/cli/kernel/command.ts";
+import type { CommandContext } from "../../app/agent_computer/src/cli/kernel/command-context.ts";
+import { depsFor, lazyStore } from "../../app/agent_computer/src/cli/kernel/composition-root.ts";
 import { readLimited } from "../../app/agent_computer/src/cli/kernel/input.ts";
 import { resolvePaths } from "../../app/agent_computer/src/paths.ts";
 import type { Store } from "../../app/agent_computer/src/store/port.ts";
@@ -32,6 +34,14 @@ const fakeContext = (env: Record<string, string> = {}) => {
   };
   return { ctx, opens: () => opens, advance: (ms: number) => (clock += ms) };
 };
+
+/** A command that declares `needs` (the rest of a definition does not matter to the composition root). */
+const declaring = (needs: Needs<unknown, DepsKind>) => ({ needs }) as unknown as CommandDef;
+type Built = Record<string, unknown> & { store: Store; now(): number; local: { hostId: string } };
+const buildDeps = async (ctx: CommandContext, clock: "call" | "live" = "call") =>
+  (await depsFor(declaring({ deps: "store", clock }), {}, ctx)) as unknown as Built;
+const buildHerdrDeps = async (ctx: CommandContext) =>
+  (await depsFor(declaring({ deps: "herdr" }), {}, ctx)) as unknown as Built & { herdr: { getAgent: unknown } };
 
 describe("the composition root", () => {
   test("building deps opens no store; the first read does, once per use through the context", async () => {
@@ -72,7 +82,7 @@ describe("the composition root", () => {
 });
 
 const SRC = resolve(import.meta.dirname, "../../app/agent_computer/src");
-const ROOT = "cli/kernel/deps.ts";
+const ROOT = "cli/kernel/composition-root.ts";
 /** What only the composition root may turn into deps: host facts, rate limits from the environment. */
 const HOST_FACTS = /adapters\/local-host\.ts|rateLimitsFromEnv|from "node:os"/;
 

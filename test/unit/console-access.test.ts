@@ -18,11 +18,11 @@ import { consoleTokenFile, ensureConsoleToken } from "../../app/agent_computer/s
 import { resolvePaths } from "../../app/agent_computer/src/paths.ts";
 import type { Store } from "../../app/agent_computer/src/store/port.ts";
 import { consoleService, consoleStartFields } from "../../app/agent_computer/src/worker/console.ts";
-import type { WorkerContext } from "../../app/agent_computer/src/worker/context.ts";
 import { listen, localUrlOf } from "../../app/agent_computer/src/worker/http.ts";
+import { webhookService } from "../../app/agent_computer/src/worker/inbound-webhooks.ts";
 import { createLogger } from "../../app/agent_computer/src/worker/log.ts";
-import { Wakeup } from "../../app/agent_computer/src/worker/wakeup.ts";
-import { webhookService } from "../../app/agent_computer/src/worker/webhooks.ts";
+import { Nudge } from "../../app/agent_computer/src/worker/nudge.ts";
+import type { WorkerContext } from "../../app/agent_computer/src/worker/worker-context.ts";
 import { jobDir } from "../helpers/automation.ts";
 import { createStoreTarget, type StoreTarget } from "../helpers/stores.ts";
 
@@ -72,7 +72,7 @@ beforeAll(async () => {
     env: {},
     log: createLogger(() => {}),
     deps,
-    wake: { scheduler: new Wakeup(), executor: new Wakeup() },
+    nudge: { scheduler: new Nudge(), executor: new Nudge() },
     localUrl: () => url,
     consoleToken: token,
   };

@@ -6,8 +6,8 @@ import { lastChars } from "../../app/agent_computer/src/console/format.ts";
 import { hostAllowed } from "../../app/agent_computer/src/console/host-guard.ts";
 import { jobsPage, TAIL_CHARS } from "../../app/agent_computer/src/console/jobs-page.ts";
 import { layout } from "../../app/agent_computer/src/console/layout.ts";
+import { webhooksPage } from "../../app/agent_computer/src/console/outbound-webhooks-page.ts";
 import { triggersPage } from "../../app/agent_computer/src/console/triggers-page.ts";
-import { webhooksPage } from "../../app/agent_computer/src/console/webhooks-page.ts";
 import { redactSecrets } from "../../app/agent_computer/src/domain/automation/overview.ts";
 import { parseCommandLine } from "../helpers/parse-line.ts";
 

@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
-import type { CommandContext } from "../../app/agent_computer/src/cli/kernel/context.ts";
+import type { CommandContext } from "../../app/agent_computer/src/cli/kernel/command-context.ts";
 import { InputTooLarge, readFlagInput, readLimited } from "../../app/agent_computer/src/cli/kernel/input.ts";
 import { AppError } from "../../app/agent_computer/src/errors.ts";
 

@@ -12,11 +12,11 @@ const SRC = resolve(import.meta.dirname, "../../app/agent_computer/src");
 const FAMILIES = ["identity", "mesh", "herdr", "automation", "worker"];
 /**
  * Codes no module graph shows but every command can produce: argv parsing and schema validation (kernel/parse.ts,
- * run by kernel/run.ts) and a bug (kernel/run.ts).
+ * run by kernel/run-binary.ts) and a bug (kernel/run-binary.ts).
  */
 const ALWAYS = ["INVALID_INPUT", "INTERNAL"];
 /**
- * Codes no module graph shows but every command that opens the store (or writes a file: kernel/run.ts turns a full
+ * Codes no module graph shows but every command that opens the store (or writes a file: kernel/run-binary.ts turns a full
  * disk met anywhere into DISK_FULL) can produce: the store's environment (errors.ts STORE_ERRORS: the drivers'
  * error tables and store/open.ts, loaded by ctx.store()).
  */
@@ -110,8 +110,8 @@ const CHANNEL_POSTS_ONLY = "only post and read require membership (domain/mesh/c
 const CHANNEL_CREATE_ONLY = "only create refuses a name that exists (domain/mesh/channels.ts, one module for every action)";
 const CHANNEL_POST_COUNTED = "only post sends a message, which the rate limits count (domain/mesh/channels.ts, one module)";
 const WEBHOOK_ADD_ONLY =
-  "only add refuses an agent that has the most endpoints (domain/webhooks/endpoints.ts, one module for every action)";
-const WEBHOOK_NO_ENDPOINT_NAMED = "it names no endpoint, so none can be missing (domain/webhooks/endpoints.ts)";
+  "only add refuses an agent that has the most endpoints (domain/outbound-webhooks/endpoints.ts, one module for every action)";
+const WEBHOOK_NO_ENDPOINT_NAMED = "it names no endpoint, so none can be missing (domain/outbound-webhooks/endpoints.ts)";
 const UNREACHABLE: Record<string, Record<string, string>> = {
   "agent-checkin-cli": {
     UNKNOWN_AGENT: "authenticate() runs only for a name that exists; an unknown name is registered instead",
@@ -153,7 +153,7 @@ const UNREACHABLE: Record<string, Record<string, string>> = {
     ),
     ...exempt(
       ["CONFLICT", "NOT_FOUND"],
-      "domain/webhooks/endpoints.ts is loaded for the console's Webhooks page (webhooksOverview), which only reads; " +
+      "domain/outbound-webhooks/endpoints.ts is loaded for the console's Webhooks page (webhooksOverview), which only reads; " +
         "add, remove and enable, which refuse, are agent-webhook-cli's",
     ),
   },
@@ -184,7 +184,7 @@ const CONDITIONAL = [
  * Modules that build an AppError from a code given to a factory: each call of the factory names the code literally,
  * so the scan reads the calls instead.
  */
-const FACTORIES = [{ module: "store/postgres/errors.ts", call: /\bappError\(\s*"([A-Z_]+)"/g }];
+const FACTORIES = [{ module: "store/postgres/error-mapping.ts", call: /\bappError\(\s*"([A-Z_]+)"/g }];
 
 const VALUE_IMPORT = /^\s*(?:import|export)\s+(?!type\b)[^;]*?\bfrom\s+["'](\.{1,2}\/[^"']+)["']/gm;
 const DYNAMIC_IMPORT = /import\(\s*["'](\.{1,2}\/[^"']+)["']\s*\)/g;

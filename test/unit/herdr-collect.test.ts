@@ -11,7 +11,7 @@ import {
 } from "../../app/agent_computer/src/adapters/herdr/client.ts";
 import type { AgentIdentity } from "../../app/agent_computer/src/domain/herdr/agent-identity.ts";
 import { collectOne } from "../../app/agent_computer/src/domain/herdr/collect.ts";
-import type { HerdrDeps } from "../../app/agent_computer/src/domain/herdr/deps.ts";
+import type { HerdrDeps } from "../../app/agent_computer/src/domain/herdr/herdr-deps.ts";
 import { newReceipt, type ReceiptRecord, saveReceipt } from "../../app/agent_computer/src/domain/herdr/receipts.ts";
 import { waitForSettled } from "../../app/agent_computer/src/domain/herdr/settle.ts";
 import { waitAny } from "../../app/agent_computer/src/domain/herdr/wait-any.ts";

@@ -10,7 +10,7 @@ import {
   type HerdrErrorKind,
   misreadPromptText,
 } from "../../app/agent_computer/src/adapters/herdr/client.ts";
-import { KNOWN_HERDR_CODES, kindForHerdrCode } from "../../app/agent_computer/src/adapters/herdr/errors.ts";
+import { KNOWN_HERDR_CODES, kindForHerdrCode } from "../../app/agent_computer/src/adapters/herdr/failure-kinds.ts";
 import { herdrFailure } from "../../app/agent_computer/src/domain/herdr/herdr-failure.ts";
 import { surviving } from "../../app/agent_computer/src/domain/herdr/herdr-reconnect.ts";
 import type { AppError } from "../../app/agent_computer/src/errors.ts";

@@ -4,7 +4,7 @@ import { mkdtempSync } from "node:fs";
 import { join } from "node:path";
 import { expect, test } from "vitest";
 import type { Herdr, HerdrAgent } from "../../app/agent_computer/src/adapters/herdr/client.ts";
-import type { HerdrDeps } from "../../app/agent_computer/src/domain/herdr/deps.ts";
+import type { HerdrDeps } from "../../app/agent_computer/src/domain/herdr/herdr-deps.ts";
 import { leaseInventory } from "../../app/agent_computer/src/domain/herdr/lease-inventory.ts";
 import { saveLease } from "../../app/agent_computer/src/domain/herdr/leases.ts";
 import { herdrStateDirs } from "../../app/agent_computer/src/local/herdr-state.ts";

@@ -12,8 +12,8 @@ import { abandonReceipt } from "../../app/agent_computer/src/domain/herdr/abando
 import type { AgentIdentity } from "../../app/agent_computer/src/domain/herdr/agent-identity.ts";
 import { loadAuthority } from "../../app/agent_computer/src/domain/herdr/controller-authority.ts";
 import { observeCaller } from "../../app/agent_computer/src/domain/herdr/controller-caller.ts";
-import type { HerdrDeps } from "../../app/agent_computer/src/domain/herdr/deps.ts";
 import { handoff } from "../../app/agent_computer/src/domain/herdr/handoff.ts";
+import type { HerdrDeps } from "../../app/agent_computer/src/domain/herdr/herdr-deps.ts";
 import { type LeaseRecord, saveLease } from "../../app/agent_computer/src/domain/herdr/leases.ts";
 import { findReceipt, newReceipt, saveReceipt, tokenOf } from "../../app/agent_computer/src/domain/herdr/receipts.ts";
 import { fenceHashOf, writeControllerFiles } from "../../app/agent_computer/src/local/controller-files.ts";

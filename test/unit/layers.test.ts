@@ -19,7 +19,7 @@ const UNITS: readonly (readonly [prefix: string, rank: number])[] = [
   ["console/", 55],
   // The one auto-wake service: the worker and agent-wake-cli run it; a sibling of console, which never wakes anyone.
   ["wake/", 55],
-  ["domain/webhooks/", 47],
+  ["domain/outbound-webhooks/", 47],
   ["domain/agents/", 46],
   ["domain/automation/", 45],
   ["domain/herdr/", 45],
@@ -123,10 +123,10 @@ describe("the import graph of app/ follows the layers of the README's layout", (
     expect(violation("domain/mesh/send.ts", "cli/kernel/errors.ts")).toMatch(/upward/);
     expect(violation("domain/identity/token.ts", "domain/mesh/session.ts")).toMatch(/upward/);
     expect(violation("cli/identity/task-post.ts", "cli/mesh/agent-send-cli.ts")).toMatch(/sibling/);
-    expect(violation("console/service.ts", "worker/log.ts")).toMatch(/upward/);
-    expect(violation("console/service.ts", "wake/service.ts")).toMatch(/sibling/);
-    expect(violation("wake/service.ts", "cli/kernel/context.ts")).toMatch(/upward/);
-    expect(violation("worker/wake.ts", "wake/service.ts")).toBeUndefined();
+    expect(violation("console/routes.ts", "worker/log.ts")).toMatch(/upward/);
+    expect(violation("console/routes.ts", "wake/wake-service.ts")).toMatch(/sibling/);
+    expect(violation("wake/wake-service.ts", "cli/kernel/command-context.ts")).toMatch(/upward/);
+    expect(violation("worker/auto-wake.ts", "wake/wake-service.ts")).toBeUndefined();
     expect(violation("domain/mesh/send.ts", "store/sql/db.ts")).toMatch(/store port/);
     expect(violation("cli/mesh/agent-send-cli.ts", "domain/mesh/send.ts")).toBeUndefined();
     expect(violation("domain/mesh/send.ts", "errors.ts")).toBeUndefined();

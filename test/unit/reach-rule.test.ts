@@ -21,7 +21,7 @@ const EXEMPT: Record<string, string> = {
   "tasks/post.ts": "assigns only pickAssignee's choice (route.ts), which applies the rule",
   "automation/fire.ts": "a job owner's own trigger firing",
   "automation/attempts.ts": "a job owner's own run results",
-  "webhooks/delivery.ts": "an endpoint owner's own endpoint health",
+  "outbound-webhooks/delivery.ts": "an endpoint owner's own endpoint health",
 };
 
 const domainFiles = (dir: string): string[] =>

@@ -9,8 +9,8 @@ import { describe, expect, test } from "vitest";
 import { type AppError, diskFullElsewhere, ERROR_CODES, isAppError } from "../../app/agent_computer/src/errors.ts";
 import { openStore } from "../../app/agent_computer/src/store/open.ts";
 import { UniqueViolation } from "../../app/agent_computer/src/store/port.ts";
-import { classifyPostgresError } from "../../app/agent_computer/src/store/postgres/errors.ts";
-import { classifySqliteError } from "../../app/agent_computer/src/store/sqlite/errors.ts";
+import { classifyPostgresError } from "../../app/agent_computer/src/store/postgres/error-mapping.ts";
+import { classifySqliteError } from "../../app/agent_computer/src/store/sqlite/error-mapping.ts";
 
 const FILE = "/srv/state/agent-computer.sqlite";
 const sqliteError = (code: string, message = "driver says so") => Object.assign(new Error(message), { code });

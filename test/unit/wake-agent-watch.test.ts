@@ -2,7 +2,7 @@
 // typed, what a failure does to the token, the backoff and the arming. The e2e wake-watcher suite runs the same path
 // against real stores and the Herdr double.
 import { describe, expect, test } from "vitest";
-import { HerdrError } from "../../app/agent_computer/src/adapters/herdr/errors.ts";
+import { HerdrError } from "../../app/agent_computer/src/adapters/herdr/failure-kinds.ts";
 import type { HerdrAgent, HerdrAgentStatus } from "../../app/agent_computer/src/adapters/herdr/records.ts";
 import { WAKE_PROMPT_PATTERN } from "../../app/agent_computer/src/domain/wake/prompt.ts";
 import type { IssueOutcome } from "../../app/agent_computer/src/domain/wake/tokens.ts";

@@ -10,7 +10,7 @@ import { acquireWatcherLock, liveHolder, watcherLockFile } from "../../app/agent
 import { wakeDirFor } from "../../app/agent_computer/src/local/wake-registrations.ts";
 import { resolvePaths } from "../../app/agent_computer/src/paths.ts";
 import type { Store } from "../../app/agent_computer/src/store/port.ts";
-import { runWakeService, type WakeServiceDeps } from "../../app/agent_computer/src/wake/service.ts";
+import { runWakeService, type WakeServiceDeps } from "../../app/agent_computer/src/wake/wake-service.ts";
 import { waitFor } from "../helpers/wake.ts";
 
 /** A SQLite store (so no LISTEN) that counts every read and write: the process's store opens at its first use. */

@@ -2,8 +2,8 @@
 // metadata), CGNAT, benchmarking, multicast, unspecified, unique-local, and IPv4 addresses dressed as IPv6, even a
 // public one (webhook-special-addresses.test.ts walks every registry block).
 import { describe, expect, test } from "vitest";
-import { isPrivateAddress, isPrivateHost } from "../../app/agent_computer/src/domain/webhooks/addresses.ts";
-import { webhookUrlProblem } from "../../app/agent_computer/src/domain/webhooks/url.ts";
+import { isPrivateAddress, isPrivateHost } from "../../app/agent_computer/src/domain/outbound-webhooks/addresses.ts";
+import { webhookUrlProblem } from "../../app/agent_computer/src/domain/outbound-webhooks/url.ts";
 
 describe("isPrivateAddress", () => {
   test.each([

@@ -6,9 +6,9 @@ import { networkInterfaces } from "node:os";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { localAddresses } from "../../app/agent_computer/src/adapters/local-host.ts";
-import { mintEndpointSecret } from "../../app/agent_computer/src/domain/webhooks/endpoints.ts";
+import { mintEndpointSecret } from "../../app/agent_computer/src/domain/outbound-webhooks/endpoints.ts";
 import type { ClaimedWebhookEvent } from "../../app/agent_computer/src/store/port.ts";
-import { postWebhook, type Resolve } from "../../app/agent_computer/src/worker/webhook-post.ts";
+import { postWebhook, type Resolve } from "../../app/agent_computer/src/worker/outbound-webhook-post.ts";
 
 const requests: { path: string; headers: Record<string, string>; body: string }[] = [];
 let server: ReturnType<typeof Bun.serve>;

@@ -5,7 +5,7 @@
 // IPv6 forms that carry an IPv4 address, the ranges outside the registries (multicast, site-local, unassigned IPv6),
 // and ordinary public addresses, which pass.
 import { describe, expect, test } from "vitest";
-import { isPrivateAddress, isPrivateHost } from "../../app/agent_computer/src/domain/webhooks/addresses.ts";
+import { isPrivateAddress, isPrivateHost } from "../../app/agent_computer/src/domain/outbound-webhooks/addresses.ts";
 
 type Row = [block: string, name: string, registryGloballyReachable: boolean | "N/A", refused: boolean];
 

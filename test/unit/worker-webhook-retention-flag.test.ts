@@ -1,7 +1,7 @@
 // --webhook-retention-days: how long the worker keeps ended outbound webhook events. Whole days, 1..3650, default 7.
 import { describe, expect, test } from "vitest";
 import { workerOptionsSchema } from "../../app/agent_computer/src/cli/worker/agent-computer-worker.ts";
-import { DEFAULT_WEBHOOK_RETENTION_DAYS } from "../../app/agent_computer/src/domain/webhooks/retention.ts";
+import { DEFAULT_WEBHOOK_RETENTION_DAYS } from "../../app/agent_computer/src/domain/outbound-webhooks/retention.ts";
 
 describe("agent-computer-worker --webhook-retention-days", () => {
   test("defaults to 7 days and takes a whole number of days", () => {

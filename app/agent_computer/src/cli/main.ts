@@ -6,7 +6,7 @@ import en from "zod/v4/locales/en.js";
 import { binaries, longRunning } from "./binaries.ts";
 import { takeLauncherSettings } from "./kernel/launcher-env.ts";
 import { neutralizeLine, writeStderr, writeStdout } from "./kernel/output.ts";
-import { runBinary } from "./kernel/run.ts";
+import { runBinary } from "./kernel/run-binary.ts";
 import { reachedPhase } from "./kernel/startup-phase.ts";
 
 // Before any command module builds its schemas (zod decides per schema, when it is built): a process

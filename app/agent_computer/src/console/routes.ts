@@ -5,7 +5,7 @@
 import { jobsOverview, triggersOverview } from "../domain/automation/overview.ts";
 import type { Deps } from "../domain/deps.ts";
 import { listAgents } from "../domain/mesh/directory.ts";
-import { webhooksOverview } from "../domain/webhooks/endpoints.ts";
+import { webhooksOverview } from "../domain/outbound-webhooks/endpoints.ts";
 import { errorText } from "../errors.ts";
 import { checkAccess, linkCommand } from "./access.ts";
 import { agentsPage } from "./agents-page.ts";
@@ -15,8 +15,8 @@ import { hostAllowed } from "./host-guard.ts";
 import { html } from "./html.ts";
 import { jobsPage } from "./jobs-page.ts";
 import { type ConsolePath, layout, type Page } from "./layout.ts";
+import { webhooksPage } from "./outbound-webhooks-page.ts";
 import { triggersPage } from "./triggers-page.ts";
-import { webhooksPage } from "./webhooks-page.ts";
 
 /** What the console needs from the process that serves it. */
 export interface ConsoleDeps {

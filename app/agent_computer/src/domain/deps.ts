@@ -28,7 +28,7 @@ export interface RateLimits {
 }
 
 /**
- * What every process gives its domain services, built in one place (cli/kernel/deps.ts); tests pass fakes.
+ * What every process gives its domain services, built in one place (cli/kernel/composition-root.ts); tests pass fakes.
  * A service that needs one instant for several records reads the clock once.
  */
 export interface Deps {

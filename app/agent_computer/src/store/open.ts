@@ -1,5 +1,6 @@
 import { AppError } from "../errors.ts";
 import { resolvePaths } from "../paths.ts";
+import { storeDialect } from "./dialect.ts";
 import type { Store } from "./port.ts";
 import type { Driver, Migration } from "./sql/db.ts";
 import { migrate } from "./sql/migrate.ts";
@@ -24,8 +25,8 @@ const openDriver = async (
   env: Record<string, string | undefined>,
   use: StoreUse,
 ): Promise<{ driver: Driver; migrations: readonly Migration[] }> => {
-  const url = env.AGENT_COMPUTER_DATABASE_URL;
-  if (url) {
+  if (storeDialect(env) === "postgres") {
+    const url = env.AGENT_COMPUTER_DATABASE_URL ?? "";
     if (!/^postgres(ql)?:$/.test(URL.parse(url)?.protocol ?? "")) {
       throw new AppError("CONFIG_INVALID", "AGENT_COMPUTER_DATABASE_URL is not a postgres:// or postgresql:// URL", {
         hint: "unset it to use the embedded SQLite store, or set it to postgres://user:password@host:port/database",

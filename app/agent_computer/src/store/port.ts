@@ -6,8 +6,8 @@ import type { ChannelRepo } from "./port-channels.ts";
 import type { HerdrRepo } from "./port-herdr.ts";
 import type { IdentityRepo, TaskRepo } from "./port-identity.ts";
 import type { MeshRepo } from "./port-mesh.ts";
+import type { WebhookRepo } from "./port-outbound-webhooks.ts";
 import type { WakeRepo } from "./port-wake.ts";
-import type { WebhookRepo } from "./port-webhooks.ts";
 
 export type * from "./port-automation.ts";
 export { AUTOMATION_CHANNEL } from "./port-automation.ts";
@@ -15,10 +15,10 @@ export type * from "./port-channels.ts";
 export type * from "./port-herdr.ts";
 export type * from "./port-identity.ts";
 export type * from "./port-mesh.ts";
+export type * from "./port-outbound-webhooks.ts";
+export { WEBHOOK_EVENT_KINDS } from "./port-outbound-webhooks.ts";
 export type * from "./port-wake.ts";
 export { WAKE_CHANNEL } from "./port-wake.ts";
-export type * from "./port-webhooks.ts";
-export { WEBHOOK_EVENT_KINDS } from "./port-webhooks.ts";
 
 export interface StoreTx {
   mesh: MeshRepo;

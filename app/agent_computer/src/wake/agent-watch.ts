@@ -1,7 +1,7 @@
 // One armed agent as the watcher follows it: look at its backlog, decide with the pure policy, and deliver the
 // fixed prompt. Every effect comes in through AgentWakeDeps, so the whole per-agent path runs in a test with fakes.
 import type { Herdr } from "../adapters/herdr/client.ts";
-import { isHerdrError } from "../adapters/herdr/errors.ts";
+import { isHerdrError } from "../adapters/herdr/failure-kinds.ts";
 import { decideWake, type WakeDecision } from "../domain/wake/policy.ts";
 import { buildWakePrompt } from "../domain/wake/prompt.ts";
 import type { IssueOutcome } from "../domain/wake/tokens.ts";

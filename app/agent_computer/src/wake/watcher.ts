@@ -1,6 +1,6 @@
 // The wake watcher's loop: keep one AgentWatch per agent armed on this host, look at each when it is due (new mail
 // announced by NOTIFY on PostgreSQL, a pane's status change, or the poll interval), and let agent-watch.ts decide
-// and deliver. service.ts runs it, holding the host's watcher lock, inside the worker or as the light watcher.
+// and deliver. wake-service.ts runs it, holding the host's watcher lock, inside the worker or as the light watcher.
 import type { Herdr } from "../adapters/herdr/client.ts";
 import type { Deps } from "../domain/deps.ts";
 import { failWake, issueWake } from "../domain/wake/tokens.ts";

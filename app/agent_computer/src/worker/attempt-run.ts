@@ -10,9 +10,9 @@ import type { RunOutcome } from "../store/port.ts";
 import { type AttemptPlan, planAttempt } from "./attempt-plan.ts";
 import { recordResult } from "./attempt-record.ts";
 import { outcomeOf, type ProcessEnd } from "./attempt-result.ts";
-import type { WorkerContext } from "./context.ts";
 import { watchLease } from "./lease-watch.ts";
 import { TailBuffer } from "./tail.ts";
+import type { WorkerContext } from "./worker-context.ts";
 
 export const TAIL_BYTES = 8192;
 const KILL_GRACE_MS = 2000;

@@ -1,8 +1,8 @@
 // The web console as a worker service: its read-only pages on the worker's HTTP server, no background work.
 import { consoleLink, linkCommand } from "../console/access.ts";
 import { consoleRoutes } from "../console/routes.ts";
-import type { WorkerContext } from "./context.ts";
-import type { WorkerService } from "./service.ts";
+import type { WorkerContext } from "./worker-context.ts";
+import type { WorkerService } from "./worker-service.ts";
 
 export const consoleService = (ctx: WorkerContext): WorkerService => ({
   name: "console",

@@ -8,13 +8,13 @@ import type { Deps } from "../domain/deps.ts";
 import type { Paths } from "../paths.ts";
 import type { Store } from "../store/port.ts";
 import { consoleStartFields } from "./console.ts";
-import type { WorkerContext, WorkerOptions } from "./context.ts";
 import { listen, localUrlOf } from "./http.ts";
 import { installPaths } from "./install-paths.ts";
 import { createLogger, type Logger } from "./log.ts";
+import { Nudge } from "./nudge.ts";
 import { workerServices } from "./services.ts";
 import { openWhenReachable } from "./store-wait.ts";
-import { Wakeup } from "./wakeup.ts";
+import type { WorkerContext, WorkerOptions } from "./worker-context.ts";
 
 export interface WorkerSummary {
   worker_id: string;
@@ -132,7 +132,7 @@ const serve = async (
     env: input.env,
     log,
     deps: input.depsOver(store),
-    wake: { scheduler: new Wakeup(), executor: new Wakeup() },
+    nudge: { scheduler: new Nudge(), executor: new Nudge() },
     localUrl: () => url,
     consoleToken: input.consoleToken,
   };

@@ -7,8 +7,8 @@ import { errorText } from "../errors.ts";
 import { JsonTooDeep, MAX_JSON_DEPTH, parseJson } from "../json-depth.ts";
 import { mcporterShim } from "./attempt-plan.ts";
 import { type RunningAttempt, startAttempt } from "./attempt-run.ts";
-import type { WorkerContext } from "./context.ts";
-import { json, type RouteHandler, type WorkerService } from "./service.ts";
+import type { WorkerContext } from "./worker-context.ts";
+import { json, type RouteHandler, type WorkerService } from "./worker-service.ts";
 
 const MAX_EMIT_BODY = 70_000;
 
@@ -81,7 +81,7 @@ export const executorService = (ctx: WorkerContext): WorkerService => {
       running.set(attempt.run.id, handle);
       void handle.done.finally(() => {
         running.delete(attempt.run.id);
-        ctx.wake.executor.notify();
+        ctx.nudge.executor.notify();
       });
     }
     return claimed.length;
@@ -97,8 +97,8 @@ export const executorService = (ctx: WorkerContext): WorkerService => {
         log.log("error", "claiming failed; retrying", { error: errorText(error) });
         await Bun.sleep(1000);
       }
-      // A wake-up means work was just created or a slot freed: claim without the idle probe.
-      hinted = await ctx.wake.executor.wait(ctx.options.pollMs);
+      // A nudge means work was just created or a slot freed: claim without the idle probe.
+      hinted = await ctx.nudge.executor.wait(ctx.options.pollMs);
     }
   };
 
@@ -119,7 +119,7 @@ export const executorService = (ctx: WorkerContext): WorkerService => {
     },
     drain: async () => {
       accepting = false;
-      ctx.wake.executor.notify();
+      ctx.nudge.executor.notify();
       await settle();
     },
     force: async () => {

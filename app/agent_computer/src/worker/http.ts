@@ -3,8 +3,8 @@
 import type { Server } from "bun";
 import { MAX_WEBHOOK_BODY_BYTES } from "../domain/automation/webhook-accept.ts";
 import { AppError, errorText } from "../errors.ts";
-import type { WorkerContext } from "./context.ts";
-import { json, type Routes, type WorkerService } from "./service.ts";
+import type { WorkerContext } from "./worker-context.ts";
+import { json, type Routes, type WorkerService } from "./worker-service.ts";
 
 const baseRoutes = (ctx: WorkerContext, services: readonly WorkerService[]): Routes => ({
   "/healthz": { GET: () => json(200, { ok: true, worker_id: ctx.workerId, services: services.map((s) => s.name) }) },

@@ -3,8 +3,8 @@
 
 import { errorText } from "../errors.ts";
 import { AUTOMATION_CHANNEL } from "../store/port.ts";
-import type { WorkerContext } from "./context.ts";
-import type { WorkerService } from "./service.ts";
+import type { WorkerContext } from "./worker-context.ts";
+import type { WorkerService } from "./worker-service.ts";
 
 const RENEW_MS = 5000;
 
@@ -39,8 +39,8 @@ export const presenceService = (ctx: WorkerContext): WorkerService => {
       }, RENEW_MS);
       void ctx.store
         .listen?.(AUTOMATION_CHANNEL, () => {
-          ctx.wake.scheduler.notify();
-          ctx.wake.executor.notify();
+          ctx.nudge.scheduler.notify();
+          ctx.nudge.executor.notify();
         })
         .then((off) => {
           unlisten = off;

@@ -2,8 +2,8 @@
 // other processes add triggers), consumes what is due in one transaction and wakes the executor at once.
 import { consumeDueTriggers, nextDueAt } from "../domain/automation/due-triggers.ts";
 import { errorText } from "../errors.ts";
-import type { WorkerContext } from "./context.ts";
-import type { WorkerService } from "./service.ts";
+import type { WorkerContext } from "./worker-context.ts";
+import type { WorkerService } from "./worker-service.ts";
 
 const BATCH = 100;
 
@@ -25,7 +25,7 @@ export const schedulerService = (ctx: WorkerContext): WorkerService => {
     knownDue = null;
     const scan = await consumeDueTriggers(ctx.deps, BATCH);
     const runs = scan.fired.filter((f) => f.result.outcome === "run").length;
-    if (runs > 0) ctx.wake.executor.notify();
+    if (runs > 0) ctx.nudge.executor.notify();
     if (scan.fired.length > 0) log.log("info", "triggers fired", { fired: scan.fired.length, runs });
     return scan.more ? 0 : 1;
   };
@@ -39,7 +39,7 @@ export const schedulerService = (ctx: WorkerContext): WorkerService => {
         log.log("error", "scan failed; retrying", { error: errorText(error) });
         wait = 1000;
       }
-      if (running) await ctx.wake.scheduler.wait(wait);
+      if (running) await ctx.nudge.scheduler.wait(wait);
     }
   };
 
@@ -55,12 +55,12 @@ export const schedulerService = (ctx: WorkerContext): WorkerService => {
     },
     drain: async () => {
       running = false;
-      ctx.wake.scheduler.notify();
+      ctx.nudge.scheduler.notify();
       await loopDone;
     },
     force: async () => {
       running = false;
-      ctx.wake.scheduler.notify();
+      ctx.nudge.scheduler.notify();
     },
   };
 };

@@ -1,6 +1,6 @@
 // The only place in the app that runs `herdr`. It speaks the real Herdr 0.8 CLI contract
 // (docs/herdr-facts.md §1): JSON envelopes on stdout, error envelopes on stderr, raw text for reads.
-import { HerdrError } from "./errors.ts";
+import { HerdrError } from "./failure-kinds.ts";
 import {
   HERDR_AGENT_KINDS,
   type HerdrAgent,
@@ -9,9 +9,9 @@ import {
   type HerdrPane,
   type HerdrTab,
 } from "./records.ts";
-import { type HerdrRunOptions, runHerdrJson, runHerdrText, SCROLLING_READ_TIMEOUT_MS } from "./run.ts";
+import { type HerdrRunOptions, runHerdrJson, runHerdrText, SCROLLING_READ_TIMEOUT_MS } from "./run-herdr.ts";
 
-export { HERDR_ERROR_KINDS, HerdrError, type HerdrErrorKind, isHerdrError } from "./errors.ts";
+export { HERDR_ERROR_KINDS, HerdrError, type HerdrErrorKind, isHerdrError } from "./failure-kinds.ts";
 export {
   HERDR_AGENT_KINDS,
   HERDR_AGENT_NAME_PATTERN,

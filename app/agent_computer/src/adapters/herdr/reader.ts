@@ -2,7 +2,7 @@
 // the type has no method that could prompt, start, rename, focus or close anything. herdr-inspect-cli gets only
 // this. One read is not input-free: a `recent` pane read of an idle alternate-screen agent makes Herdr scroll it.
 import { z } from "zod";
-import { HerdrError } from "./errors.ts";
+import { HerdrError } from "./failure-kinds.ts";
 import type { HerdrAgent, HerdrPane, HerdrTabInfo, HerdrWorkspace } from "./records.ts";
 import {
   curateHerdrEnv,
@@ -11,7 +11,7 @@ import {
   runHerdrText,
   SCROLLING_READ_TIMEOUT_MS,
   schemaIssues,
-} from "./run.ts";
+} from "./run-herdr.ts";
 
 export interface HerdrServerStatus {
   running: boolean;

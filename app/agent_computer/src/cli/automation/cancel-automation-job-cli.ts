@@ -1,17 +1,16 @@
 import { z } from "zod";
 import { type CancelJobResult, cancelJob } from "../../domain/automation/jobs.ts";
 import { STORE_ERRORS } from "../../errors.ts";
-import { defineCommand } from "../kernel/command.ts";
-import type { CommandContext } from "../kernel/context.ts";
-import { buildDeps } from "../kernel/deps.ts";
+import { type DepsOf, defineCommand } from "../kernel/command.ts";
+import { ownCredential } from "../kernel/credential.ts";
 import { jobIdSchema, OWNER_ENV, OWNER_ERRORS, owner, ownerFields } from "./shared.ts";
 
 export const cancelJobOptionsSchema = z.object({ ...ownerFields, jobId: jobIdSchema.describe("the automation job to cancel") });
 
 export type CancelJobOptions = z.output<typeof cancelJobOptionsSchema>;
 
-const runCancelJob = async (options: CancelJobOptions, ctx: CommandContext): Promise<CancelJobResult> =>
-  cancelJob(await buildDeps(ctx), { ...(await owner(options, ctx)), jobId: options.jobId });
+const runCancelJob = async (options: CancelJobOptions, deps: DepsOf<"store">): Promise<CancelJobResult> =>
+  cancelJob(deps, { ...owner(options, deps), jobId: options.jobId });
 
 const render = (r: CancelJobResult): string =>
   [
@@ -35,6 +34,7 @@ export default defineCommand({
   errors: [...OWNER_ERRORS, "NOT_FOUND", "CONFLICT", ...STORE_ERRORS, "INTERNAL"],
   env: [...OWNER_ENV],
   examples: ["cancel-automation-job-cli --agent-id builder-1 --job-id job_0193a1b2c3d4e5f60718293a4b5c6d7e"],
+  needs: { deps: "store", credential: ownCredential },
   run: runCancelJob,
   render,
 });

@@ -2,9 +2,8 @@ import { z } from "zod";
 import { cancelTrigger } from "../../domain/automation/triggers.ts";
 import type { TriggerView } from "../../domain/automation/views.ts";
 import { STORE_ERRORS } from "../../errors.ts";
-import { defineCommand } from "../kernel/command.ts";
-import type { CommandContext } from "../kernel/context.ts";
-import { buildDeps } from "../kernel/deps.ts";
+import { type DepsOf, defineCommand } from "../kernel/command.ts";
+import { ownCredential } from "../kernel/credential.ts";
 import { OWNER_ENV, OWNER_ERRORS, owner, ownerFields, triggerIdSchema, workerBaseUrl } from "./shared.ts";
 import { triggerLine } from "./trigger-render.ts";
 
@@ -15,9 +14,9 @@ export const cancelTriggerOptionsSchema = z.object({
 
 export type CancelTriggerOptions = z.output<typeof cancelTriggerOptionsSchema>;
 
-const runCancelTrigger = async (options: CancelTriggerOptions, ctx: CommandContext): Promise<TriggerView> =>
-  cancelTrigger(await buildDeps(ctx), {
-    ...(await owner(options, ctx)),
+const runCancelTrigger = async (options: CancelTriggerOptions, { ctx, ...deps }: DepsOf<"store">): Promise<TriggerView> =>
+  cancelTrigger(deps, {
+    ...owner(options, deps),
     id: options.triggerId,
     baseUrl: workerBaseUrl(ctx),
   });
@@ -37,6 +36,7 @@ export default defineCommand({
   errors: [...OWNER_ERRORS, "NOT_FOUND", "CONFLICT", ...STORE_ERRORS, "INTERNAL"],
   env: [...OWNER_ENV],
   examples: ["cancel-trigger-cli --agent-id builder-1 --trigger-id cron_0193a1b2c3d4e5f60718293a4b5c6d7e"],
+  needs: { deps: "store", credential: ownCredential },
   run: runCancelTrigger,
   render: triggerLine,
 });

@@ -6,9 +6,8 @@ import { STORE_ERRORS } from "../../errors.ts";
 import { MAX_JSON_DEPTH } from "../../json-depth.ts";
 import { shellQuote } from "../../worker/attempt-plan.ts";
 import { installPaths } from "../../worker/install-paths.ts";
-import { defineCommand } from "../kernel/command.ts";
-import type { CommandContext } from "../kernel/context.ts";
-import { buildDeps } from "../kernel/deps.ts";
+import { type DepsOf, defineCommand } from "../kernel/command.ts";
+import { ownCredential } from "../kernel/credential.ts";
 import { neutralizeLine } from "../kernel/output.ts";
 import { labelSchema, OWNER_ENV, OWNER_ERRORS, owner, ownerFields, ownerWords } from "./shared.ts";
 
@@ -53,8 +52,8 @@ const nextSteps = (options: CreateJobOptions, jobId: string, label: string): str
   ];
 };
 
-const runCreateJob = async (options: CreateJobOptions, ctx: CommandContext): Promise<CreateJobResult> => {
-  const job = await createJob(await buildDeps(ctx), { ...(await owner(options, ctx)), ...options });
+const runCreateJob = async (options: CreateJobOptions, deps: DepsOf<"store">): Promise<CreateJobResult> => {
+  const job = await createJob(deps, { ...owner(options, deps), ...options });
   return {
     ...job,
     try_by_hand: byHand(job.dir),
@@ -124,6 +123,7 @@ export default defineCommand({
     "create-automation-job-cli --agent-id builder-1 --dir ~/jobs/pr-digest --label 'summarise new PRs' --wake-on-failure",
     "create-automation-job-cli --agent-id builder-1 --dir ./nightly --label 'nightly check' --timeout-seconds 900 --json",
   ],
+  needs: { deps: "store", credential: ownCredential },
   run: runCreateJob,
   render,
 });

@@ -2,9 +2,8 @@ import { z } from "zod";
 import { createCheckback } from "../../domain/automation/triggers.ts";
 import type { TriggerView } from "../../domain/automation/views.ts";
 import { AppError, STORE_ERRORS } from "../../errors.ts";
-import { defineCommand } from "../kernel/command.ts";
-import type { CommandContext } from "../kernel/context.ts";
-import { buildDeps } from "../kernel/deps.ts";
+import { type DepsOf, defineCommand } from "../kernel/command.ts";
+import { ownCredential } from "../kernel/credential.ts";
 import { durationSchema } from "./duration.ts";
 import { jobIdSchema, labelSchema, OWNER_ENV, OWNER_ERRORS, owner, ownerFields, workerBaseUrl } from "./shared.ts";
 import { triggerLine } from "./trigger-render.ts";
@@ -54,7 +53,7 @@ export const checkbackOptionsSchema = z
 
 export type CheckbackOptions = z.output<typeof checkbackOptionsSchema>;
 
-export const runCheckback = async (options: CheckbackOptions, ctx: CommandContext): Promise<TriggerView> => {
+export const runCheckback = async (options: CheckbackOptions, { ctx, ...deps }: DepsOf<"store">): Promise<TriggerView> => {
   const now = ctx.now();
   const problem = options.at !== undefined ? calendarProblem(options.at) : undefined;
   if (problem) throw new AppError("INVALID_INPUT", `--at: ${options.at} is not a real time: ${problem}`);
@@ -70,8 +69,8 @@ export const runCheckback = async (options: CheckbackOptions, ctx: CommandContex
         : `--in: must be at most ${MAX_AHEAD_DAYS} days`,
     );
   }
-  return createCheckback(await buildDeps(ctx), {
-    ...(await owner(options, ctx)),
+  return createCheckback(deps, {
+    ...owner(options, deps),
     dueAt,
     jobId: options.jobId,
     note: options.note,
@@ -101,6 +100,7 @@ export default defineCommand({
     "create-checkback-cli --agent-id builder-1 --in 45m --note 'is CI green on PR 12?'",
     "create-checkback-cli --agent-id builder-1 --at \"$(date -d 'tomorrow 09:00' +%Y-%m-%dT%H:%M:%S%:z)\" --job-id job_0193a1b2c3d4e5f60718293a4b5c6d7e --json",
   ],
+  needs: { deps: "store", credential: ownCredential },
   run: runCheckback,
   render: triggerLine,
 });

@@ -3,9 +3,8 @@ import { CRON_FORMS, CRON_POLICY, MISFIRE_WINDOW_DEFAULT_SECONDS } from "../../d
 import { createCronSchedule } from "../../domain/automation/triggers.ts";
 import type { TriggerView } from "../../domain/automation/views.ts";
 import { STORE_ERRORS } from "../../errors.ts";
-import { defineCommand } from "../kernel/command.ts";
-import type { CommandContext } from "../kernel/context.ts";
-import { buildDeps } from "../kernel/deps.ts";
+import { type DepsOf, defineCommand } from "../kernel/command.ts";
+import { ownCredential } from "../kernel/credential.ts";
 import { jobIdSchema, labelSchema, OWNER_ENV, OWNER_ERRORS, owner, ownerFields, workerBaseUrl } from "./shared.ts";
 import { triggerLine } from "./trigger-render.ts";
 
@@ -37,9 +36,9 @@ export const cronOptionsSchema = z.object({
 export type CronOptions = z.output<typeof cronOptionsSchema>;
 type CronResult = TriggerView & { upcoming: string[] };
 
-const runCron = async (options: CronOptions, ctx: CommandContext): Promise<CronResult> =>
-  createCronSchedule(await buildDeps(ctx), {
-    ...(await owner(options, ctx)),
+const runCron = async (options: CronOptions, { ctx, ...deps }: DepsOf<"store">): Promise<CronResult> =>
+  createCronSchedule(deps, {
+    ...owner(options, deps),
     cron: options.cron,
     tz: options.tz,
     misfireWindowSeconds: options.misfireWindowSeconds,
@@ -75,6 +74,7 @@ export default defineCommand({
     "create-cron-schedule-cli --agent-id builder-1 --cron '0 9 * * 1-5' --tz Europe/Berlin --label 'standup digest'",
     "create-cron-schedule-cli --agent-id builder-1 --cron '*/15 * * * *' --job-id job_0193a1b2c3d4e5f60718293a4b5c6d7e --json",
   ],
+  needs: { deps: "store", credential: ownCredential },
   run: runCron,
   render: (r: CronResult) => `${triggerLine(r)}\n  upcoming: ${r.upcoming.join(", ")}`,
 });

@@ -3,9 +3,8 @@ import { createWebhook } from "../../domain/automation/triggers.ts";
 import type { TriggerView } from "../../domain/automation/views.ts";
 import { MAX_WEBHOOK_BODY_BYTES } from "../../domain/automation/webhook-accept.ts";
 import { STORE_ERRORS } from "../../errors.ts";
-import { defineCommand } from "../kernel/command.ts";
-import type { CommandContext } from "../kernel/context.ts";
-import { buildDeps } from "../kernel/deps.ts";
+import { type DepsOf, defineCommand } from "../kernel/command.ts";
+import { ownCredential } from "../kernel/credential.ts";
 import { jobIdSchema, labelSchema, OWNER_ENV, OWNER_ERRORS, owner, ownerFields, workerBaseUrl } from "./shared.ts";
 import { triggerLine } from "./trigger-render.ts";
 import { DEFAULT_MAX_BODY_BYTES, WEBHOOK_CONTRACT } from "./webhook-contract.ts";
@@ -30,9 +29,9 @@ export const webhookOptionsSchema = z.object({
 export type WebhookOptions = z.output<typeof webhookOptionsSchema>;
 type WebhookResult = TriggerView & { secret: string; secret_note: string };
 
-const runWebhook = async (options: WebhookOptions, ctx: CommandContext): Promise<WebhookResult> => {
-  const created = await createWebhook(await buildDeps(ctx), {
-    ...(await owner(options, ctx)),
+const runWebhook = async (options: WebhookOptions, { ctx, ...deps }: DepsOf<"store">): Promise<WebhookResult> => {
+  const created = await createWebhook(deps, {
+    ...owner(options, deps),
     label: options.label,
     provider: options.provider,
     maxBodyBytes: options.maxBodyBytes,
@@ -64,6 +63,7 @@ export default defineCommand({
     "create-webhook-cli --agent-id builder-1 --label 'deploy notifications' --job-id job_0193a1b2c3d4e5f60718293a4b5c6d7e",
     "create-webhook-cli --agent-id builder-1 --label 'GitHub acme/api' --provider github --json",
   ],
+  needs: { deps: "store", credential: ownCredential },
   run: runWebhook,
   render,
 });

@@ -3,9 +3,8 @@ import { commandLine } from "../../command-line.ts";
 import { listJobs } from "../../domain/automation/jobs.ts";
 import type { JobView } from "../../domain/automation/views.ts";
 import { STORE_ERRORS } from "../../errors.ts";
-import { defineCommand } from "../kernel/command.ts";
-import type { CommandContext } from "../kernel/context.ts";
-import { buildDeps } from "../kernel/deps.ts";
+import { type DepsOf, defineCommand } from "../kernel/command.ts";
+import { ownCredential } from "../kernel/credential.ts";
 import { neutralizeLine } from "../kernel/output.ts";
 import { OWNER_ENV, OWNER_ERRORS, owner, ownerFields, ownerWords } from "./shared.ts";
 
@@ -16,8 +15,8 @@ export const listJobsOptionsSchema = z.object({
 
 export type ListJobsOptions = z.output<typeof listJobsOptionsSchema>;
 
-const runListJobs = async (options: ListJobsOptions, ctx: CommandContext): Promise<{ jobs: JobView[] }> =>
-  listJobs(await buildDeps(ctx), { ...(await owner(options, ctx)), limit: options.limit });
+const runListJobs = async (options: ListJobsOptions, deps: DepsOf<"store">): Promise<{ jobs: JobView[] }> =>
+  listJobs(deps, { ...owner(options, deps), limit: options.limit });
 
 const render = (r: { jobs: JobView[] }, options: ListJobsOptions): string =>
   [
@@ -42,6 +41,7 @@ export default defineCommand({
   errors: [...OWNER_ERRORS, ...STORE_ERRORS, "INTERNAL"],
   env: [...OWNER_ENV],
   examples: ["list-automation-jobs-cli --agent-id builder-1", "list-automation-jobs-cli --agent-id builder-1 --limit 5 --json"],
+  needs: { deps: "store", credential: ownCredential },
   run: runListJobs,
   render,
 });

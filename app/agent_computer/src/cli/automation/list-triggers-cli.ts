@@ -2,9 +2,8 @@ import { z } from "zod";
 import { listTriggers } from "../../domain/automation/triggers.ts";
 import type { TriggerView } from "../../domain/automation/views.ts";
 import { STORE_ERRORS } from "../../errors.ts";
-import { defineCommand } from "../kernel/command.ts";
-import type { CommandContext } from "../kernel/context.ts";
-import { buildDeps } from "../kernel/deps.ts";
+import { type DepsOf, defineCommand } from "../kernel/command.ts";
+import { ownCredential } from "../kernel/credential.ts";
 import { OWNER_ENV, OWNER_ERRORS, owner, ownerFields, workerBaseUrl } from "./shared.ts";
 import { triggerLine } from "./trigger-render.ts";
 
@@ -16,9 +15,12 @@ export const listTriggersOptionsSchema = z.object({
 
 export type ListTriggersOptions = z.output<typeof listTriggersOptionsSchema>;
 
-const runListTriggers = async (options: ListTriggersOptions, ctx: CommandContext): Promise<{ triggers: TriggerView[] }> =>
-  listTriggers(await buildDeps(ctx), {
-    ...(await owner(options, ctx)),
+const runListTriggers = async (
+  options: ListTriggersOptions,
+  { ctx, ...deps }: DepsOf<"store">,
+): Promise<{ triggers: TriggerView[] }> =>
+  listTriggers(deps, {
+    ...owner(options, deps),
     includeEnded: options.all,
     limit: options.limit,
     baseUrl: workerBaseUrl(ctx),
@@ -42,6 +44,7 @@ export default defineCommand({
   errors: [...OWNER_ERRORS, ...STORE_ERRORS, "INTERNAL"],
   env: [...OWNER_ENV, "AGENT_COMPUTER_WORKER_URL"],
   examples: ["list-triggers-cli --agent-id builder-1", "list-triggers-cli --agent-id builder-1 --all --json"],
+  needs: { deps: "store", credential: ownCredential },
   run: runListTriggers,
   render: (r: { triggers: TriggerView[] }) => [`${r.triggers.length} trigger(s)`, ...r.triggers.map(triggerLine)].join("\n"),
 });

@@ -5,9 +5,9 @@ import type { RunView } from "../../domain/automation/views.ts";
 import { runView } from "../../domain/automation/views.ts";
 import { AppError, STORE_ERRORS } from "../../errors.ts";
 import { JsonTooDeep, MAX_JSON_DEPTH, parseJson } from "../../json-depth.ts";
-import { defineCommand } from "../kernel/command.ts";
-import type { CommandContext } from "../kernel/context.ts";
-import { buildDeps } from "../kernel/deps.ts";
+import { type DepsOf, defineCommand } from "../kernel/command.ts";
+import type { CommandContext } from "../kernel/command-context.ts";
+import { ownCredential } from "../kernel/credential.ts";
 import { readFlagInput } from "../kernel/input.ts";
 import { jobIdSchema, OWNER_ENV, OWNER_ERRORS, owner, ownerFields, ownerWords } from "./shared.ts";
 
@@ -64,10 +64,9 @@ const runFailed = (run: RunView, options: RunJobOptions): AppError =>
     },
   );
 
-export const runRunJob = async (options: RunJobOptions, ctx: CommandContext): Promise<RunJobResult> => {
+export const runRunJob = async (options: RunJobOptions, { ctx, ...deps }: DepsOf<"store">): Promise<RunJobResult> => {
   const data = await readData(options, ctx);
-  const deps = await buildDeps(ctx);
-  const started = await startManualRun(deps, { ...(await owner(options, ctx)), jobId: options.jobId, data });
+  const started = await startManualRun(deps, { ...owner(options, deps), jobId: options.jobId, data });
   const note =
     started.live_workers === 0
       ? "no agent-computer-worker was seen in the last 30 s: the run stays queued until one runs"
@@ -121,6 +120,7 @@ export default defineCommand({
     "run-automation-job-cli --agent-id builder-1 --job-id job_0193a1b2c3d4e5f60718293a4b5c6d7e",
     "echo '{\"pr\":12}' | run-automation-job-cli --agent-id builder-1 --job-id job_0193a1b2c3d4e5f60718293a4b5c6d7e --data-file - --wait-seconds 60 --json",
   ],
+  needs: { deps: "store", credential: ownCredential },
   run: runRunJob,
   render,
 });

@@ -2,8 +2,9 @@
 import { z } from "zod";
 import { agentId } from "../../domain/identity/names.ts";
 import { looksLikeToken, TOKEN_REFUSAL } from "../../token-shape.ts";
-import type { CommandContext } from "../kernel/context.ts";
-import { resolveToken, tokenFileSchema } from "../kernel/token.ts";
+import type { KernelDeps } from "../kernel/command.ts";
+import type { CommandContext } from "../kernel/command-context.ts";
+import { tokenFileSchema } from "../kernel/credential.ts";
 
 export const ownerFields = {
   agentId: agentId("the owning agent (authenticated with its token); jobs and triggers belong to it"),
@@ -29,9 +30,10 @@ export const labelSchema = z
   .regex(/^[^\n\r]*$/, "must be one line")
   .refine((label) => !looksLikeToken(label), TOKEN_REFUSAL);
 
-export const owner = async (options: { agentId: string; tokenFile?: string | undefined }, ctx: CommandContext) => ({
+/** The owner a call acts as: the agent and the credential the kernel resolved for it (needs.credential). */
+export const owner = (options: { agentId: string }, deps: Pick<KernelDeps, "credential">) => ({
   agentId: options.agentId,
-  token: await resolveToken(ctx, options.agentId, options.tokenFile),
+  token: deps.credential?.token,
 });
 
 /** The owner flags of a printed follow-up command: the same agent, authenticated the same way. */

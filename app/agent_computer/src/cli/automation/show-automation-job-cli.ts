@@ -2,9 +2,8 @@ import { z } from "zod";
 import { type JobDetails, showJob } from "../../domain/automation/jobs.ts";
 import type { RunView } from "../../domain/automation/views.ts";
 import { STORE_ERRORS } from "../../errors.ts";
-import { defineCommand } from "../kernel/command.ts";
-import type { CommandContext } from "../kernel/context.ts";
-import { buildDeps } from "../kernel/deps.ts";
+import { type DepsOf, defineCommand } from "../kernel/command.ts";
+import { ownCredential } from "../kernel/credential.ts";
 import { neutralizeLine } from "../kernel/output.ts";
 import { jobIdSchema, OWNER_ENV, OWNER_ERRORS, owner, ownerFields, runIdSchema, workerBaseUrl } from "./shared.ts";
 
@@ -17,9 +16,9 @@ export const showJobOptionsSchema = z.object({
 
 export type ShowJobOptions = z.output<typeof showJobOptionsSchema>;
 
-const runShowJob = async (options: ShowJobOptions, ctx: CommandContext): Promise<JobDetails> =>
-  showJob(await buildDeps(ctx), {
-    ...(await owner(options, ctx)),
+const runShowJob = async (options: ShowJobOptions, { ctx, ...deps }: DepsOf<"store">): Promise<JobDetails> =>
+  showJob(deps, {
+    ...owner(options, deps),
     jobId: options.jobId,
     runs: options.runs,
     runId: options.runId,
@@ -84,6 +83,7 @@ export default defineCommand({
     "show-automation-job-cli --agent-id builder-1 --job-id job_0193a1b2c3d4e5f60718293a4b5c6d7e",
     "show-automation-job-cli --agent-id builder-1 --job-id job_0193a1b2c3d4e5f60718293a4b5c6d7e --run-id run_0193a1b2c3d4e5f60718293a4b5c6d7f --json",
   ],
+  needs: { deps: "store", credential: ownCredential },
   run: runShowJob,
   render,
 });

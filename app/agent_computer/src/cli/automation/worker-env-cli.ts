@@ -13,8 +13,8 @@ import {
 import { STORE_ERRORS } from "../../errors.ts";
 import type { BinaryDef } from "../kernel/command.ts";
 import { defineCommand } from "../kernel/command.ts";
-import type { CommandContext } from "../kernel/context.ts";
-import { buildDeps } from "../kernel/deps.ts";
+import type { CommandContext } from "../kernel/command-context.ts";
+import { ownCredential } from "../kernel/credential.ts";
 import { readFlagInput } from "../kernel/input.ts";
 import { OWNER_ENV, OWNER_ERRORS, owner, ownerFields } from "./shared.ts";
 
@@ -54,9 +54,10 @@ export const setCommand = defineCommand({
     "printf 'GITHUB_TOKEN=%s\\n' \"$(cat ~/.gh-token)\" | worker-env-cli set --agent-id builder-1 --file -",
     "worker-env-cli set --agent-id builder-1 --file ./job.env --json",
   ],
-  run: async (options, ctx) => {
-    const entries = parseEnvLines(await readLines(options.file, ctx));
-    return setWorkerEnv(await buildDeps(ctx), { ...(await owner(options, ctx)), entries });
+  needs: { deps: "store", credential: ownCredential },
+  run: async (options, deps) => {
+    const entries = parseEnvLines(await readLines(options.file, deps.ctx));
+    return setWorkerEnv(deps, { ...owner(options, deps), entries });
   },
   render: (r: { agent_id: string; set: string[]; count: number }) =>
     `${r.agent_id}: set ${r.set.join(", ")} (${r.count} variable(s) in total)`,
@@ -72,7 +73,8 @@ export const listCommand = defineCommand({
   errors: [...OWNER_ERRORS, ...STORE_ERRORS, "INTERNAL"],
   env: [...OWNER_ENV],
   examples: ["worker-env-cli list --agent-id builder-1"],
-  run: async (options, ctx) => listWorkerEnv(await buildDeps(ctx), await owner(options, ctx)),
+  needs: { deps: "store", credential: ownCredential },
+  run: async (options, deps) => listWorkerEnv(deps, owner(options, deps)),
   render: (r: { agent_id: string; variables: { key: string; value: string; length: number; updated_at: string }[] }) =>
     [
       `${r.agent_id}: ${r.variables.length} variable(s)`,
@@ -93,7 +95,8 @@ export const unsetCommand = defineCommand({
   errors: [...OWNER_ERRORS, ...STORE_ERRORS, "INTERNAL"],
   env: [...OWNER_ENV],
   examples: ["worker-env-cli unset --agent-id builder-1 --key GITHUB_TOKEN"],
-  run: async (options, ctx) => unsetWorkerEnv(await buildDeps(ctx), { ...(await owner(options, ctx)), keys: options.key }),
+  needs: { deps: "store", credential: ownCredential },
+  run: async (options, deps) => unsetWorkerEnv(deps, { ...owner(options, deps), keys: options.key }),
   render: (r: { agent_id: string; removed: string[]; not_set: string[] }) =>
     `${r.agent_id}: removed ${r.removed.join(", ") || "nothing"}${r.not_set.length ? `; not set: ${r.not_set.join(", ")}` : ""}`,
 });

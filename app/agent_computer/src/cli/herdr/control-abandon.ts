@@ -1,9 +1,7 @@
 import { z } from "zod";
 import { type AbandonResult, abandonReceipt } from "../../domain/herdr/abandon.ts";
 import { RECEIPT_TOKEN_PATTERN } from "../../domain/herdr/receipts.ts";
-import { defineCommand } from "../kernel/command.ts";
-import type { CommandContext } from "../kernel/context.ts";
-import { buildHerdrDeps } from "../kernel/deps.ts";
+import { type DepsOf, defineCommand } from "../kernel/command.ts";
 import { AUTHORITY_ERRORS, CONTROL_ENV } from "./shared.ts";
 
 export const abandonOptionsSchema = z.object({
@@ -15,8 +13,8 @@ export const abandonOptionsSchema = z.object({
 
 export type AbandonOptions = z.output<typeof abandonOptionsSchema>;
 
-const runAbandon = async (options: AbandonOptions, ctx: CommandContext): Promise<AbandonResult> =>
-  abandonReceipt(await buildHerdrDeps(ctx), options.receipt);
+const runAbandon = async (options: AbandonOptions, deps: DepsOf<"herdr">): Promise<AbandonResult> =>
+  abandonReceipt(deps, options.receipt);
 
 export default defineCommand({
   name: "herdr-agent-control abandon",
@@ -33,6 +31,7 @@ export default defineCommand({
   errors: [...AUTHORITY_ERRORS, "RESERVATION_BUSY", "CONFLICT", "IDENTITY_CHANGED", "AGENT_NOT_SETTLED", "INTERNAL"],
   env: CONTROL_ENV,
   examples: ["herdr-agent-control abandon --receipt herdr-receipt-v1.0b6e4d9e-1f1a-4c35-9d0e-5d7f0f3c2a11 --json"],
+  needs: { deps: "herdr" },
   run: runAbandon,
   render: (r: AbandonResult) =>
     `${r.receipt} (${r.target}): abandoned; the agent was ${r.observed_status} at seq ${r.observed_seq}`,

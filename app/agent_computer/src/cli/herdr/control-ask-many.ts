@@ -2,9 +2,7 @@ import { z } from "zod";
 import { HERDR_AGENT_NAME_PATTERN } from "../../adapters/herdr/client.ts";
 import { handoff } from "../../domain/herdr/handoff.ts";
 import type { HandoffOutput } from "../../domain/herdr/handoff-results.ts";
-import { defineCommand } from "../kernel/command.ts";
-import type { CommandContext } from "../kernel/context.ts";
-import { buildHerdrDeps } from "../kernel/deps.ts";
+import { type DepsOf, defineCommand } from "../kernel/command.ts";
 import { HANDOFF_ERRORS, HANDOFF_OUTPUT, HANDOFF_WRITES, RESULT_STATES } from "./handoff-docs.ts";
 import { CONTROL_ENV, messageProblem, modeSchema, readLinesSchema, renderHandoff, timeoutMsSchema } from "./shared.ts";
 
@@ -36,8 +34,8 @@ export const askManyOptionsSchema = z.object({
 
 export type AskManyOptions = z.output<typeof askManyOptionsSchema>;
 
-const runAskMany = async (options: AskManyOptions, ctx: CommandContext): Promise<HandoffOutput> =>
-  handoff(await buildHerdrDeps(ctx), options.request, options.mode, options.timeoutMs, options.readLines);
+const runAskMany = async (options: AskManyOptions, deps: DepsOf<"herdr">): Promise<HandoffOutput> =>
+  handoff(deps, options.request, options.mode, options.timeoutMs, options.readLines);
 
 export default defineCommand({
   name: "herdr-agent-control ask-many",
@@ -60,6 +58,7 @@ export default defineCommand({
     "herdr-agent-control ask-many --request rev-a='Review the API diff' --request rev-b='Review the docs diff' --json",
     "herdr-agent-control ask-many --request w1='Run the failing test, report the cause' --request w2='Same, on branch b' --mode first",
   ],
+  needs: { deps: "herdr" },
   run: runAskMany,
   render: renderHandoff,
 });

@@ -1,9 +1,7 @@
 import { z } from "zod";
 import { handoff } from "../../domain/herdr/handoff.ts";
 import type { HandoffOutput } from "../../domain/herdr/handoff-results.ts";
-import { defineCommand } from "../kernel/command.ts";
-import type { CommandContext } from "../kernel/context.ts";
-import { buildHerdrDeps } from "../kernel/deps.ts";
+import { type DepsOf, defineCommand } from "../kernel/command.ts";
 import { HANDOFF_ERRORS, HANDOFF_OUTPUT, HANDOFF_WRITES, RESULT_STATES } from "./handoff-docs.ts";
 import { agentNameSchema, CONTROL_ENV, messageProblem, readLinesSchema, renderHandoff, timeoutMsSchema } from "./shared.ts";
 
@@ -24,14 +22,8 @@ export const askOptionsSchema = z.object({
 
 export type AskOptions = z.output<typeof askOptionsSchema>;
 
-const runAsk = async (options: AskOptions, ctx: CommandContext): Promise<HandoffOutput> =>
-  handoff(
-    await buildHerdrDeps(ctx),
-    [{ target: options.target, message: options.message }],
-    "all",
-    options.timeoutMs,
-    options.readLines,
-  );
+const runAsk = async (options: AskOptions, deps: DepsOf<"herdr">): Promise<HandoffOutput> =>
+  handoff(deps, [{ target: options.target, message: options.message }], "all", options.timeoutMs, options.readLines);
 
 export default defineCommand({
   name: "herdr-agent-control ask",
@@ -55,6 +47,7 @@ export default defineCommand({
     "herdr-agent-control ask reviewer-1 -- 'Review PR 42 at its head against docs/spec.md; reply APPROVE or a defect list.'",
     "herdr-agent-control ask writer-api --timeout-ms 600000 --json -- Implement ticket 7 within your scopes, then stop.",
   ],
+  needs: { deps: "herdr" },
   run: runAsk,
   render: renderHandoff,
 });

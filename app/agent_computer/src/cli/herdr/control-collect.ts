@@ -2,9 +2,7 @@ import { z } from "zod";
 import { collectReceipts } from "../../domain/herdr/collect.ts";
 import type { HandoffOutput } from "../../domain/herdr/handoff-results.ts";
 import { RECEIPT_TOKEN_PATTERN } from "../../domain/herdr/receipts.ts";
-import { defineCommand } from "../kernel/command.ts";
-import type { CommandContext } from "../kernel/context.ts";
-import { buildHerdrDeps } from "../kernel/deps.ts";
+import { type DepsOf, defineCommand } from "../kernel/command.ts";
 import { HANDOFF_OUTPUT, RESULT_STATES } from "./handoff-docs.ts";
 import { AUTHORITY_ERRORS, CONTROL_ENV, modeSchema, readLinesSchema, renderHandoff, timeoutMsSchema } from "./shared.ts";
 
@@ -21,8 +19,8 @@ export const collectOptionsSchema = z.object({
 
 export type CollectOptions = z.output<typeof collectOptionsSchema>;
 
-const runCollect = async (options: CollectOptions, ctx: CommandContext): Promise<HandoffOutput> =>
-  collectReceipts(await buildHerdrDeps(ctx), options.receipt, options.mode, options.timeoutMs, options.readLines);
+const runCollect = async (options: CollectOptions, deps: DepsOf<"herdr">): Promise<HandoffOutput> =>
+  collectReceipts(deps, options.receipt, options.mode, options.timeoutMs, options.readLines);
 
 export default defineCommand({
   name: "herdr-agent-control collect",
@@ -44,6 +42,7 @@ export default defineCommand({
     "herdr-agent-control collect --receipt herdr-receipt-v1.0b6e4d9e-1f1a-4c35-9d0e-5d7f0f3c2a11",
     'herdr-agent-control collect --receipt "$R1" --receipt "$R2" --mode first --timeout-ms 300000 --json',
   ],
+  needs: { deps: "herdr" },
   run: runCollect,
   render: renderHandoff,
 });

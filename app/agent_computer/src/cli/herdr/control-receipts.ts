@@ -1,16 +1,13 @@
 import { z } from "zod";
 import { receiptList } from "../../domain/herdr/inventory.ts";
-import { defineCommand } from "../kernel/command.ts";
-import type { CommandContext } from "../kernel/context.ts";
-import { buildHerdrDeps } from "../kernel/deps.ts";
+import { type DepsOf, defineCommand } from "../kernel/command.ts";
 import { CONTROL_ENV } from "./shared.ts";
 
 export const receiptsOptionsSchema = z.object({});
 export type ReceiptsOptions = z.output<typeof receiptsOptionsSchema>;
 type Receipts = ReturnType<typeof receiptList>;
 
-const runReceipts = async (_options: ReceiptsOptions, ctx: CommandContext): Promise<Receipts> =>
-  receiptList(await buildHerdrDeps(ctx));
+const runReceipts = async (_options: ReceiptsOptions, deps: DepsOf<"herdr">): Promise<Receipts> => receiptList(deps);
 
 const render = (r: Receipts): string =>
   r.receipts.length === 0
@@ -42,6 +39,7 @@ export default defineCommand({
     "herdr-agent-control receipts",
     "herdr-agent-control receipts --json | jq '.receipts[] | select(.state==\"pending\")'",
   ],
+  needs: { deps: "herdr" },
   run: runReceipts,
   render,
 });

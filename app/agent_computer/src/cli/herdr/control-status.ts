@@ -1,9 +1,7 @@
 import { z } from "zod";
 import { controllerInventory } from "../../domain/herdr/inventory.ts";
 import { STORE_ERRORS } from "../../errors.ts";
-import { defineCommand } from "../kernel/command.ts";
-import type { CommandContext } from "../kernel/context.ts";
-import { buildHerdrDeps } from "../kernel/deps.ts";
+import { type DepsOf, defineCommand } from "../kernel/command.ts";
 import { neutralizeLine } from "../kernel/output.ts";
 import { CONTROL_ENV } from "./shared.ts";
 
@@ -11,8 +9,7 @@ export const statusOptionsSchema = z.object({});
 export type StatusOptions = z.output<typeof statusOptionsSchema>;
 type Inventory = Awaited<ReturnType<typeof controllerInventory>>;
 
-const runStatus = async (_options: StatusOptions, ctx: CommandContext): Promise<Inventory> =>
-  controllerInventory(await buildHerdrDeps(ctx));
+const runStatus = async (_options: StatusOptions, deps: DepsOf<"herdr">): Promise<Inventory> => controllerInventory(deps);
 
 const render = (r: Inventory): string => {
   const c = r.controller;
@@ -51,6 +48,7 @@ export default defineCommand({
   errors: ["INVALID_INPUT", "CONTROLLER_CONTEXT_MISSING", ...STORE_ERRORS, "INTERNAL"],
   env: CONTROL_ENV,
   examples: ["herdr-agent-control status", "herdr-agent-control status --json | jq '.leases[] | {agent_name, live_seq}'"],
+  needs: { deps: "herdr" },
   run: runStatus,
   render,
 });

@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { viaHerdr } from "../../domain/herdr/herdr-failure.ts";
-import { defineCommand } from "../kernel/command.ts";
-import type { CommandContext } from "../kernel/context.ts";
+import { type DepsOf, defineCommand } from "../kernel/command.ts";
 import { neutralize } from "../kernel/output.ts";
 import { INSPECT_ENV, INSPECT_ERRORS, readerFor } from "./inspect-shared.ts";
 
@@ -46,7 +45,7 @@ const tailBytes = (text: string, maxBytes: number): { text: string; truncated: b
   return { text: bytes.subarray(start).toString("utf8"), truncated: true };
 };
 
-const runRead = async (options: InspectReadOptions, ctx: CommandContext): Promise<PaneRead> => {
+const runRead = async (options: InspectReadOptions, { ctx }: DepsOf<"none">): Promise<PaneRead> => {
   const source = options.scrollback ? "recent" : "visible";
   const raw = await viaHerdr((await readerFor(ctx)).readPane(options.pane, { source, lines: options.lines }));
   const lines = raw.split("\n");
@@ -84,6 +83,7 @@ export default defineCommand({
     "herdr-inspect-cli read --pane w1:p2 --lines 40",
     "herdr-inspect-cli read --pane w1:p2 --scrollback --lines 200 --max-bytes 4096 --json",
   ],
+  needs: { deps: "none" },
   run: runRead,
   render,
 });

@@ -1,15 +1,14 @@
 import { z } from "zod";
 import type { HerdrSession } from "../../adapters/herdr/reader.ts";
 import { viaHerdr } from "../../domain/herdr/herdr-failure.ts";
-import { defineCommand } from "../kernel/command.ts";
-import type { CommandContext } from "../kernel/context.ts";
+import { type DepsOf, defineCommand } from "../kernel/command.ts";
 import { neutralizeFields } from "../kernel/output.ts";
 import { INSPECT_ENV, INSPECT_ERRORS, readerFor } from "./inspect-shared.ts";
 
 export const inspectSessionsOptionsSchema = z.object({});
 type InspectSessionsOptions = z.output<typeof inspectSessionsOptionsSchema>;
 
-const runSessions = async (_options: InspectSessionsOptions, ctx: CommandContext): Promise<{ sessions: HerdrSession[] }> => ({
+const runSessions = async (_options: InspectSessionsOptions, { ctx }: DepsOf<"none">): Promise<{ sessions: HerdrSession[] }> => ({
   sessions: await viaHerdr((await readerFor(ctx)).sessions()),
 });
 
@@ -31,6 +30,7 @@ export default defineCommand({
   errors: INSPECT_ERRORS,
   env: INSPECT_ENV,
   examples: ["herdr-inspect-cli sessions --json"],
+  needs: { deps: "none" },
   run: runSessions,
   render,
 });

@@ -1,7 +1,7 @@
 // What herdr-inspect-cli's commands share: the Herdr reader (never the full adapter) and its errors.
 import type { HerdrReader } from "../../adapters/herdr/reader.ts";
 import type { ErrorCode } from "../../errors.ts";
-import type { CommandContext } from "../kernel/context.ts";
+import type { CommandContext } from "../kernel/command-context.ts";
 
 export const INSPECT_ENV = ["HERDR_SOCKET_PATH", "HERDR_SESSION", "XDG_CONFIG_HOME"] as const;
 export const INSPECT_ERRORS: readonly ErrorCode[] = [

@@ -1,8 +1,7 @@
 import { z } from "zod";
 import type { HerdrIntegration, HerdrServerStatus } from "../../adapters/herdr/reader.ts";
 import { viaHerdr } from "../../domain/herdr/herdr-failure.ts";
-import { defineCommand } from "../kernel/command.ts";
-import type { CommandContext } from "../kernel/context.ts";
+import { type DepsOf, defineCommand } from "../kernel/command.ts";
 import { neutralizeFields } from "../kernel/output.ts";
 import { INSPECT_ENV, INSPECT_ERRORS, readerFor } from "./inspect-shared.ts";
 
@@ -14,7 +13,7 @@ interface InspectStatus {
   integrations: HerdrIntegration[];
 }
 
-const runStatus = async (_options: InspectStatusOptions, ctx: CommandContext): Promise<InspectStatus> => {
+const runStatus = async (_options: InspectStatusOptions, { ctx }: DepsOf<"none">): Promise<InspectStatus> => {
   const reader = await readerFor(ctx);
   const [server, integrations] = await Promise.all([viaHerdr(reader.status()), viaHerdr(reader.integrations())]);
   return { server, integrations };
@@ -58,6 +57,7 @@ export default defineCommand({
   errors: INSPECT_ERRORS,
   env: INSPECT_ENV,
   examples: ["herdr-inspect-cli status", "herdr-inspect-cli status --json | jq .server.running"],
+  needs: { deps: "none" },
   run: runStatus,
   render,
 });

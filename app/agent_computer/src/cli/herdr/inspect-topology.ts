@@ -2,8 +2,7 @@ import { z } from "zod";
 import type { HerdrReader } from "../../adapters/herdr/reader.ts";
 import type { HerdrAgent, HerdrPane } from "../../adapters/herdr/records.ts";
 import { viaHerdr } from "../../domain/herdr/herdr-failure.ts";
-import { defineCommand } from "../kernel/command.ts";
-import type { CommandContext } from "../kernel/context.ts";
+import { type DepsOf, defineCommand } from "../kernel/command.ts";
 import { neutralizeFields } from "../kernel/output.ts";
 import { INSPECT_ENV, INSPECT_ERRORS, readerFor } from "./inspect-shared.ts";
 
@@ -26,7 +25,7 @@ interface Topology {
   agents: HerdrAgent[];
 }
 
-const runTopology = async (options: InspectTopologyOptions, ctx: CommandContext): Promise<Topology> => {
+const runTopology = async (options: InspectTopologyOptions, { ctx }: DepsOf<"none">): Promise<Topology> => {
   const reader = await readerFor(ctx);
   const only = options.workspace;
   const [workspaces, tabs, panes, agents] = await Promise.all([
@@ -87,6 +86,7 @@ export default defineCommand({
   errors: INSPECT_ERRORS,
   env: INSPECT_ENV,
   examples: ["herdr-inspect-cli topology", "herdr-inspect-cli topology --workspace w1 --json | jq '.agents[].name'"],
+  needs: { deps: "none" },
   run: runTopology,
   render,
 });

@@ -1,9 +1,7 @@
 import { z } from "zod";
 import { adoptAgent } from "../../domain/herdr/adopt.ts";
 import { leaseView } from "../../domain/herdr/inventory.ts";
-import { defineCommand } from "../kernel/command.ts";
-import type { CommandContext } from "../kernel/context.ts";
-import { buildHerdrDeps } from "../kernel/deps.ts";
+import { type DepsOf, defineCommand } from "../kernel/command.ts";
 import { oneLine } from "../kernel/one-line.ts";
 import { LEASE_OUTPUT } from "./lease-docs.ts";
 import { AUTHORITY_ERRORS, agentNameSchema, BINDING_ENV, kindSchema, renderLease, seqSchema, sha256Schema } from "./shared.ts";
@@ -34,8 +32,8 @@ export const adoptOptionsSchema = z.object({
 });
 export type AdoptOptions = z.output<typeof adoptOptionsSchema>;
 
-const runAdopt = async ({ protectedPane, ...options }: AdoptOptions, ctx: CommandContext) =>
-  leaseView(await adoptAgent(await buildHerdrDeps(ctx), { ...options, protectedPanes: protectedPane }));
+const runAdopt = async ({ protectedPane, ...options }: AdoptOptions, deps: DepsOf<"herdr">) =>
+  leaseView(await adoptAgent(deps, { ...options, protectedPanes: protectedPane }));
 
 export default defineCommand({
   name: "herdr-lease-cli adopt",
@@ -62,6 +60,7 @@ export default defineCommand({
     "herdr-lease-cli adopt --target old-rev --expected-pane-id w1:p4 --expected-name old-rev --expected-kind claude " +
       "--expected-cwd /srv/wt/pr40 --expected-seq 77 --authority-ref acme/api#5 --authority-sha256 $(sha256sum < issue5.md | cut -c1-64) --purpose 'stale reviewer'",
   ],
+  needs: { deps: "herdr" },
   run: runAdopt,
   render: renderLease,
 });

@@ -1,9 +1,7 @@
 import { z } from "zod";
 import { closeAdopted } from "../../domain/herdr/adopt.ts";
 import { closeView } from "../../domain/herdr/inventory.ts";
-import { defineCommand } from "../kernel/command.ts";
-import type { CommandContext } from "../kernel/context.ts";
-import { buildHerdrDeps } from "../kernel/deps.ts";
+import { type DepsOf, defineCommand } from "../kernel/command.ts";
 import { oneLine } from "../kernel/one-line.ts";
 import { CLOSE_OUTPUT, CLOSE_RULES } from "./lease-docs.ts";
 import { AUTHORITY_ERRORS, BINDING_ENV, leaseIdSchema, readLinesSchema, seqSchema, sha256Schema } from "./shared.ts";
@@ -17,8 +15,8 @@ export const adoptedCloseOptionsSchema = z.object({
 });
 export type AdoptedCloseOptions = z.output<typeof adoptedCloseOptionsSchema>;
 
-const runAdoptedClose = async (options: AdoptedCloseOptions, ctx: CommandContext) =>
-  closeView(await closeAdopted(await buildHerdrDeps(ctx), options));
+const runAdoptedClose = async (options: AdoptedCloseOptions, deps: DepsOf<"herdr">) =>
+  closeView(await closeAdopted(deps, options));
 
 export default defineCommand({
   name: "herdr-lease-cli adopted close",
@@ -42,6 +40,7 @@ export default defineCommand({
     "herdr-lease-cli adopted close --lease-id lease_5d2b9a1b2c3d4e5f60718293a4b5c6d7 --expected-seq 77 --checkpoint-ref acme/api#5-c1 " +
       "--checkpoint-sha256 $(sha256sum < checkpoint-c1.md | cut -c1-64)",
   ],
+  needs: { deps: "herdr" },
   run: runAdoptedClose,
   render: (r) => `${r.lease.agent_name}: ${r.lease.state} at seq ${r.observed_seq}`,
 });

@@ -1,16 +1,13 @@
 import { z } from "zod";
 import { bridgeStatus } from "../../domain/herdr/inventory.ts";
 import { herdrStateDirs } from "../../local/herdr-state.ts";
-import { defineCommand } from "../kernel/command.ts";
-import type { CommandContext } from "../kernel/context.ts";
-import { buildDeps } from "../kernel/deps.ts";
+import { type DepsOf, defineCommand } from "../kernel/command.ts";
 
 export const bridgeStatusOptionsSchema = z.object({});
 export type BridgeStatusOptions = z.output<typeof bridgeStatusOptionsSchema>;
 type BridgeStatus = ReturnType<typeof bridgeStatus>;
 
-const runBridgeStatus = async (_options: BridgeStatusOptions, ctx: CommandContext): Promise<BridgeStatus> => {
-  const deps = await buildDeps(ctx);
+const runBridgeStatus = async (_options: BridgeStatusOptions, { ctx, ...deps }: DepsOf<"store">): Promise<BridgeStatus> => {
   return bridgeStatus({ dirs: herdrStateDirs(ctx.paths), hostId: deps.local.hostId, now: deps.now() });
 };
 
@@ -31,6 +28,7 @@ export default defineCommand({
   errors: ["INVALID_INPUT", "INTERNAL"],
   env: ["AGENT_COMPUTER_HOME", "AGENT_COMPUTER_HOST_ID"],
   examples: ["herdr-lease-cli bridge-status", "herdr-lease-cli bridge-status --json | jq .reservation_locks"],
+  needs: { deps: "store" },
   run: runBridgeStatus,
   render: (r) =>
     [

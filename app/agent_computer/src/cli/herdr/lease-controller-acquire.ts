@@ -1,8 +1,6 @@
 import { acquireController, type ControllerView } from "../../domain/herdr/controller-lease.ts";
 import { STORE_ERRORS } from "../../errors.ts";
-import { defineCommand } from "../kernel/command.ts";
-import type { CommandContext } from "../kernel/context.ts";
-import { buildHerdrDeps } from "../kernel/deps.ts";
+import { type DepsOf, defineCommand } from "../kernel/command.ts";
 import {
   type AuthorityOptions,
   authorityOptionsSchema,
@@ -11,8 +9,8 @@ import {
 } from "./lease-controller-options.ts";
 import { BINDING_ENV, HERDR_READ_ERRORS } from "./shared.ts";
 
-const runAcquire = async (options: AuthorityOptions, ctx: CommandContext): Promise<ControllerView> =>
-  acquireController(await buildHerdrDeps(ctx), options);
+const runAcquire = async (options: AuthorityOptions, deps: DepsOf<"herdr">): Promise<ControllerView> =>
+  acquireController(deps, options);
 
 export default defineCommand({
   name: "herdr-lease-cli controller acquire",
@@ -44,6 +42,7 @@ export default defineCommand({
   examples: [
     "herdr-lease-cli controller acquire --authority-ref https://github.com/acme/api/issues/7 --authority-sha256 $(sha256sum < issue7.md | cut -c1-64)",
   ],
+  needs: { deps: "herdr" },
   run: runAcquire,
   render: renderController,
 });

@@ -1,8 +1,6 @@
 import { z } from "zod";
 import { type ControllerView, releaseController } from "../../domain/herdr/controller-lease.ts";
-import { defineCommand } from "../kernel/command.ts";
-import type { CommandContext } from "../kernel/context.ts";
-import { buildHerdrDeps } from "../kernel/deps.ts";
+import { type DepsOf, defineCommand } from "../kernel/command.ts";
 import { oneLine } from "../kernel/one-line.ts";
 import { CONTROLLER_OUTPUT, renderController } from "./lease-controller-options.ts";
 import { AUTHORITY_ERRORS, BINDING_ENV, sha256Schema } from "./shared.ts";
@@ -16,8 +14,8 @@ export const releaseOptionsSchema = z.object({
 });
 export type ReleaseOptions = z.output<typeof releaseOptionsSchema>;
 
-const runRelease = async (options: ReleaseOptions, ctx: CommandContext): Promise<ControllerView> =>
-  releaseController(await buildHerdrDeps(ctx), options);
+const runRelease = async (options: ReleaseOptions, deps: DepsOf<"herdr">): Promise<ControllerView> =>
+  releaseController(deps, options);
 
 export default defineCommand({
   name: "herdr-lease-cli controller release",
@@ -34,6 +32,7 @@ export default defineCommand({
   examples: [
     "herdr-lease-cli controller release --checkpoint-ref https://github.com/acme/api/issues/7#c9 --checkpoint-sha256 $(sha256sum < checkpoint-c9.md | cut -c1-64)",
   ],
+  needs: { deps: "herdr" },
   run: runRelease,
   render: renderController,
 });

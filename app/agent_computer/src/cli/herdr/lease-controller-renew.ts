@@ -1,16 +1,14 @@
 import { z } from "zod";
 import { type ControllerView, renewController } from "../../domain/herdr/controller-lease.ts";
-import { defineCommand } from "../kernel/command.ts";
-import type { CommandContext } from "../kernel/context.ts";
-import { buildHerdrDeps } from "../kernel/deps.ts";
+import { type DepsOf, defineCommand } from "../kernel/command.ts";
 import { CONTROLLER_OUTPUT, renderController, ttlSchema } from "./lease-controller-options.ts";
 import { AUTHORITY_ERRORS, BINDING_ENV } from "./shared.ts";
 
 export const renewOptionsSchema = z.object({ ttlSeconds: ttlSchema });
 export type RenewOptions = z.output<typeof renewOptionsSchema>;
 
-const runRenew = async (options: RenewOptions, ctx: CommandContext): Promise<ControllerView> =>
-  renewController(await buildHerdrDeps(ctx), options.ttlSeconds);
+const runRenew = async (options: RenewOptions, deps: DepsOf<"herdr">): Promise<ControllerView> =>
+  renewController(deps, options.ttlSeconds);
 
 export default defineCommand({
   name: "herdr-lease-cli controller renew",
@@ -24,6 +22,7 @@ export default defineCommand({
   errors: [...AUTHORITY_ERRORS, "RESERVATION_BUSY", "INTERNAL"],
   env: BINDING_ENV,
   examples: ["herdr-lease-cli controller renew", "herdr-lease-cli controller renew --ttl-seconds 1800 --json"],
+  needs: { deps: "herdr" },
   run: runRenew,
   render: renderController,
 });

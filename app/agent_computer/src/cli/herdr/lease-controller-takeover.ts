@@ -2,9 +2,7 @@ import { z } from "zod";
 import { type TakeoverView, takeoverController } from "../../domain/herdr/controller-takeover.ts";
 import { LEASE_REF_PATTERN } from "../../domain/herdr/lease-ref.ts";
 import { STORE_ERRORS } from "../../errors.ts";
-import { defineCommand } from "../kernel/command.ts";
-import type { CommandContext } from "../kernel/context.ts";
-import { buildHerdrDeps } from "../kernel/deps.ts";
+import { type DepsOf, defineCommand } from "../kernel/command.ts";
 import { authorityOptionsSchema, renderController, TAKEOVER_OUTPUT } from "./lease-controller-options.ts";
 import { BINDING_ENV, HERDR_READ_ERRORS } from "./shared.ts";
 
@@ -17,8 +15,8 @@ export const takeoverOptionsSchema = z.object({
 });
 export type TakeoverOptions = z.output<typeof takeoverOptionsSchema>;
 
-const runTakeover = async (options: TakeoverOptions, ctx: CommandContext): Promise<TakeoverView> =>
-  takeoverController(await buildHerdrDeps(ctx), options);
+const runTakeover = async (options: TakeoverOptions, deps: DepsOf<"herdr">): Promise<TakeoverView> =>
+  takeoverController(deps, options);
 
 export default defineCommand({
   name: "herdr-lease-cli controller takeover",
@@ -56,6 +54,7 @@ export default defineCommand({
   examples: [
     "herdr-lease-cli controller takeover --expected-lease proj.ctl:g3 --authority-ref acme/api#7 --authority-sha256 $(sha256sum < issue7.md | cut -c1-64)",
   ],
+  needs: { deps: "herdr" },
   run: runTakeover,
   render: (v) =>
     `${renderController(v)}\n  took over ${v.predecessor.lease_ref} (${v.predecessor.evidence}: ${v.predecessor.detail})`,

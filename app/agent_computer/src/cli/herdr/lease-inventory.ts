@@ -1,16 +1,13 @@
 import { z } from "zod";
 import { type LeaseInventory, leaseInventory } from "../../domain/herdr/lease-inventory.ts";
 import { STORE_ERRORS } from "../../errors.ts";
-import { defineCommand } from "../kernel/command.ts";
-import type { CommandContext } from "../kernel/context.ts";
-import { buildHerdrDeps } from "../kernel/deps.ts";
+import { type DepsOf, defineCommand } from "../kernel/command.ts";
 import { neutralizeLine } from "../kernel/output.ts";
 
 export const inventoryOptionsSchema = z.object({});
 export type InventoryOptions = z.output<typeof inventoryOptionsSchema>;
 
-const runInventory = async (_options: InventoryOptions, ctx: CommandContext): Promise<LeaseInventory> =>
-  leaseInventory(await buildHerdrDeps(ctx));
+const runInventory = async (_options: InventoryOptions, deps: DepsOf<"herdr">): Promise<LeaseInventory> => leaseInventory(deps);
 
 const render = (r: LeaseInventory): string => {
   const lines = [`${r.agents.length} agents in Herdr: ${r.leased} leased, ${r.unleased} unleased`];
@@ -50,6 +47,7 @@ export default defineCommand({
   errors: ["INVALID_INPUT", "UNAVAILABLE", "TIMEOUT", "HERDR_REFUSED", "NOT_FOUND", ...STORE_ERRORS, "INTERNAL"],
   env: ["HERDR_SOCKET_PATH", "AGENT_COMPUTER_HOME", "AGENT_COMPUTER_DATABASE_URL"],
   examples: ["herdr-lease-cli inventory", "herdr-lease-cli inventory --json | jq '.agents[] | select(.leased | not) | .name'"],
+  needs: { deps: "herdr" },
   run: runInventory,
   render,
 });

@@ -1,8 +1,6 @@
 import { z } from "zod";
 import { type ReconcileResult, reconcileLeases } from "../../domain/herdr/reconcile.ts";
-import { defineCommand } from "../kernel/command.ts";
-import type { CommandContext } from "../kernel/context.ts";
-import { buildHerdrDeps } from "../kernel/deps.ts";
+import { type DepsOf, defineCommand } from "../kernel/command.ts";
 import { AUTHORITY_ERRORS, BINDING_ENV, dryRunOf } from "./shared.ts";
 
 export const reconcileOptionsSchema = z.object({
@@ -11,8 +9,8 @@ export const reconcileOptionsSchema = z.object({
 });
 export type ReconcileOptions = z.output<typeof reconcileOptionsSchema>;
 
-const runReconcile = async (options: ReconcileOptions, ctx: CommandContext): Promise<ReconcileResult> =>
-  reconcileLeases(await buildHerdrDeps(ctx), dryRunOf(options));
+const runReconcile = async (options: ReconcileOptions, deps: DepsOf<"herdr">): Promise<ReconcileResult> =>
+  reconcileLeases(deps, dryRunOf(options));
 
 const render = (r: ReconcileResult): string => {
   const lines = [`controller ${r.controller_id}: ${r.leases.length} held lease(s) checked${r.dry_run ? " (dry run)" : ""}`];
@@ -50,6 +48,7 @@ export default defineCommand({
   errors: ["INVALID_INPUT", ...AUTHORITY_ERRORS, "RESERVATION_BUSY", "INTERNAL"],
   env: BINDING_ENV,
   examples: ["herdr-lease-cli reconcile", "herdr-lease-cli reconcile --apply --json"],
+  needs: { deps: "herdr" },
   run: runReconcile,
   render,
 });

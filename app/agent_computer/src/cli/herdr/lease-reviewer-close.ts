@@ -1,9 +1,7 @@
 import { z } from "zod";
 import { closeView } from "../../domain/herdr/inventory.ts";
 import { closeReviewer } from "../../domain/herdr/reviewer.ts";
-import { defineCommand } from "../kernel/command.ts";
-import type { CommandContext } from "../kernel/context.ts";
-import { buildHerdrDeps } from "../kernel/deps.ts";
+import { type DepsOf, defineCommand } from "../kernel/command.ts";
 import { CLOSE_OUTPUT, CLOSE_RULES } from "./lease-docs.ts";
 import { AUTHORITY_ERRORS, BINDING_ENV, leaseIdSchema, readLinesSchema, seqSchema } from "./shared.ts";
 
@@ -14,8 +12,8 @@ export const reviewerCloseOptionsSchema = z.object({
 });
 export type ReviewerCloseOptions = z.output<typeof reviewerCloseOptionsSchema>;
 
-const runReviewerClose = async (options: ReviewerCloseOptions, ctx: CommandContext) =>
-  closeView(await closeReviewer(await buildHerdrDeps(ctx), options));
+const runReviewerClose = async (options: ReviewerCloseOptions, deps: DepsOf<"herdr">) =>
+  closeView(await closeReviewer(deps, options));
 
 export default defineCommand({
   name: "herdr-lease-cli reviewer close",
@@ -36,6 +34,7 @@ export default defineCommand({
   ],
   env: BINDING_ENV,
   examples: ["herdr-lease-cli reviewer close --lease-id lease_0f3c9a1b2c3d4e5f60718293a4b5c6d7 --expected-seq 118 --json"],
+  needs: { deps: "herdr" },
   run: runReviewerClose,
   render: (r) => `${r.lease.agent_name}: ${r.lease.state} at seq ${r.observed_seq} (captured output sha256 ${r.capture_sha256})`,
 });

@@ -1,9 +1,7 @@
 import { z } from "zod";
 import { leaseView } from "../../domain/herdr/inventory.ts";
 import { EFFORTS, startReviewer } from "../../domain/herdr/reviewer.ts";
-import { defineCommand } from "../kernel/command.ts";
-import type { CommandContext } from "../kernel/context.ts";
-import { buildHerdrDeps } from "../kernel/deps.ts";
+import { type DepsOf, defineCommand } from "../kernel/command.ts";
 import { oneLine } from "../kernel/one-line.ts";
 import { LEASE_OUTPUT } from "./lease-docs.ts";
 import {
@@ -37,10 +35,10 @@ export const reviewerStartOptionsSchema = z.object({
 });
 export type ReviewerStartOptions = z.output<typeof reviewerStartOptionsSchema>;
 
-const runReviewerStart = async (options: ReviewerStartOptions, ctx: CommandContext) =>
+const runReviewerStart = async (options: ReviewerStartOptions, deps: DepsOf<"herdr">) =>
   leaseView(
     await startReviewer(
-      await buildHerdrDeps(ctx),
+      deps,
       options,
       options.nativeArgs.split(/\s+/).filter((word) => word !== ""),
     ),
@@ -68,6 +66,7 @@ export default defineCommand({
     "herdr-lease-cli reviewer start --name rev-pr42 --kind claude --cwd /srv/wt/pr42 --purpose 'review PR 42' -- --model opus --effort high",
     "herdr-lease-cli reviewer start --name rev-docs --kind codex --cwd /srv/wt/pr42 --purpose 'docs review' --json",
   ],
+  needs: { deps: "herdr" },
   run: runReviewerStart,
   render: renderLease,
 });

@@ -1,8 +1,6 @@
 import { z } from "zod";
 import { type SweepResult, sweepReviewers } from "../../domain/herdr/reviewer-sweep.ts";
-import { defineCommand } from "../kernel/command.ts";
-import type { CommandContext } from "../kernel/context.ts";
-import { buildHerdrDeps } from "../kernel/deps.ts";
+import { type DepsOf, defineCommand } from "../kernel/command.ts";
 import { CLOSE_RULES } from "./lease-docs.ts";
 import { AUTHORITY_ERRORS, BINDING_ENV, dryRunOf, readLinesSchema } from "./shared.ts";
 
@@ -13,8 +11,8 @@ export const reviewerSweepOptionsSchema = z.object({
 });
 export type ReviewerSweepOptions = z.output<typeof reviewerSweepOptionsSchema>;
 
-const runSweep = async (options: ReviewerSweepOptions, ctx: CommandContext): Promise<SweepResult> =>
-  sweepReviewers(await buildHerdrDeps(ctx), { dryRun: dryRunOf(options), readLines: options.readLines });
+const runSweep = async (options: ReviewerSweepOptions, deps: DepsOf<"herdr">): Promise<SweepResult> =>
+  sweepReviewers(deps, { dryRun: dryRunOf(options), readLines: options.readLines });
 
 const render = (r: SweepResult): string =>
   [
@@ -45,6 +43,7 @@ export default defineCommand({
   errors: ["INVALID_INPUT", ...AUTHORITY_ERRORS, "INTERNAL"],
   env: BINDING_ENV,
   examples: ["herdr-lease-cli reviewer sweep", "herdr-lease-cli reviewer sweep --apply --json"],
+  needs: { deps: "herdr" },
   run: runSweep,
   render,
 });

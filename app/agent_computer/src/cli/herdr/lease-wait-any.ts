@@ -1,8 +1,6 @@
 import { z } from "zod";
 import { type WaitAnyResult, waitAny } from "../../domain/herdr/wait-any.ts";
-import { defineCommand } from "../kernel/command.ts";
-import type { CommandContext } from "../kernel/context.ts";
-import { buildHerdrDeps } from "../kernel/deps.ts";
+import { type DepsOf, defineCommand } from "../kernel/command.ts";
 import { readLinesSchema } from "./shared.ts";
 
 const workerSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9:_-]{0,63}$/, "must be an agent name or pane id");
@@ -23,8 +21,8 @@ export const waitAnyOptionsSchema = z.object({
 });
 export type WaitAnyOptions = z.output<typeof waitAnyOptionsSchema>;
 
-const runWaitAny = async (options: WaitAnyOptions, ctx: CommandContext): Promise<WaitAnyResult> =>
-  waitAny(await buildHerdrDeps(ctx), {
+const runWaitAny = async (options: WaitAnyOptions, deps: DepsOf<"herdr">): Promise<WaitAnyResult> =>
+  waitAny(deps, {
     workers: options.worker,
     afterSeq: options.afterSeq,
     timeoutMs: options.timeoutMs,
@@ -55,6 +53,7 @@ export default defineCommand({
     "herdr-lease-cli wait-any --worker rev-a --worker rev-b --after-seq rev-a=118 --after-seq rev-b=121 --json",
     "herdr-lease-cli wait-any --worker w1:p4 --timeout-ms 60000",
   ],
+  needs: { deps: "herdr" },
   run: runWaitAny,
   render: (r) =>
     [

@@ -1,9 +1,7 @@
 import { z } from "zod";
 import { closeView } from "../../domain/herdr/inventory.ts";
 import { releaseWriter } from "../../domain/herdr/writer.ts";
-import { defineCommand } from "../kernel/command.ts";
-import type { CommandContext } from "../kernel/context.ts";
-import { buildHerdrDeps } from "../kernel/deps.ts";
+import { type DepsOf, defineCommand } from "../kernel/command.ts";
 import { oneLine } from "../kernel/one-line.ts";
 import { CLOSE_OUTPUT, CLOSE_RULES } from "./lease-docs.ts";
 import {
@@ -35,8 +33,8 @@ export const writerReleaseOptionsSchema = z.object({
 });
 export type WriterReleaseOptions = z.output<typeof writerReleaseOptionsSchema>;
 
-const runWriterRelease = async (options: WriterReleaseOptions, ctx: CommandContext) =>
-  closeView(await releaseWriter(await buildHerdrDeps(ctx), options));
+const runWriterRelease = async (options: WriterReleaseOptions, deps: DepsOf<"herdr">) =>
+  closeView(await releaseWriter(deps, options));
 
 export default defineCommand({
   name: "herdr-lease-cli writer release",
@@ -68,6 +66,7 @@ export default defineCommand({
       "--expected-status-sha256 $(git -C /srv/wt/t7 status --porcelain=v1 --untracked-files=all | sha256sum | cut -c1-64) " +
       "--checkpoint-ref acme/api#7-c3 --checkpoint-sha256 $(sha256sum < checkpoint-c3.md | cut -c1-64)",
   ],
+  needs: { deps: "herdr" },
   run: runWriterRelease,
   render: (r) => `${r.lease.agent_name}: ${r.lease.state} at seq ${r.observed_seq}; branch, worktree and files untouched`,
 });

@@ -1,9 +1,7 @@
 import { z } from "zod";
 import { leaseView } from "../../domain/herdr/inventory.ts";
 import { startWriter } from "../../domain/herdr/writer.ts";
-import { defineCommand } from "../kernel/command.ts";
-import type { CommandContext } from "../kernel/context.ts";
-import { buildHerdrDeps } from "../kernel/deps.ts";
+import { type DepsOf, defineCommand } from "../kernel/command.ts";
 import { oneLine } from "../kernel/one-line.ts";
 import { LEASE_OUTPUT } from "./lease-docs.ts";
 import {
@@ -46,10 +44,10 @@ export type WriterStartOptions = z.output<typeof writerStartOptionsSchema>;
 
 const runWriterStart = async (
   { ownedScope, blockedScope, protectedBranch, ...options }: WriterStartOptions,
-  ctx: CommandContext,
+  deps: DepsOf<"herdr">,
 ) =>
   leaseView(
-    await startWriter(await buildHerdrDeps(ctx), {
+    await startWriter(deps, {
       ...options,
       ownedScopes: ownedScope,
       blockedScopes: blockedScope,
@@ -92,6 +90,7 @@ export default defineCommand({
       "--expected-status-sha256 $(git -C /srv/wt/t7 status --porcelain=v1 --untracked-files=all | sha256sum | cut -c1-64) " +
       "--owned-scope src/retry --blocked-scope migrations --protected-branch main",
   ],
+  needs: { deps: "herdr" },
   run: runWriterStart,
   render: renderLease,
 });

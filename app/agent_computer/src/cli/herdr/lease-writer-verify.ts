@@ -4,9 +4,7 @@ import { scopeProblem } from "../../domain/herdr/scopes.ts";
 import { type VerifyHost, verifyWriter } from "../../domain/herdr/verify.ts";
 import type { VerificationReceipt } from "../../domain/herdr/verify-receipts.ts";
 import { DEFAULT_RECIPE_PATH } from "../../domain/herdr/verify-recipe.ts";
-import { defineCommand } from "../kernel/command.ts";
-import type { CommandContext } from "../kernel/context.ts";
-import { buildHerdrDeps } from "../kernel/deps.ts";
+import { type DepsOf, defineCommand } from "../kernel/command.ts";
 import { neutralizeLine } from "../kernel/output.ts";
 import { AUTHORITY_ERRORS, BINDING_ENV, commitSchema, leaseIdSchema } from "./shared.ts";
 
@@ -37,8 +35,8 @@ const verifyHost = (env: Record<string, string | undefined>): VerifyHost => {
   };
 };
 
-const runWriterVerify = async (options: WriterVerifyOptions, ctx: CommandContext) =>
-  verifyWriter(await buildHerdrDeps(ctx), verifyHost(ctx.env), options);
+const runWriterVerify = async (options: WriterVerifyOptions, { ctx, ...deps }: DepsOf<"herdr">) =>
+  verifyWriter(deps, verifyHost(ctx.env), options);
 
 const renderReceipt = (r: VerificationReceipt) => {
   const lines = [`verification ${r.id}: ${r.status} · commit ${r.commit} · recipe ${neutralizeLine(r.recipe_path)}`];
@@ -89,6 +87,7 @@ export default defineCommand({
     "herdr-lease-cli writer verify --lease-id lease_7a1e9a1b2c3d4e5f60718293a4b5c6d7 " +
       "--expected-head $(git -C /srv/wt/t7 rev-parse HEAD) --json",
   ],
+  needs: { deps: "herdr" },
   run: runWriterVerify,
   render: renderReceipt,
 });

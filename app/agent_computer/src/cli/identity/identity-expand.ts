@@ -1,11 +1,9 @@
 import { z } from "zod";
 import { type ExpandResult, expandCapabilities } from "../../domain/agents/expand.ts";
 import { capabilitySchema } from "../../domain/identity/names.ts";
-import { defineCommand } from "../kernel/command.ts";
-import type { CommandContext } from "../kernel/context.ts";
-import { buildDeps } from "../kernel/deps.ts";
+import { type DepsOf, defineCommand } from "../kernel/command.ts";
+import { authenticatedErrorsWith, ownCredential, tokenFileSchema } from "../kernel/credential.ts";
 import { neutralizeLine } from "../kernel/output.ts";
-import { authenticatedErrorsWith, resolveToken, tokenFileSchema } from "../kernel/token.ts";
 import { AUTH_ENV, nameOption } from "./options.ts";
 
 export const expandOptionsSchema = z
@@ -26,10 +24,10 @@ export const expandOptionsSchema = z
 
 export type ExpandOptions = z.output<typeof expandOptionsSchema>;
 
-const runExpand = async (options: ExpandOptions, ctx: CommandContext): Promise<ExpandResult> =>
-  expandCapabilities(await buildDeps(ctx), {
+const runExpand = async (options: ExpandOptions, deps: DepsOf<"store">): Promise<ExpandResult> =>
+  expandCapabilities(deps, {
     agentId: options.agentId,
-    token: await resolveToken(ctx, options.agentId, options.tokenFile),
+    token: deps.credential?.token,
     add: options.add,
     remove: options.remove,
   });
@@ -58,6 +56,7 @@ export default defineCommand({
     "agent-identity-cli expand-capabilities --agent-id builder-1 --add docker --add k8s",
     "agent-identity-cli expand-capabilities --agent-id builder-1 --add gpu,tpu --json",
   ],
+  needs: { deps: "store", credential: ownCredential },
   run: runExpand,
   render,
 });

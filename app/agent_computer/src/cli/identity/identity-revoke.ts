@@ -1,10 +1,8 @@
 import { z } from "zod";
 import { type RevokeResult, revokeToken } from "../../domain/agents/revoke.ts";
 import { removeVaultToken } from "../../local/vault.ts";
-import { defineCommand } from "../kernel/command.ts";
-import type { CommandContext } from "../kernel/context.ts";
-import { buildDeps } from "../kernel/deps.ts";
-import { AUTHENTICATED_ERRORS, resolveToken, tokenFileSchema } from "../kernel/token.ts";
+import { type DepsOf, defineCommand } from "../kernel/command.ts";
+import { AUTHENTICATED_ERRORS, ownCredential, tokenFileSchema } from "../kernel/credential.ts";
 import { AUTH_ENV, nameOption } from "./options.ts";
 
 export const revokeOptionsSchema = z.object({
@@ -20,10 +18,10 @@ export const revokeOptionsSchema = z.object({
 
 export type RevokeOptions = z.output<typeof revokeOptionsSchema>;
 
-const runRevoke = async (options: RevokeOptions, ctx: CommandContext): Promise<RevokeResult> => {
-  const result = await revokeToken(await buildDeps(ctx), {
+const runRevoke = async (options: RevokeOptions, { ctx, ...deps }: DepsOf<"store">): Promise<RevokeResult> => {
+  const result = await revokeToken(deps, {
     agentId: options.agentId,
-    token: await resolveToken(ctx, options.agentId, options.tokenFile),
+    token: deps.credential?.token,
     issueRecovery: options.issueRecovery,
   });
   // A revoked token in the vault would only produce confusing AUTH_FAILED errors later.
@@ -67,6 +65,7 @@ export default defineCommand({
     "agent-identity-cli revoke-token --agent-id builder-1",
     "agent-identity-cli revoke-token --agent-id builder-1 --issue-recovery --json | jq -r .recovery_token > builder-1.recovery",
   ],
+  needs: { deps: "store", credential: ownCredential },
   run: runRevoke,
   render,
 });

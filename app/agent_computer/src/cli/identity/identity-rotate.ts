@@ -1,10 +1,8 @@
 import { z } from "zod";
-import { type RotateResult, rotateToken } from "../../domain/identity/rotate.ts";
+import { type RotateResult, rotateToken } from "../../domain/agents/rotate.ts";
 import { writeVaultToken } from "../../local/vault.ts";
-import { defineCommand } from "../kernel/command.ts";
-import type { CommandContext } from "../kernel/context.ts";
-import { buildDeps } from "../kernel/deps.ts";
-import { AUTHENTICATED_ERRORS, resolveToken, tokenFileSchema } from "../kernel/token.ts";
+import { type DepsOf, defineCommand } from "../kernel/command.ts";
+import { AUTHENTICATED_ERRORS, ownCredential, tokenFileSchema } from "../kernel/credential.ts";
 import { AUTH_ENV, nameOption } from "./options.ts";
 
 export const rotateOptionsSchema = z.object({ agentId: nameOption, tokenFile: tokenFileSchema });
@@ -12,10 +10,10 @@ export const rotateOptionsSchema = z.object({ agentId: nameOption, tokenFile: to
 export type RotateOptions = z.output<typeof rotateOptionsSchema>;
 export type RotateOutput = RotateResult & { vault_file: string };
 
-const runRotate = async (options: RotateOptions, ctx: CommandContext): Promise<RotateOutput> => {
-  const result = await rotateToken(await buildDeps(ctx), {
+const runRotate = async (options: RotateOptions, { ctx, ...deps }: DepsOf<"store">): Promise<RotateOutput> => {
+  const result = await rotateToken(deps, {
     agentId: options.agentId,
-    token: await resolveToken(ctx, options.agentId, options.tokenFile),
+    token: deps.credential?.token,
   });
   return { ...result, vault_file: await writeVaultToken(ctx.paths, options.agentId, result.agent_token) };
 };
@@ -41,6 +39,7 @@ export default defineCommand({
     "agent-identity-cli rotate-token --agent-id builder-1",
     "agent-identity-cli rotate-token --agent-id builder-1 --json | jq -r .vault_file",
   ],
+  needs: { deps: "store", credential: ownCredential },
   run: runRotate,
   render,
 });

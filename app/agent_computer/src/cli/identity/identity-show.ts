@@ -1,19 +1,17 @@
 import { z } from "zod";
-import { type ShowResult, showAgent } from "../../domain/identity/show.ts";
-import { defineCommand } from "../kernel/command.ts";
-import type { CommandContext } from "../kernel/context.ts";
-import { buildDeps } from "../kernel/deps.ts";
-import { AUTHENTICATED_ERRORS, resolveToken, tokenFileSchema } from "../kernel/token.ts";
+import { type ShowResult, showAgent } from "../../domain/agents/show.ts";
+import { type DepsOf, defineCommand } from "../kernel/command.ts";
+import { AUTHENTICATED_ERRORS, ownCredential, tokenFileSchema } from "../kernel/credential.ts";
 import { AUTH_ENV, nameOption, renderAgent } from "./options.ts";
 
 export const showOptionsSchema = z.object({ agentId: nameOption, tokenFile: tokenFileSchema });
 
 export type ShowOptions = z.output<typeof showOptionsSchema>;
 
-const runShow = async (options: ShowOptions, ctx: CommandContext): Promise<ShowResult> =>
-  showAgent(await buildDeps(ctx), {
+const runShow = async (options: ShowOptions, deps: DepsOf<"store">): Promise<ShowResult> =>
+  showAgent(deps, {
     agentId: options.agentId,
-    token: await resolveToken(ctx, options.agentId, options.tokenFile),
+    token: deps.credential?.token,
   });
 
 const render = (r: ShowResult): string => [...renderAgent(r.agent), `  open tasks: ${r.open_tasks}`].join("\n");
@@ -38,6 +36,7 @@ export default defineCommand({
     "agent-identity-cli show --agent-id builder-1",
     "agent-identity-cli show --agent-id builder-1 --json | jq .agent.session_id",
   ],
+  needs: { deps: "store", credential: ownCredential },
   run: runShow,
   render,
 });

@@ -1,21 +1,19 @@
 import { z } from "zod";
 import { type UnregisterResult, unregisterAgent } from "../../domain/agents/unregister.ts";
 import { removeVaultToken } from "../../local/vault.ts";
-import { defineCommand } from "../kernel/command.ts";
-import type { CommandContext } from "../kernel/context.ts";
-import { buildDeps } from "../kernel/deps.ts";
+import { type DepsOf, defineCommand } from "../kernel/command.ts";
+import { AUTHENTICATED_ERRORS, ownCredential, tokenFileSchema } from "../kernel/credential.ts";
 import { neutralizeLine } from "../kernel/output.ts";
-import { AUTHENTICATED_ERRORS, resolveToken, tokenFileSchema } from "../kernel/token.ts";
 import { AUTH_ENV, nameOption } from "./options.ts";
 
 export const unregisterOptionsSchema = z.object({ agentId: nameOption, tokenFile: tokenFileSchema });
 
 export type UnregisterOptions = z.output<typeof unregisterOptionsSchema>;
 
-const runUnregister = async (options: UnregisterOptions, ctx: CommandContext): Promise<UnregisterResult> => {
-  const result = await unregisterAgent(await buildDeps(ctx), {
+const runUnregister = async (options: UnregisterOptions, { ctx, ...deps }: DepsOf<"store">): Promise<UnregisterResult> => {
+  const result = await unregisterAgent(deps, {
     agentId: options.agentId,
-    token: await resolveToken(ctx, options.agentId, options.tokenFile),
+    token: deps.credential?.token,
   });
   await removeVaultToken(ctx.paths, options.agentId);
   return result;
@@ -48,6 +46,7 @@ export default defineCommand({
     "agent-identity-cli unregister --agent-id builder-1",
     "agent-identity-cli unregister --agent-id builder-1 --token-file ./builder-1.token --json",
   ],
+  needs: { deps: "store", credential: ownCredential },
   run: runUnregister,
   render,
 });

@@ -1,6 +1,6 @@
 import { AGENT_ID_RULE } from "../../agent-id.ts";
+import type { AgentView } from "../../domain/identity/agent-view.ts";
 import { agentId } from "../../domain/identity/names.ts";
-import type { AgentView } from "../../domain/identity/view.ts";
 import { neutralizeLine } from "../kernel/output.ts";
 
 /** The agent an identity command acts on; it authenticates with that agent's token. */

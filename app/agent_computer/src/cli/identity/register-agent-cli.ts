@@ -6,13 +6,11 @@ import { agentId, capabilitySchema } from "../../domain/identity/names.ts";
 import { STORE_ERRORS } from "../../errors.ts";
 import { keepInVault } from "../../local/vault.ts";
 import { looksLikeToken, TOKEN_REFUSAL } from "../../token-shape.ts";
-import { defineCommand } from "../kernel/command.ts";
-import type { CommandContext } from "../kernel/context.ts";
-import { buildDeps } from "../kernel/deps.ts";
+import { type DepsOf, defineCommand } from "../kernel/command.ts";
+import { readTokenFile, tokenPathSchema } from "../kernel/credential.ts";
 import { FIRST_TOKEN_FILE_DOC, withFirstTokenFile } from "../kernel/first-token-file.ts";
 import { oneLine } from "../kernel/one-line.ts";
 import { neutralizeLine } from "../kernel/output.ts";
-import { readTokenFile, tokenPathSchema } from "../kernel/token.ts";
 import { renderAgent } from "./options.ts";
 
 export const AGENT_CLASSES = ["orchestrator", "builder", "advisory", "auditor", "transient"] as const;
@@ -93,12 +91,11 @@ export const registerOptionsSchema = z
 export type RegisterOptions = z.output<typeof registerOptionsSchema>;
 export type RegisterOutput = RegisterResult & { vault_file?: string; token_file?: string; warning?: string };
 
-const runRegister = async (options: RegisterOptions, ctx: CommandContext): Promise<RegisterOutput> => {
+const runRegister = async (options: RegisterOptions, { ctx, ...deps }: DepsOf<"store">): Promise<RegisterOutput> => {
   const recoveryToken =
     options.recoveryTokenFile === undefined
       ? undefined
       : await readTokenFile(ctx, "--recovery-token-file", options.recoveryTokenFile);
-  const deps = await buildDeps(ctx);
   let vault: { vault_file?: string; warning?: string } = {};
   const result = await withFirstTokenFile(ctx, options.agentId, options.tokenFile, async (token) => {
     const done = await registerAgent(deps, {
@@ -198,6 +195,7 @@ export default defineCommand({
     "register-agent-cli --agent-id builder-1 --role builder --capabilities ts --force --expected-session-id null --json",
     "register-agent-cli --agent-id builder-1 --role builder --capabilities ts --recovery-token-file builder-1.recovery",
   ],
+  needs: { deps: "store" },
   run: runRegister,
   render,
 });

@@ -2,11 +2,9 @@ import { z } from "zod";
 import { agentId } from "../../domain/identity/names.ts";
 import { type ListResult, listTasks } from "../../domain/tasks/list.ts";
 import { TASK_STATES } from "../../store/port-identity.ts";
-import { defineCommand } from "../kernel/command.ts";
-import type { CommandContext } from "../kernel/context.ts";
-import { buildDeps } from "../kernel/deps.ts";
+import { type DepsOf, defineCommand } from "../kernel/command.ts";
+import { AUTHENTICATED_ERRORS, ownCredential, PRESENCE_FALLBACK, tokenFileSchema } from "../kernel/credential.ts";
 import { neutralizeLine } from "../kernel/output.ts";
-import { AUTHENTICATED_ERRORS, PRESENCE_FALLBACK, resolveToken, tokenFileSchema } from "../kernel/token.ts";
 import { AUTH_ENV } from "./options.ts";
 
 export const listOptionsSchema = z.object({
@@ -19,10 +17,10 @@ export const listOptionsSchema = z.object({
 
 export type ListOptions = z.output<typeof listOptionsSchema>;
 
-const runList = async (options: ListOptions, ctx: CommandContext): Promise<ListResult> =>
-  listTasks(await buildDeps(ctx), {
+const runList = async (options: ListOptions, deps: DepsOf<"store">): Promise<ListResult> =>
+  listTasks(deps, {
     agentId: options.agentId,
-    token: await resolveToken(ctx, options.agentId, options.tokenFile),
+    token: deps.credential?.token,
     scope: options.scope,
     states: options.state,
     limit: options.limit,
@@ -58,6 +56,7 @@ export default defineCommand({
   errors: AUTHENTICATED_ERRORS,
   env: AUTH_ENV,
   examples: ["agent-task-cli list --agent-id builder-1", "agent-task-cli list --agent-id lead --scope all --state queued --json"],
+  needs: { deps: "store", credential: ownCredential },
   run: runList,
   render,
 });

@@ -2,13 +2,11 @@ import { z } from "zod";
 import { agentId, capabilitySchema } from "../../domain/identity/names.ts";
 import { type PostResult, postTask } from "../../domain/tasks/post.ts";
 import { TASK_PRIORITIES } from "../../store/port-identity.ts";
-import { defineCommand } from "../kernel/command.ts";
-import type { CommandContext } from "../kernel/context.ts";
-import { buildDeps } from "../kernel/deps.ts";
+import { type DepsOf, defineCommand } from "../kernel/command.ts";
+import { authenticatedErrorsWith, ownCredential, tokenFileSchema } from "../kernel/credential.ts";
 import { oneLine } from "../kernel/one-line.ts";
 import { neutralizeLine } from "../kernel/output.ts";
 import { MESSAGE_RATE_ENV, RATE_RULE, REACH_RULE } from "../kernel/reach-help.ts";
-import { authenticatedErrorsWith, resolveToken, tokenFileSchema } from "../kernel/token.ts";
 import { AUTH_ENV } from "./options.ts";
 
 export const postOptionsSchema = z.object({
@@ -22,10 +20,10 @@ export const postOptionsSchema = z.object({
 
 export type PostOptions = z.output<typeof postOptionsSchema>;
 
-const runPost = async (options: PostOptions, ctx: CommandContext): Promise<PostResult> =>
-  postTask(await buildDeps(ctx), {
+const runPost = async (options: PostOptions, deps: DepsOf<"store">): Promise<PostResult> =>
+  postTask(deps, {
     agentId: options.agentId,
-    token: await resolveToken(ctx, options.agentId, options.tokenFile),
+    token: deps.credential?.token,
     title: options.title,
     body: options.body,
     requireCaps: options.requireCap,
@@ -57,6 +55,7 @@ export default defineCommand({
     "agent-task-cli post --agent-id lead --title 'Review PR 12' --body 'see thread pr-12' --require-cap review --priority high",
     "agent-task-cli post --agent-id lead --title 'Migrate db' --body 'run 004' --require-cap sql,ops --json",
   ],
+  needs: { deps: "store", credential: ownCredential },
   run: runPost,
   render,
 });

@@ -1,11 +1,9 @@
 import { z } from "zod";
 import { agentId } from "../../domain/identity/names.ts";
 import { TASK_RULES, type TaskAction, type TransitionResult, transitionTask } from "../../domain/tasks/transition.ts";
-import { type CommandDef, defineCommand } from "../kernel/command.ts";
-import type { CommandContext } from "../kernel/context.ts";
-import { buildDeps } from "../kernel/deps.ts";
+import { type CommandDef, type DepsOf, defineCommand } from "../kernel/command.ts";
+import { authenticatedErrorsWith, ownCredential, tokenFileSchema } from "../kernel/credential.ts";
 import { neutralizeLine } from "../kernel/output.ts";
-import { authenticatedErrorsWith, resolveToken, tokenFileSchema } from "../kernel/token.ts";
 import { AUTH_ENV } from "./options.ts";
 
 // accept, complete, reject and cancel are one compare-and-swap with different rules, so one factory builds them.
@@ -35,11 +33,11 @@ const transitionCommand = (action: TaskAction): CommandDef => {
   const rule = TASK_RULES[action];
   const text = TEXT[action];
   const schema = transitionSchema(action);
-  const run = async (options: z.output<typeof schema>, ctx: CommandContext): Promise<TransitionResult> =>
-    transitionTask(await buildDeps(ctx), {
+  const run = async (options: z.output<typeof schema>, deps: DepsOf<"store">): Promise<TransitionResult> =>
+    transitionTask(deps, {
       action,
       agentId: options.agentId,
-      token: await resolveToken(ctx, options.agentId, options.tokenFile),
+      token: deps.credential?.token,
       taskId: options.taskId,
       text: text ? (options as Record<string, string | undefined>)[text.key] : undefined,
     });
@@ -62,6 +60,7 @@ const transitionCommand = (action: TaskAction): CommandDef => {
     examples: [
       `agent-task-cli ${action} --agent-id builder-1 --task-id task_0193a1b2c3d4e5f60718293a4b5c6d7e${text ? ` --${text.key} 'see PR 12'` : ""}`,
     ],
+    needs: { deps: "store", credential: ownCredential },
     run,
     render: (t: TransitionResult) =>
       `${t.id} [${t.priority}] ${neutralizeLine(t.title)}: ${t.state} (version ${t.version})` +

@@ -1,6 +1,9 @@
 import type * as core from "zod/v4/core";
+import type { HerdrDeps } from "../../domain/herdr/herdr-deps.ts";
 import type { ErrorCode } from "../../errors.ts";
-import type { CommandContext } from "./context.ts";
+import type { CommandContext } from "./command-context.ts";
+import type { Clock, HostDeps } from "./composition-root.ts";
+import type { Credential, CredentialRequest } from "./credential.ts";
 
 /**
  * Where a flag differs from what the kernel derives from its schema key (kernel/flags.ts): the key in kebab case is the
@@ -21,8 +24,36 @@ export interface ArgSpec {
   name: string;
 }
 
+/** What every command gets: its context (env, paths, input) and the credential it declared, resolved. */
+export interface KernelDeps {
+  ctx: CommandContext;
+  /** undefined when the command declares no credential, or no source holds a token. */
+  credential: Credential | undefined;
+}
+
+/**
+ * What a command declares it needs; the kernel builds exactly that, once, before `run`.
+ * "none": the context only; "store": the domain deps over the store, opened at its first use; "herdr": those plus
+ * the Herdr adapter, git and the host's Herdr state dirs (loaded only for these commands), on a live clock.
+ */
+export type DepsKind = "none" | "store" | "herdr";
+
+export type DepsOf<Kind extends DepsKind> = Kind extends "herdr"
+  ? HerdrDeps & KernelDeps
+  : Kind extends "store"
+    ? HostDeps & KernelDeps
+    : KernelDeps;
+
+export interface Needs<Options, Kind extends DepsKind> {
+  deps: Kind;
+  /** For "store": "call" (default) stops the clock when the deps are built; "live" reads it at each look. */
+  clock?: Clock;
+  /** Whose token the command presents (undefined for a call that presents none). */
+  credential?: (options: Options) => CredentialRequest | undefined;
+}
+
 /** One command: the schema is the single source of validation and of the option docs. */
-export interface CommandDef<Schema extends core.$ZodType = core.$ZodType, Result = unknown> {
+export interface CommandDef<Schema extends core.$ZodType = core.$ZodType, Result = unknown, Kind extends DepsKind = DepsKind> {
   /** Full invocation, e.g. "agent-inbox-cli" or "agent-identity-cli rotate-token". */
   name: string;
   summary: string;
@@ -40,7 +71,8 @@ export interface CommandDef<Schema extends core.$ZodType = core.$ZodType, Result
   errors: readonly ErrorCode[];
   env: readonly string[];
   examples: readonly string[];
-  run(options: core.output<Schema>, ctx: CommandContext): Promise<Result>;
+  needs: Needs<core.output<Schema>, Kind>;
+  run(options: core.output<Schema>, deps: DepsOf<Kind>): Promise<Result>;
   render(result: Result, options: core.output<Schema>): string;
 }
 
@@ -56,5 +88,6 @@ export interface BinaryDef {
   examples?: readonly string[];
 }
 
-export const defineCommand = <Schema extends core.$ZodType, Result>(def: CommandDef<Schema, Result>): CommandDef =>
-  def as unknown as CommandDef;
+export const defineCommand = <Schema extends core.$ZodType, Result, const Kind extends DepsKind>(
+  def: CommandDef<Schema, Result, Kind>,
+): CommandDef => def as unknown as CommandDef;

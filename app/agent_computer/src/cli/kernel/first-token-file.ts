@@ -3,9 +3,9 @@
 // mints, instead of the token being printed.
 import { AppError, isAppError } from "../../errors.ts";
 import { neutralizeLine } from "../../terminal-text.ts";
-import type { CommandContext } from "./context.ts";
+import type { CommandContext } from "./command-context.ts";
+import { MAX_TOKEN_FILE_BYTES, namingTokenSource, resolveCredential } from "./credential.ts";
 import { InputTooLarge } from "./input.ts";
-import { MAX_TOKEN_FILE_BYTES, resolveToken } from "./token.ts";
 
 export const FIRST_TOKEN_FILE_DOC =
   "token file (else RELAY_AGENT_TOKEN, the vault); if missing/empty, a new name's token goes there (0600, no symlink/overwrite)";
@@ -33,10 +33,13 @@ export const withFirstTokenFile = async <R extends { agent_token?: string; auth_
   tokenFile: string | undefined,
   call: (token: string | undefined) => Promise<R>,
 ): Promise<R & { token_file?: string }> => {
-  // stdin cannot take a new token: "-" must hold one, as everywhere else.
-  if (tokenFile === undefined || tokenFile === "-") return call(await resolveToken(ctx, agentId, tokenFile));
-  // A file that holds a token is read as everywhere else (which notes where the token came from).
-  if ((await readToken(ctx, tokenFile)) !== undefined) return call(await resolveToken(ctx, agentId, tokenFile));
+  // stdin cannot take a new token: "-" must hold one, as everywhere else; so is a file that holds a token.
+  if (tokenFile === undefined || tokenFile === "-" || (await readToken(ctx, tokenFile)) !== undefined) {
+    const credential = await resolveCredential(ctx, { agentId, tokenFile });
+    return call(credential?.token).catch((error: unknown) => {
+      throw namingTokenSource(error, credential);
+    });
+  }
   const { claimTokenFile } = await import("../../local/token-file.ts");
   const claim = claimTokenFile(tokenFile);
   if ("refused" in claim) throw unreadable(tokenFile, `and it cannot take a new token: ${claim.refused}`);

@@ -2,7 +2,7 @@
 // ("controller acquire" is a `controller` command with an `acquire` subcommand). commander decides what each word is
 // (option, option value, subcommand, positional, -h/--help, -V/--version); zod then validates the values (parse.ts).
 // A subcommand's module is imported only when argv names it, so no other command's schema is ever built.
-// commander never prints or exits here: help, version and every usage error come back to kernel/run.ts.
+// commander never prints or exits here: help, version and every usage error come back to kernel/run-binary.ts.
 
 import { Command, type ErrorOptions, type HelpContext, Option } from "commander";
 import { AppError } from "../../errors.ts";

@@ -2,7 +2,7 @@
 // size limit enforced while reading, so `--body-file /dev/zero` stops at the limit instead of filling memory, and
 // with one error that names the flag and the file, never the content.
 import { AppError } from "../../errors.ts";
-import type { CommandContext } from "./context.ts";
+import type { CommandContext } from "./command-context.ts";
 
 /** Raised by a context's readInput when the input holds more than the limit. */
 export class InputTooLarge extends Error {}

@@ -1,10 +1,8 @@
 import * as z from "zod/mini";
 import { agentIdSchema } from "../../domain/identity/names.ts";
 import { type AckResult, ackMessages } from "../../domain/mesh/ack.ts";
-import { defineCommand } from "../kernel/command.ts";
-import type { CommandContext } from "../kernel/context.ts";
-import { buildDeps } from "../kernel/deps.ts";
-import { authenticatedErrorsWith, resolveToken, tokenFileSchema } from "../kernel/token.ts";
+import { type DepsOf, defineCommand } from "../kernel/command.ts";
+import { authenticatedErrorsWith, ownCredential, tokenFileSchema } from "../kernel/credential.ts";
 
 export const ackOptionsSchema = z
   .object({
@@ -31,9 +29,8 @@ export const ackOptionsSchema = z
 
 export type AckOptions = z.output<typeof ackOptionsSchema>;
 
-const runAck = async (options: AckOptions, ctx: CommandContext): Promise<AckResult> => {
-  const token = await resolveToken(ctx, options.agentId, options.tokenFile);
-  const deps = await buildDeps(ctx);
+const runAck = async (options: AckOptions, deps: DepsOf<"store">): Promise<AckResult> => {
+  const token = deps.credential?.token;
   return options.upToSeq !== undefined
     ? ackMessages(deps, { agentId: options.agentId, token, upToSeq: options.upToSeq })
     : ackMessages(deps, { agentId: options.agentId, token, messageIds: options.messageId ?? [] });
@@ -64,6 +61,7 @@ export default defineCommand({
     "agent-ack-cli --agent-id builder-1 --up-to-seq 42",
     "agent-ack-cli --agent-id builder-1 --message-id msg_0193a1b2c3d4e5f60718293a4b5c6d7e --json",
   ],
+  needs: { deps: "store", credential: ownCredential },
   run: runAck,
   render,
 });

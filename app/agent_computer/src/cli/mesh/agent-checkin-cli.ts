@@ -7,13 +7,11 @@ import { TTL_MAX_SECONDS, TTL_MIN_SECONDS } from "../../domain/mesh/ttl.ts";
 import { STORE_ERRORS } from "../../errors.ts";
 import { keepInVault } from "../../local/vault.ts";
 import { type HerdrWake, herdrWakeFor } from "../../wake/arm.ts";
-import { defineCommand } from "../kernel/command.ts";
-import type { CommandContext } from "../kernel/context.ts";
-import { buildDeps } from "../kernel/deps.ts";
+import { type DepsOf, defineCommand } from "../kernel/command.ts";
+import { tokenPathSchema } from "../kernel/credential.ts";
 import { FIRST_TOKEN_FILE_DOC, withFirstTokenFile } from "../kernel/first-token-file.ts";
 import { oneLine } from "../kernel/one-line.ts";
 import { neutralizeLine } from "../kernel/output.ts";
-import { tokenPathSchema } from "../kernel/token.ts";
 
 export const checkinOptionsSchema = z.object({
   agentId: agentIdSchema,
@@ -54,12 +52,11 @@ export type CheckinOutput = (CheckinResult & { preview?: true }) & {
   warning?: string;
 };
 
-const runCheckin = async (options: CheckinOptions, ctx: CommandContext): Promise<CheckinOutput> => {
+const runCheckin = async (options: CheckinOptions, { ctx, ...deps }: DepsOf<"store">): Promise<CheckinOutput> => {
   if (!options.confirm) {
-    const preview = await previewCheckIn(await buildDeps(ctx), { ...options, caps: options.capabilities, token: undefined });
+    const preview = await previewCheckIn(deps, { ...options, caps: options.capabilities, token: undefined });
     return { ...preview, herdr_wake: await herdrWakeFor(options, ctx, "preview", undefined) };
   }
-  const deps = await buildDeps(ctx);
   let vault: { vault_file?: string; warning?: string } = {};
   const result = await withFirstTokenFile(ctx, options.agentId, options.tokenFile, async (token) => {
     const done = await checkIn(deps, { ...options, caps: options.capabilities, token });
@@ -146,6 +143,7 @@ export default defineCommand({
     "agent-checkin-cli --agent-id ping-bot --role ping --ttl-seconds 120 --confirm --token-file ~/.ping.token",
     'agent-checkin-cli --agent-id reviewer-2 --role reviewer --herdr-pane "$HERDR_PANE_ID" --confirm --json | jq .herdr_wake',
   ],
+  needs: { deps: "store" },
   run: runCheckin,
   render,
 });

@@ -1,10 +1,8 @@
 import * as z from "zod/mini";
 import { type CheckoutResult, checkOut } from "../../domain/agents/checkout.ts";
 import { agentIdSchema } from "../../domain/identity/names.ts";
-import { defineCommand } from "../kernel/command.ts";
-import type { CommandContext } from "../kernel/context.ts";
-import { buildDeps } from "../kernel/deps.ts";
-import { authenticatedErrorsWith, resolveToken, tokenFileSchema } from "../kernel/token.ts";
+import { type DepsOf, defineCommand } from "../kernel/command.ts";
+import { authenticatedErrorsWith, ownCredential, tokenFileSchema } from "../kernel/credential.ts";
 
 export const checkoutOptionsSchema = z.object({
   agentId: agentIdSchema,
@@ -16,10 +14,8 @@ export const checkoutOptionsSchema = z.object({
 
 export type CheckoutOptions = z.output<typeof checkoutOptionsSchema>;
 
-const runCheckout = async (options: CheckoutOptions, ctx: CommandContext): Promise<CheckoutResult> => {
-  const token = await resolveToken(ctx, options.agentId, options.tokenFile);
-  return checkOut(await buildDeps(ctx), { agentId: options.agentId, token, confirm: options.confirm });
-};
+const runCheckout = (options: CheckoutOptions, deps: DepsOf<"store">): Promise<CheckoutResult> =>
+  checkOut(deps, { agentId: options.agentId, token: deps.credential?.token, confirm: options.confirm });
 
 const render = (r: CheckoutResult): string => {
   if (r.preview)
@@ -49,6 +45,7 @@ export default defineCommand({
   errors: authenticatedErrorsWith(),
   env: ["AGENT_COMPUTER_HOME", "AGENT_COMPUTER_DATABASE_URL", "RELAY_AGENT_TOKEN"],
   examples: ["agent-checkout-cli --agent-id builder-1   # preview", "agent-checkout-cli --agent-id builder-1 --confirm --json"],
+  needs: { deps: "store", credential: ownCredential },
   run: runCheckout,
   render,
 });

@@ -4,11 +4,9 @@ import { agentIdSchema } from "../../domain/identity/names.ts";
 import { type InboxResult, readInbox } from "../../domain/mesh/inbox.ts";
 import { WAIT_MAX_SECONDS, WAIT_MIN_SECONDS, waitForInbox } from "../../domain/mesh/inbox-wait.ts";
 import { type PeekResult, peekInbox } from "../../domain/mesh/peek.ts";
-import { defineCommand } from "../kernel/command.ts";
-import type { CommandContext } from "../kernel/context.ts";
-import { buildDeps } from "../kernel/deps.ts";
+import { type DepsOf, defineCommand } from "../kernel/command.ts";
+import { authenticatedErrorsWith, ownCredential, tokenFileSchema } from "../kernel/credential.ts";
 import { neutralizeLine } from "../kernel/output.ts";
-import { authenticatedErrorsWith, resolveToken, tokenFileSchema } from "../kernel/token.ts";
 
 const DEFAULT_LIMIT = 50;
 
@@ -54,20 +52,23 @@ export const inboxOptionsSchema = z
 
 export type InboxOptions = z.output<typeof inboxOptionsSchema>;
 
-const runInbox = async (options: InboxOptions, ctx: CommandContext): Promise<InboxResult | PeekResult> => {
-  const token = await resolveToken(ctx, options.agentId, options.tokenFile);
-  if (options.peek) return peekInbox(await buildDeps(ctx), { agentId: options.agentId, token });
+const runInbox = async (options: InboxOptions, deps: DepsOf<"store">): Promise<InboxResult | PeekResult> => {
+  const token = deps.credential?.token;
+  if (options.peek) return peekInbox(deps, { agentId: options.agentId, token });
   if (options.wait !== undefined) {
     // A live clock: presence renewed during the wait must count from the renewal, not from the call's start.
-    return waitForInbox(await buildDeps(ctx, "live"), {
-      agentId: options.agentId,
-      limit: options.limit ?? DEFAULT_LIMIT,
-      token,
-      waitSeconds: options.wait,
-      tokenFile: options.tokenFile,
-    });
+    return waitForInbox(
+      { ...deps, now: () => deps.ctx.now() },
+      {
+        agentId: options.agentId,
+        limit: options.limit ?? DEFAULT_LIMIT,
+        token,
+        waitSeconds: options.wait,
+        tokenFile: options.tokenFile,
+      },
+    );
   }
-  return readInbox(await buildDeps(ctx), {
+  return readInbox(deps, {
     agentId: options.agentId,
     limit: options.limit ?? DEFAULT_LIMIT,
     token,
@@ -166,6 +167,7 @@ export default defineCommand({
     "agent-inbox-cli --agent-id builder-1 --peek --json   # how many wait, without reading them",
     "agent-inbox-cli --agent-id builder-1 --wait 600   # block until mail arrives (exit 7 after 10 minutes without)",
   ],
+  needs: { deps: "store", credential: ownCredential },
   run: runInbox,
   render,
 });

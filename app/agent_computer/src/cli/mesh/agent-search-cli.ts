@@ -1,10 +1,8 @@
 import * as z from "zod/mini";
 import { agentIdSchema, notAToken } from "../../domain/identity/names.ts";
 import { MAX_SEARCH_WORDS, type SearchResult, searchMessages } from "../../domain/mesh/search.ts";
-import { defineCommand } from "../kernel/command.ts";
-import type { CommandContext } from "../kernel/context.ts";
-import { buildDeps } from "../kernel/deps.ts";
-import { AUTHENTICATED_ERRORS, PRESENCE_FALLBACK, resolveToken, tokenFileSchema } from "../kernel/token.ts";
+import { type DepsOf, defineCommand } from "../kernel/command.ts";
+import { AUTHENTICATED_ERRORS, ownCredential, PRESENCE_FALLBACK, tokenFileSchema } from "../kernel/credential.ts";
 
 export const searchOptionsSchema = z.object({
   agentId: agentIdSchema,
@@ -24,9 +22,9 @@ export const searchOptionsSchema = z.object({
 
 export type SearchOptions = z.output<typeof searchOptionsSchema>;
 
-const runSearch = async (options: SearchOptions, ctx: CommandContext): Promise<SearchResult> => {
-  const token = await resolveToken(ctx, options.agentId, options.tokenFile);
-  return searchMessages(await buildDeps(ctx), {
+const runSearch = async (options: SearchOptions, deps: DepsOf<"store">): Promise<SearchResult> => {
+  const token = deps.credential?.token;
+  return searchMessages(deps, {
     agentId: options.agentId,
     token,
     query: options.query,
@@ -65,6 +63,7 @@ export default defineCommand({
     "agent-search-cli --agent-id builder-1 --query 'migration rollback'",
     "agent-search-cli --agent-id builder-1 --query pr-12 --limit 5 --json | jq -r '.messages[].id'",
   ],
+  needs: { deps: "store", credential: ownCredential },
   run: runSearch,
   render,
 });

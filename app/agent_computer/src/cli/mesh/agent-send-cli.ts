@@ -2,11 +2,9 @@ import * as z from "zod/mini";
 import { commandLine } from "../../command-line.ts";
 import { agentIdSchema, notAToken, threadLabelSchema } from "../../domain/identity/names.ts";
 import { type RecipientOutcome, type SendResult, sendMessage } from "../../domain/mesh/send.ts";
-import { defineCommand } from "../kernel/command.ts";
-import type { CommandContext } from "../kernel/context.ts";
-import { buildDeps } from "../kernel/deps.ts";
+import { type DepsOf, defineCommand } from "../kernel/command.ts";
+import { authenticatedErrorsWith, ownCredential, tokenFileSchema } from "../kernel/credential.ts";
 import { MESSAGE_RATE_ENV, RATE_RULE, REACH_RULE } from "../kernel/reach-help.ts";
-import { authenticatedErrorsWith, resolveToken, tokenFileSchema } from "../kernel/token.ts";
 import { bodySchemas, readBody } from "./send-body.ts";
 
 export const sendOptionsSchema = z
@@ -52,11 +50,11 @@ export const sendOptionsSchema = z
 
 export type SendOptions = z.output<typeof sendOptionsSchema>;
 
-export const runSend = async (options: SendOptions, ctx: CommandContext): Promise<SendResult> => {
+export const runSend = async (options: SendOptions, { ctx, ...deps }: DepsOf<"store">): Promise<SendResult> => {
   const from = options.agentId;
   const body = await readBody(options, ctx);
-  const token = await resolveToken(ctx, from, options.tokenFile);
-  return sendMessage(await buildDeps(ctx), {
+  const token = deps.credential?.token;
+  return sendMessage(deps, {
     from,
     token,
     recipients: options.broadcast
@@ -141,6 +139,7 @@ export default defineCommand({
     "agent-send-cli --agent-id release --broadcast --role builder --body 'freeze: main is locked until 18:00'",
     "agent-send-cli --agent-id reviewer-1 --reply-to msg_0193a1b2c3d4e5f60718293a4b5c6d7e --body 'looks good, merging'",
   ],
+  needs: { deps: "store", credential: ownCredential },
   run: runSend,
   render,
 });

@@ -1,11 +1,9 @@
 import * as z from "zod/mini";
 import { agentIdSchema } from "../../domain/identity/names.ts";
 import { listSent, type SentResult } from "../../domain/mesh/sent.ts";
-import { defineCommand } from "../kernel/command.ts";
-import type { CommandContext } from "../kernel/context.ts";
-import { buildDeps } from "../kernel/deps.ts";
+import { type DepsOf, defineCommand } from "../kernel/command.ts";
+import { AUTHENTICATED_ERRORS, ownCredential, PRESENCE_FALLBACK, tokenFileSchema } from "../kernel/credential.ts";
 import { neutralizeLine } from "../kernel/output.ts";
-import { AUTHENTICATED_ERRORS, PRESENCE_FALLBACK, resolveToken, tokenFileSchema } from "../kernel/token.ts";
 
 export const sentOptionsSchema = z.object({
   agentId: agentIdSchema,
@@ -17,9 +15,9 @@ export const sentOptionsSchema = z.object({
 
 export type SentOptions = z.output<typeof sentOptionsSchema>;
 
-const runSent = async (options: SentOptions, ctx: CommandContext): Promise<SentResult> => {
-  const token = await resolveToken(ctx, options.agentId, options.tokenFile);
-  return listSent(await buildDeps(ctx), { agentId: options.agentId, token, limit: options.limit });
+const runSent = async (options: SentOptions, deps: DepsOf<"store">): Promise<SentResult> => {
+  const token = deps.credential?.token;
+  return listSent(deps, { agentId: options.agentId, token, limit: options.limit });
 };
 
 const render = (r: SentResult): string => {
@@ -49,6 +47,7 @@ export default defineCommand({
   errors: AUTHENTICATED_ERRORS,
   env: ["AGENT_COMPUTER_HOME", "AGENT_COMPUTER_DATABASE_URL", "RELAY_AGENT_TOKEN"],
   examples: ["agent-sent-cli --agent-id builder-1", "agent-sent-cli --agent-id builder-1 --limit 5 --json"],
+  needs: { deps: "store", credential: ownCredential },
   run: runSent,
   render,
 });

@@ -1,11 +1,9 @@
 import * as z from "zod/mini";
 import { agentIdSchema, threadIdSchema } from "../../domain/identity/names.ts";
 import { readThread, type ThreadResult } from "../../domain/mesh/thread.ts";
-import { defineCommand } from "../kernel/command.ts";
-import type { CommandContext } from "../kernel/context.ts";
-import { buildDeps } from "../kernel/deps.ts";
+import { type DepsOf, defineCommand } from "../kernel/command.ts";
+import { authenticatedErrorsWith, ownCredential, PRESENCE_FALLBACK, tokenFileSchema } from "../kernel/credential.ts";
 import { neutralizeLine } from "../kernel/output.ts";
-import { authenticatedErrorsWith, PRESENCE_FALLBACK, resolveToken, tokenFileSchema } from "../kernel/token.ts";
 
 export const threadOptionsSchema = z.object({
   agentId: agentIdSchema,
@@ -20,9 +18,9 @@ export const threadOptionsSchema = z.object({
 
 export type ThreadOptions = z.output<typeof threadOptionsSchema>;
 
-const runThread = async (options: ThreadOptions, ctx: CommandContext): Promise<ThreadResult> => {
-  const token = await resolveToken(ctx, options.agentId, options.tokenFile);
-  return readThread(await buildDeps(ctx), {
+const runThread = async (options: ThreadOptions, deps: DepsOf<"store">): Promise<ThreadResult> => {
+  const token = deps.credential?.token;
+  return readThread(deps, {
     agentId: options.agentId,
     token,
     thread: options.thread,
@@ -71,6 +69,7 @@ export default defineCommand({
     "agent-thread-cli --agent-id builder-1 --thread pr-12",
     "agent-thread-cli --agent-id builder-1 --thread msg_0193a1b2c3d4e5f60718293a4b5c6d7e --json | jq -r '.messages[].body'",
   ],
+  needs: { deps: "store", credential: ownCredential },
   run: runThread,
   render,
 });

@@ -2,11 +2,9 @@ import * as z from "zod/mini";
 import { STORE_ERRORS } from "../../errors.ts";
 import { liveHolder, type WatcherHolder } from "../../local/wake-lock.ts";
 import { listRegistrations, wakeDirFor } from "../../local/wake-registrations.ts";
-import { runWakeService } from "../../wake/service.ts";
+import { runWakeService } from "../../wake/wake-service.ts";
 import { createLogger } from "../../worker/log.ts";
-import { defineCommand } from "../kernel/command.ts";
-import type { CommandContext } from "../kernel/context.ts";
-import { buildDeps } from "../kernel/deps.ts";
+import { type DepsOf, defineCommand } from "../kernel/command.ts";
 
 export const watcherOptionsSchema = z.object({
   run: z
@@ -39,7 +37,7 @@ const statusOf = (wakeDir: string, outcome: WatcherOutput["outcome"], watcher: W
 });
 
 /** Without --run: who watches and who is armed. With --run: the light wake service in this process until a signal. */
-const runWatcher = async (options: WatcherOptions, ctx: CommandContext): Promise<WatcherOutput> => {
+const runWatcher = async (options: WatcherOptions, { ctx, ...deps }: DepsOf<"store">): Promise<WatcherOutput> => {
   const wakeDir = wakeDirFor(ctx.env, ctx.paths);
   if (!options.run) return statusOf(wakeDir, "status", liveHolder(wakeDir) ?? null);
   const abort = new AbortController();
@@ -48,7 +46,7 @@ const runWatcher = async (options: WatcherOptions, ctx: CommandContext): Promise
   process.on("SIGINT", stop);
   try {
     const result = await runWakeService(
-      { ...(await buildDeps(ctx, "live")), env: ctx.env, paths: ctx.paths, log: createLogger(undefined, "wake").log },
+      { ...deps, env: ctx.env, paths: ctx.paths, log: createLogger(undefined, "wake").log },
       { role: "light", signal: abort.signal },
     );
     if (result.outcome === "already_running") return statusOf(wakeDir, "already_running", result.holder ?? null);
@@ -106,6 +104,7 @@ export default defineCommand({
     "agent-wake-cli --json | jq '.armed[].agent_id'",
     "agent-wake-cli --run   # foreground, until SIGTERM",
   ],
+  needs: { deps: "store", clock: "live" },
   run: runWatcher,
   render,
 });

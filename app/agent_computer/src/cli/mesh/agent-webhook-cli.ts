@@ -29,12 +29,12 @@ const binary: BinaryDef = {
     "readable by the Unix user that owns it (SQLite) or the database role (PostgreSQL), and never printed again or " +
     "logged (rotate-secret replaces it, with a day's overlap). Lists show the URL without its query string.",
   subcommands: {
-    add: () => import("./webhook-commands.ts").then((m) => m.addCommand),
-    list: () => import("./webhook-commands.ts").then((m) => m.listCommand),
-    remove: () => import("./webhook-commands.ts").then((m) => m.removeCommand),
-    enable: () => import("./webhook-commands.ts").then((m) => m.enableCommand),
-    "rotate-secret": () => import("./webhook-commands.ts").then((m) => m.rotateSecretCommand),
-    deliveries: () => import("./webhook-commands.ts").then((m) => m.deliveriesCommand),
+    add: () => import("./outbound-webhook-commands.ts").then((m) => m.addCommand),
+    list: () => import("./outbound-webhook-commands.ts").then((m) => m.listCommand),
+    remove: () => import("./outbound-webhook-commands.ts").then((m) => m.removeCommand),
+    enable: () => import("./outbound-webhook-commands.ts").then((m) => m.enableCommand),
+    "rotate-secret": () => import("./outbound-webhook-commands.ts").then((m) => m.rotateSecretCommand),
+    deliveries: () => import("./outbound-webhook-commands.ts").then((m) => m.deliveriesCommand),
   },
   env: ["AGENT_COMPUTER_HOME", "AGENT_COMPUTER_DATABASE_URL", "RELAY_AGENT_TOKEN"],
   examples: [

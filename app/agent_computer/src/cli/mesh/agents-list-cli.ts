@@ -1,11 +1,9 @@
 import * as z from "zod/mini";
 import { agentIdSchema } from "../../domain/identity/names.ts";
 import { type DirectoryEntry, type DirectoryResult, listAgents } from "../../domain/mesh/directory.ts";
-import { defineCommand } from "../kernel/command.ts";
-import type { CommandContext } from "../kernel/context.ts";
-import { buildDeps } from "../kernel/deps.ts";
+import { type DepsOf, defineCommand } from "../kernel/command.ts";
+import { AUTHENTICATED_ERRORS, ownCredential, PRESENCE_FALLBACK, tokenFileSchema } from "../kernel/credential.ts";
 import { neutralizeLine } from "../kernel/output.ts";
-import { AUTHENTICATED_ERRORS, PRESENCE_FALLBACK, resolveToken, tokenFileSchema } from "../kernel/token.ts";
 
 export const agentsListOptionsSchema = z.object({
   includeStale: z._default(z.boolean(), false).check(z.describe("also list agents whose latest session expired (alive: false)")),
@@ -19,9 +17,9 @@ export const agentsListOptionsSchema = z.object({
 export type AgentsListOptions = z.output<typeof agentsListOptionsSchema>;
 export type AgentsListOutput = DirectoryResult & { view: "list" | "topology"; classes?: Record<string, string[]> };
 
-const runAgentsList = async (options: AgentsListOptions, ctx: CommandContext): Promise<AgentsListOutput> => {
-  const token = options.agentId ? await resolveToken(ctx, options.agentId, options.tokenFile) : undefined;
-  const result = await listAgents(await buildDeps(ctx), { includeStale: options.includeStale, agentId: options.agentId, token });
+const runAgentsList = async (options: AgentsListOptions, deps: DepsOf<"store">): Promise<AgentsListOutput> => {
+  const token = options.agentId ? deps.credential?.token : undefined;
+  const result = await listAgents(deps, { includeStale: options.includeStale, agentId: options.agentId, token });
   if (options.view === "list") return { ...result, view: "list" };
   const classes: Record<string, string[]> = {};
   for (const a of result.agents.filter((x) => x.alive)) classes[a.class] = [...(classes[a.class] ?? []), a.agent_id];
@@ -60,6 +58,7 @@ export default defineCommand({
   errors: AUTHENTICATED_ERRORS,
   env: ["AGENT_COMPUTER_HOME", "AGENT_COMPUTER_DATABASE_URL", "RELAY_AGENT_TOKEN", "AGENT_COMPUTER_HOST_ID"],
   examples: ["agents-list-cli", "agents-list-cli --include-stale --json", "agents-list-cli --view topology --agent-id builder-1"],
+  needs: { deps: "store", credential: (o) => (o.agentId ? ownCredential({ ...o, agentId: o.agentId }) : undefined) },
   run: runAgentsList,
   render,
 });

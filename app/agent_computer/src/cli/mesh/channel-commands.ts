@@ -2,11 +2,10 @@ import * as z from "zod/mini";
 import { agentIdSchema, notAToken } from "../../domain/identity/names.ts";
 import { type ChannelAction, type ChannelResult, channelAction } from "../../domain/mesh/channels.ts";
 import type { ErrorCode } from "../../errors.ts";
-import { type CommandDef, defineCommand } from "../kernel/command.ts";
-import type { CommandContext } from "../kernel/context.ts";
-import { buildDeps } from "../kernel/deps.ts";
+import { type CommandDef, type DepsOf, defineCommand } from "../kernel/command.ts";
+import type { CommandContext } from "../kernel/command-context.ts";
+import { AUTHENTICATED_ERRORS, authenticatedErrorsWith, ownCredential, tokenFileSchema } from "../kernel/credential.ts";
 import { MESSAGE_RATE_ENV, RATE_RULE, REACH_RULE } from "../kernel/reach-help.ts";
-import { AUTHENTICATED_ERRORS, authenticatedErrorsWith, resolveToken, tokenFileSchema } from "../kernel/token.ts";
 import { bodySchemas, readBody } from "./send-body.ts";
 
 const ENV = ["AGENT_COMPUTER_HOME", "AGENT_COMPUTER_DATABASE_URL", "RELAY_AGENT_TOKEN"];
@@ -24,10 +23,10 @@ type Authenticated = { agentId: string; tokenFile?: string | undefined };
 
 const runWith =
   <O extends Authenticated>(toAction: (options: O, ctx: CommandContext) => Promise<ChannelAction> | ChannelAction) =>
-  async (options: O, ctx: CommandContext): Promise<ChannelResult> => {
+  async (options: O, { ctx, ...deps }: DepsOf<"store">): Promise<ChannelResult> => {
     const action = await toAction(options, ctx);
-    const token = await resolveToken(ctx, options.agentId, options.tokenFile);
-    return channelAction(await buildDeps(ctx), { agentId: options.agentId, token, action });
+    const token = deps.credential?.token;
+    return channelAction(deps, { agentId: options.agentId, token, action });
   };
 
 const renderMembership = (r: ChannelResult): string => {
@@ -57,6 +56,7 @@ const membershipCommand = (
     errors: authenticatedErrorsWith(...errors),
     env: ENV,
     examples: [`agent-channel-cli ${kind} --agent-id builder-1 --channel release`],
+    needs: { deps: "store", credential: ownCredential },
     run: runWith<MembershipOptions>((o) => ({ kind, channel: o.channel })),
     render: renderMembership,
   });
@@ -99,6 +99,7 @@ export const listCommand: CommandDef = defineCommand({
   errors: AUTHENTICATED_ERRORS,
   env: ENV,
   examples: ["agent-channel-cli list --agent-id builder-1 --all"],
+  needs: { deps: "store", credential: ownCredential },
   run: runWith<z.output<typeof listSchema>>((o) => ({ kind: "list", all: o.all })),
   render: (r) =>
     (r.channels ?? []).length === 0
@@ -130,6 +131,7 @@ export const postCommand: CommandDef = defineCommand({
     "agent-channel-cli post --agent-id builder-1 --channel release --body 'freeze lifted'",
     "git log -1 --format=%s | agent-channel-cli post --agent-id builder-1 --channel release --body-file -",
   ],
+  needs: { deps: "store", credential: ownCredential },
   run: runWith<z.output<typeof postSchema>>(async (o, ctx) => ({
     kind: "post",
     channel: o.channel,
@@ -163,6 +165,7 @@ export const readCommand: CommandDef = defineCommand({
   errors: authenticatedErrorsWith("NOT_FOUND", "NOT_A_MEMBER"),
   env: ENV,
   examples: ["agent-channel-cli read --agent-id builder-1 --channel release --limit 10"],
+  needs: { deps: "store", credential: ownCredential },
   run: runWith<z.output<typeof readSchema>>((o) => ({ kind: "read", channel: o.channel, limit: o.limit })),
   render: (r) =>
     [

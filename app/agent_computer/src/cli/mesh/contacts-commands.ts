@@ -1,10 +1,8 @@
 import * as z from "zod/mini";
 import { agentIdSchema } from "../../domain/identity/names.ts";
 import { type ContactChange, type ContactsResult, manageContacts } from "../../domain/mesh/contacts.ts";
-import { type CommandDef, defineCommand } from "../kernel/command.ts";
-import type { CommandContext } from "../kernel/context.ts";
-import { buildDeps } from "../kernel/deps.ts";
-import { AUTHENTICATED_ERRORS, PRESENCE_FALLBACK, resolveToken, tokenFileSchema } from "../kernel/token.ts";
+import { type CommandDef, type DepsOf, defineCommand } from "../kernel/command.ts";
+import { AUTHENTICATED_ERRORS, ownCredential, PRESENCE_FALLBACK, tokenFileSchema } from "../kernel/credential.ts";
 
 const ENV = ["AGENT_COMPUTER_HOME", "AGENT_COMPUTER_DATABASE_URL", "RELAY_AGENT_TOKEN"];
 const OUTPUT =
@@ -16,10 +14,10 @@ const contactSchema = z
 
 const run =
   <O extends { agentId: string; tokenFile?: string | undefined }>(change: (options: O) => ContactChange | undefined) =>
-  async (options: O, ctx: CommandContext): Promise<ContactsResult> => {
-    const token = await resolveToken(ctx, options.agentId, options.tokenFile);
+  async (options: O, deps: DepsOf<"store">): Promise<ContactsResult> => {
+    const token = deps.credential?.token;
     const made = change(options);
-    return manageContacts(await buildDeps(ctx), { agentId: options.agentId, token, ...(made ? { change: made } : {}) });
+    return manageContacts(deps, { agentId: options.agentId, token, ...(made ? { change: made } : {}) });
   };
 
 const render = (r: ContactsResult): string =>
@@ -39,6 +37,7 @@ export const showCommand: CommandDef = defineCommand({
   schema: showSchema,
   writes: `only your presence renewal.${PRESENCE_FALLBACK}`,
   examples: ["agent-contacts-cli show --agent-id builder-1 --json"],
+  needs: { deps: "store", credential: ownCredential },
   run: run<z.output<typeof showSchema>>(() => undefined),
   ...common,
 });
@@ -62,6 +61,7 @@ export const policyCommand: CommandDef = defineCommand({
     "agent-contacts-cli policy --agent-id builder-1 --policy contacts-only",
     "agent-contacts-cli policy --agent-id builder-1 --policy open",
   ],
+  needs: { deps: "store", credential: ownCredential },
   run: run<z.output<typeof policySchema>>((o) => ({ kind: "policy", policy: o.policy })),
   ...common,
 });
@@ -78,6 +78,7 @@ const listCommand = (kind: "allow" | "block" | "forget", summary: string, descri
     flags: { contact: { placeholder: "<id>" } },
     writes: `your ${kind === "forget" ? "allow and block lists" : `${kind} list`} (and your presence renewal).`,
     examples: [example],
+    needs: { deps: "store", credential: ownCredential },
     run: run<ListOptions>((o) => ({ kind, contacts: o.contact })),
     ...common,
   });

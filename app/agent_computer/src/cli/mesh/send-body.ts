@@ -2,7 +2,7 @@
 // stdin), UTF-8 text of at most MAX_BODY_BYTES bytes, never a NUL.
 import * as z from "zod/mini";
 import { AppError } from "../../errors.ts";
-import type { CommandContext } from "../kernel/context.ts";
+import type { CommandContext } from "../kernel/command-context.ts";
 import { readFlagInput } from "../kernel/input.ts";
 
 export const MAX_BODY_BYTES = 65_536;

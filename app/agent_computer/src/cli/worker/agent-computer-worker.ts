@@ -1,13 +1,13 @@
 import { z } from "zod";
 import { consoleLink } from "../../console/access.ts";
 import { newId } from "../../domain/ids.ts";
-import { DEFAULT_DISABLE_AFTER } from "../../domain/webhooks/delivery.ts";
-import { DEFAULT_WEBHOOK_RETENTION_DAYS } from "../../domain/webhooks/retention.ts";
+import { DEFAULT_DISABLE_AFTER } from "../../domain/outbound-webhooks/delivery.ts";
+import { DEFAULT_WEBHOOK_RETENTION_DAYS } from "../../domain/outbound-webhooks/retention.ts";
 import { STORE_ERRORS } from "../../errors.ts";
 import { ensureConsoleToken } from "../../local/console-token.ts";
-import { defineCommand } from "../kernel/command.ts";
-import type { CommandContext } from "../kernel/context.ts";
-import { depsOver as depsOverFromRoot } from "../kernel/deps.ts";
+import { type DepsOf, defineCommand } from "../kernel/command.ts";
+import type { CommandContext } from "../kernel/command-context.ts";
+import { depsOver as depsOverFromRoot } from "../kernel/composition-root.ts";
 
 const OCTET = "(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)";
 const IPV4 = new RegExp(`^${OCTET}(\\.${OCTET}){3}$`);
@@ -159,7 +159,7 @@ const printConsoleUrl = async (options: WorkerCliOptions, ctx: CommandContext) =
   return { console_url: consoleLink(url, ensureConsoleToken(ctx.paths.stateDir)) };
 };
 
-const runWorkerCommand = async (options: WorkerCliOptions, ctx: CommandContext) => {
+const runWorkerCommand = async (options: WorkerCliOptions, { ctx }: DepsOf<"none">) => {
   if (options.consoleUrl) return printConsoleUrl(options, ctx);
   const [{ runWorker }, { installPaths }, depsOver] = await Promise.all([
     import("../../worker/daemon.ts"),
@@ -254,6 +254,7 @@ export default defineCommand({
     "AGENT_COMPUTER_DATABASE_URL=postgres://ac@db/ac agent-computer-worker --concurrency 8 --port 8788",
     "agent-computer-worker --console-url         # the console link for the worker on 8787 (keep it private)",
   ],
+  needs: { deps: "none" },
   run: runWorkerCommand,
   render,
 });

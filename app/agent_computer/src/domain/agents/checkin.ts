@@ -4,7 +4,7 @@ import { type Deps, iso } from "../deps.ts";
 import { authenticate } from "../identity/authenticate.ts";
 import { endExpiredSessions } from "../mesh/expiry.ts";
 import { buildSession } from "../mesh/session.ts";
-import type { TaskSummary } from "../tasks/view.ts";
+import type { TaskSummary } from "../tasks/task-view.ts";
 import { AUTH_NOTE, registerFirst } from "./register-new.ts";
 
 export interface CheckinInput {

@@ -3,7 +3,7 @@ import { AppError } from "../../errors.ts";
 import type { Deps } from "../deps.ts";
 import { authenticate } from "../identity/authenticate.ts";
 import { assignQueued } from "../tasks/route.ts";
-import type { TaskSummary } from "../tasks/view.ts";
+import type { TaskSummary } from "../tasks/task-view.ts";
 
 export interface ExpandInput {
   agentId: string;

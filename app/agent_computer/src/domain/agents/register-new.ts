@@ -6,7 +6,7 @@ import { takeRateSlots } from "../identity/rate-limit.ts";
 import { hashToken, mintToken } from "../identity/token.ts";
 import { buildSession, type SessionFields } from "../mesh/session.ts";
 import { assignQueued } from "../tasks/route.ts";
-import type { TaskSummary } from "../tasks/view.ts";
+import type { TaskSummary } from "../tasks/task-view.ts";
 import { holderOf, type RegistrationRequest, rememberProcess } from "./holder.ts";
 
 export const AUTH_NOTE =

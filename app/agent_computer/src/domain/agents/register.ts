@@ -3,12 +3,12 @@ import { AppError } from "../../errors.ts";
 import type { IdentityRecord, SessionRecord, StoreTx } from "../../store/port.ts";
 import { UniqueViolation } from "../../store/port.ts";
 import type { Deps } from "../deps.ts";
+import { type AgentView, agentView } from "../identity/agent-view.ts";
 import { type Liveness, livenessOf, localProcessOf } from "../identity/liveness.ts";
 import { hashToken, mintToken, tokenMatches } from "../identity/token.ts";
-import { tokenMismatch } from "../identity/token-origin.ts";
-import { type AgentView, agentView } from "../identity/view.ts";
+import { TokenMismatch } from "../identity/token-mismatch.ts";
 import { bounceUndelivered, endExpiredSessions } from "../mesh/expiry.ts";
-import type { TaskSummary } from "../tasks/view.ts";
+import type { TaskSummary } from "../tasks/task-view.ts";
 import { endHolderHistory } from "./end-history.ts";
 import { checkImmutables, holderOf, isSameHolder, type RegistrationRequest, rememberProcess } from "./holder.ts";
 import { AUTH_NOTE, claimSession, countRegistration, type Registered, registerFirst } from "./register-new.ts";
@@ -67,7 +67,7 @@ const checkCredentials = (existing: IdentityRecord, input: RegisterInput): "keep
       hint: TOKEN_SOURCES_HINT,
     });
   }
-  if (!tokenMatches(input.token, existing.tokenHash)) throw tokenMismatch(name, input.token);
+  if (!tokenMatches(input.token, existing.tokenHash)) throw new TokenMismatch(name);
   return "keep";
 };
 

@@ -2,7 +2,7 @@ import type { Deps } from "../deps.ts";
 import { authenticate } from "../identity/authenticate.ts";
 import { bounceUndelivered, endExpiredSessions } from "../mesh/expiry.ts";
 import { routeTask } from "../tasks/route.ts";
-import { type TaskSummary, taskSummary } from "../tasks/view.ts";
+import { type TaskSummary, taskSummary } from "../tasks/task-view.ts";
 
 export interface UnregisterResult {
   success: true;

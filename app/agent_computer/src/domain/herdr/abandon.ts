@@ -4,7 +4,7 @@ import { commandLine } from "../../command-line.ts";
 import { AppError } from "../../errors.ts";
 import { isSettled, sameIdentity } from "./agent-identity.ts";
 import { loadAuthority } from "./controller-authority.ts";
-import type { HerdrDeps } from "./deps.ts";
+import type { HerdrDeps } from "./herdr-deps.ts";
 import { findReceipt, isOutstanding, tokenOf, transitionReceipt } from "./receipts.ts";
 import { observeSurviving } from "./settle.ts";
 

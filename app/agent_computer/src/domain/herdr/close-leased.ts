@@ -6,7 +6,7 @@ import { isHerdrError } from "../../adapters/herdr/client.ts";
 import { AppError } from "../../errors.ts";
 import { isReadyForRequest, observeLeased } from "./agent-identity.ts";
 import type { ControllerAuthority } from "./controller-authority.ts";
-import { type HerdrDeps, reserve } from "./deps.ts";
+import { type HerdrDeps, reserve } from "./herdr-deps.ts";
 import { herdrFailure } from "./herdr-failure.ts";
 import { type LeaseRecord, type LeaseState, leaseIdentity, requireActive, saveLease } from "./leases.ts";
 import { outstandingFor, tokenOf } from "./receipts.ts";

@@ -16,8 +16,8 @@ import {
 import type { ControllerLeaseRecord } from "../../store/port-herdr.ts";
 import { iso } from "../deps.ts";
 import { callerContext, descendsFrom, observeCaller } from "./controller-caller.ts";
-import type { HerdrDeps } from "./deps.ts";
 import { sameDirectory } from "./directories.ts";
+import type { HerdrDeps } from "./herdr-deps.ts";
 
 export interface ControllerAuthority {
   controllerId: string;

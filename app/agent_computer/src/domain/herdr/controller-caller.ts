@@ -3,7 +3,7 @@
 import type { HerdrAgent } from "../../adapters/herdr/client.ts";
 import { ancestry, type ProcessIdentity, sameProcess, terminalForegroundGroup } from "../../adapters/process-ancestry.ts";
 import { AppError } from "../../errors.ts";
-import type { HerdrDeps } from "./deps.ts";
+import type { HerdrDeps } from "./herdr-deps.ts";
 import { observeAcrossEpochOrFail } from "./herdr-epoch.ts";
 import { herdrFailure } from "./herdr-failure.ts";
 import { surviving } from "./herdr-reconnect.ts";

@@ -18,8 +18,8 @@ import type { ControllerLeaseRecord } from "../../store/port-herdr.ts";
 import { iso } from "../deps.ts";
 import { loadAuthority, supersededIn } from "./controller-authority.ts";
 import { callerContext, observeCaller, resolveControllerProcess } from "./controller-caller.ts";
-import { type HerdrDeps, reserve } from "./deps.ts";
 import { sameDirectory } from "./directories.ts";
+import { type HerdrDeps, reserve } from "./herdr-deps.ts";
 import { herdrServerOf } from "./herdr-server.ts";
 import { leaseRefOf } from "./lease-ref.ts";
 

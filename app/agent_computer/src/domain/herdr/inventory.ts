@@ -10,7 +10,7 @@ import { iso } from "../deps.ts";
 import { sameIdentity } from "./agent-identity.ts";
 import type { CloseResult } from "./close-leased.ts";
 import { controllerIdFrom } from "./controller-caller.ts";
-import type { HerdrDeps } from "./deps.ts";
+import type { HerdrDeps } from "./herdr-deps.ts";
 import { leaseRefOf } from "./lease-ref.ts";
 import { isHeld, type LeaseRecord, leaseIdentity, listLeases } from "./leases.ts";
 import { listReceipts, outstandingFor, tokenOf } from "./receipts.ts";

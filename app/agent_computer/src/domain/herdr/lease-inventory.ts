@@ -5,7 +5,7 @@ import type { HerdrAgent } from "../../adapters/herdr/client.ts";
 import type { ControllerBinding } from "../../local/controller-files.ts";
 import { listJson } from "../../local/herdr-state.ts";
 import { sameIdentity } from "./agent-identity.ts";
-import type { HerdrDeps } from "./deps.ts";
+import type { HerdrDeps } from "./herdr-deps.ts";
 import { viaHerdr } from "./herdr-failure.ts";
 import { leaseRefOf } from "./lease-ref.ts";
 import { isHeld, type LeaseRecord, leaseIdentity, listLeases } from "./leases.ts";

@@ -5,7 +5,7 @@ import { randomUUID } from "node:crypto";
 import { AppError } from "../../errors.ts";
 import { type HerdrStateDirs, listJson, readJson, writeJsonAtomic } from "../../local/herdr-state.ts";
 import type { AgentIdentity } from "./agent-identity.ts";
-import { type HerdrDeps, reserve } from "./deps.ts";
+import { type HerdrDeps, reserve } from "./herdr-deps.ts";
 import type { LeaseType } from "./leases.ts";
 
 export type ReceiptState = "reserved" | "pending" | "completed" | "failed";

@@ -7,7 +7,7 @@
 import type { HerdrAgent } from "../../adapters/herdr/client.ts";
 import type { WriterClaimState } from "../../store/port-herdr.ts";
 import { loadAuthority } from "./controller-authority.ts";
-import { type HerdrDeps, reserve } from "./deps.ts";
+import { type HerdrDeps, reserve } from "./herdr-deps.ts";
 import { observeAcrossEpoch, RESTORE_GRACE_MS } from "./herdr-epoch.ts";
 import { herdrFailure } from "./herdr-failure.ts";
 import { otherServer } from "./herdr-server.ts";

@@ -7,7 +7,7 @@ import { AppError } from "../../errors.ts";
 import { isReadyForRequest, observeAgent, sameIdentity } from "./agent-identity.ts";
 import { closeLeasedPane } from "./close-leased.ts";
 import { loadAuthority } from "./controller-authority.ts";
-import type { HerdrDeps } from "./deps.ts";
+import type { HerdrDeps } from "./herdr-deps.ts";
 import { herdrFailure } from "./herdr-failure.ts";
 import { otherServer } from "./herdr-server.ts";
 import { type LeaseRecord, leaseIdentity, listLeases, readLease } from "./leases.ts";

@@ -5,8 +5,8 @@
 import { type HerdrAgentKind, isHerdrError } from "../../adapters/herdr/client.ts";
 import { AppError } from "../../errors.ts";
 import type { ControllerAuthority } from "./controller-authority.ts";
-import type { HerdrDeps } from "./deps.ts";
 import { sameDirectory } from "./directories.ts";
+import type { HerdrDeps } from "./herdr-deps.ts";
 import { herdrFailure, viaHerdr } from "./herdr-failure.ts";
 import { type LeaseRecord, saveLease } from "./leases.ts";
 

@@ -13,7 +13,7 @@ import { AppError } from "../../errors.ts";
 import { neutralizeLine } from "../../terminal-text.ts";
 import { iso } from "../deps.ts";
 import { loadAuthority } from "./controller-authority.ts";
-import type { HerdrDeps } from "./deps.ts";
+import type { HerdrDeps } from "./herdr-deps.ts";
 import { isHeld, ownedLease } from "./leases.ts";
 import { isRegularFileMode, lockProblems } from "./verify-locks.ts";
 import { type Phase, planPhases, SCRATCH, TOOLS, toolsOf } from "./verify-plan.ts";

@@ -3,7 +3,7 @@
 // ended. Capturing output is Herdr's recent read, which scrolls an idle alternate-screen agent.
 import { AppError } from "../../errors.ts";
 import { type AgentIdentity, identityOf } from "./agent-identity.ts";
-import type { HerdrDeps } from "./deps.ts";
+import type { HerdrDeps } from "./herdr-deps.ts";
 import { isRedetecting, RESTORE_GRACE_MS } from "./herdr-epoch.ts";
 import { viaHerdr } from "./herdr-failure.ts";
 import { surviving } from "./herdr-reconnect.ts";

@@ -6,8 +6,8 @@ import { realpathSync } from "node:fs";
 import { isAbsolute } from "node:path";
 import { GitError } from "../../adapters/git.ts";
 import { AppError } from "../../errors.ts";
-import type { HerdrDeps } from "./deps.ts";
 import { withinDirectory } from "./directories.ts";
+import type { HerdrDeps } from "./herdr-deps.ts";
 import { viaHerdr } from "./herdr-failure.ts";
 import { normalizeScope, scopeProblem, scopesOverlap } from "./scopes.ts";
 

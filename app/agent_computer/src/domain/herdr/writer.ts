@@ -6,7 +6,7 @@ import { AppError } from "../../errors.ts";
 import type { WriterClaimState } from "../../store/port-herdr.ts";
 import { type CloseResult, closeLeasedPane } from "./close-leased.ts";
 import { loadAuthority } from "./controller-authority.ts";
-import type { HerdrDeps } from "./deps.ts";
+import type { HerdrDeps } from "./herdr-deps.ts";
 import { type LeaseRecord, ownedLease, readLease, saveLease } from "./leases.ts";
 import type { LaunchInput } from "./reviewer.ts";
 import { provisionLease } from "./reviewer.ts";

@@ -2,9 +2,9 @@ import { commandLine } from "../../command-line.ts";
 import { AppError } from "../../errors.ts";
 import type { AgentRecord, StoreTx } from "../../store/port.ts";
 import { tokenMatches } from "./token.ts";
-import { TOKEN_SOURCES_HINT, tokenMismatch } from "./token-origin.ts";
+import { TOKEN_SOURCES_HINT, TokenMismatch } from "./token-mismatch.ts";
 
-export { TOKEN_SOURCES_HINT } from "./token-origin.ts";
+export { TOKEN_SOURCES_HINT } from "./token-mismatch.ts";
 
 /** Loads the agent and checks the presented token; every authenticated call starts here. */
 export const authenticate = async (
@@ -40,5 +40,5 @@ export function verifyCredentials<T extends Pick<AgentRecord, "tokenHash" | "aut
     });
   }
   if (token === undefined) throw new AppError("AUTH_FAILED", `no token for ${name}`, { hint: TOKEN_SOURCES_HINT });
-  if (!tokenMatches(token, agent.tokenHash)) throw tokenMismatch(name, token);
+  if (!tokenMatches(token, agent.tokenHash)) throw new TokenMismatch(name);
 }

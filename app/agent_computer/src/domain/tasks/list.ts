@@ -1,7 +1,7 @@
 import type { TaskState } from "../../store/port.ts";
 import type { Deps } from "../deps.ts";
 import { enterMesh, withPresence } from "../mesh/live-session.ts";
-import { type TaskView, taskView } from "./view.ts";
+import { type TaskView, taskView } from "./task-view.ts";
 
 export interface ListInput {
   agentId: string;

@@ -4,7 +4,7 @@ import { takeDeliveryAndHostSlots, takeRateSlots } from "../identity/rate-limit.
 import { meetCaller, presenceRows, writePresence } from "../mesh/live-session.ts";
 import { lockAgentsInOrder } from "../mesh/lock-order.ts";
 import { assignTask, pickAssignee } from "./route.ts";
-import { type TaskView, taskView } from "./view.ts";
+import { type TaskView, taskView } from "./task-view.ts";
 
 export interface PostInput {
   agentId: string;

@@ -5,7 +5,7 @@ import { livenessOf } from "../identity/liveness.ts";
 import { deliverSystemMessage } from "../mesh/notify.ts";
 import { mayReach, refusingRecipients } from "../mesh/reach.ts";
 import { enqueueWebhookEvent } from "../mesh/webhook-events.ts";
-import { type TaskSummary, taskSummary } from "./view.ts";
+import { type TaskSummary, taskSummary } from "./task-view.ts";
 
 /** How many queued tasks one registration looks at; the queue is served most urgent first. */
 const QUEUE_SCAN_LIMIT = 500;

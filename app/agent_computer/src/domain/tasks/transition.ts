@@ -6,7 +6,7 @@ import { type MetCaller, meetCaller, presenceRows, writePresence } from "../mesh
 import { lockAgentsInOrder } from "../mesh/lock-order.ts";
 import { deliverSystemMessage } from "../mesh/notify.ts";
 import { mayReach } from "../mesh/reach.ts";
-import { type TaskView, taskView } from "./view.ts";
+import { type TaskView, taskView } from "./task-view.ts";
 
 export type TaskAction = "accept" | "complete" | "reject" | "cancel";
 

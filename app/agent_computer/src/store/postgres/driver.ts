@@ -3,7 +3,7 @@ import { UniqueViolation } from "../port.ts";
 import type { Db, Driver } from "../sql/db.ts";
 import { MIGRATION_LOCK_WAIT } from "../sql/migrate.ts";
 import { ANSWER_DEADLINE_MS, AnswerWatch, noAnswerError } from "./answer-watch.ts";
-import { classifyPostgresError, invalidUrlSetting } from "./errors.ts";
+import { classifyPostgresError, invalidUrlSetting } from "./error-mapping.ts";
 import { BatchSignal, PostgresGroupCommit, type RunTransaction } from "./group-commit.ts";
 import { listenNeedsDirectConnection, type PostgresTarget, postgresTarget, SET_LOCAL_LIMITS } from "./pooling.ts";
 import { SESSION_SETTINGS } from "./session-settings.ts";
@@ -21,7 +21,7 @@ const backoffMs = (attemptNo: number): number => Math.min(PAUSE_CAP_MS, 25 * 2 *
 
 /**
  * The passing states first (transient.ts: what happened, whether anything was written), then what the failure
- * says about the environment (errors.ts: login, database, TLS, disk, an unreachable server).
+ * says about the environment (error-mapping.ts: login, database, TLS, disk, an unreachable server).
  */
 type Classify = (error: unknown, phase?: TransactionPhase) => Promise<unknown>;
 const classifierFor =

@@ -5,9 +5,9 @@ import type { Db } from "./db.ts";
 import { herdrRepo } from "./herdr.ts";
 import { identityRepo } from "./identity.ts";
 import { meshRepo } from "./mesh.ts";
+import { webhookRepo } from "./outbound-webhooks.ts";
 import { tasksRepo } from "./tasks.ts";
 import { wakeRepo } from "./wake.ts";
-import { webhookRepo } from "./webhooks.ts";
 
 const built = new WeakMap<Db, StoreTx>();
 

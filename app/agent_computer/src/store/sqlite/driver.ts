@@ -3,7 +3,7 @@ import { AppError } from "../../errors.ts";
 import type { Db, Driver } from "../sql/db.ts";
 import { type CheckpointThread, LONG_LIVED_AUTOCHECKPOINT_PAGES, startCheckpointThread } from "./checkpoint-thread.ts";
 import { watchCommits } from "./commit-watch.ts";
-import { classifySqliteError } from "./errors.ts";
+import { classifySqliteError } from "./error-mapping.ts";
 import { GroupCommitQueue } from "./group-commit.ts";
 import { SerialTransactions } from "./serial-transactions.ts";
 import { WriteLane } from "./write-lane.ts";

@@ -2,8 +2,8 @@
 // and after; the signature is checked over the raw bytes; only then is the delivery consumed.
 import { acceptDelivery, findEndpoint, MAX_WEBHOOK_BODY_BYTES, tooLarge } from "../domain/automation/webhook-accept.ts";
 import { errorText } from "../errors.ts";
-import type { WorkerContext } from "./context.ts";
-import { json, type RouteHandler, type WorkerService } from "./service.ts";
+import type { WorkerContext } from "./worker-context.ts";
+import { json, type RouteHandler, type WorkerService } from "./worker-service.ts";
 
 const receive =
   (ctx: WorkerContext, accepting: () => boolean): RouteHandler =>
@@ -32,7 +32,7 @@ const receive =
         headers[key.toLowerCase()] = value;
       });
       const answer = await acceptDelivery(ctx.deps, endpoint, { headers, body });
-      if (answer.status === 202 && answer.body.run_id) ctx.wake.executor.notify();
+      if (answer.status === 202 && answer.body.run_id) ctx.nudge.executor.notify();
       log.log(answer.status < 300 ? "info" : "warn", "delivery answered", {
         endpoint: endpoint.id,
         status: answer.status,

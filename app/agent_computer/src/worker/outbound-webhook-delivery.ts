@@ -1,15 +1,15 @@
 // The outbound webhook sender: claims due events under a lease (so two workers on one store never send the same
 // attempt) and fairly (one attempt at a time per endpoint, a bounded share of the slots per owner), posts each
-// (webhook-post.ts), and settles it in the store, which schedules the retry or, after too many
+// (outbound-webhook-post.ts), and settles it in the store, which schedules the retry or, after too many
 // failures, disables the endpoint and tells its owner. Logs carry ids, status codes and durations, never a URL,
 // payload or secret.
-import { claimDeliveries, type DeliveryPolicy, deliveryDue, settleDelivery } from "../domain/webhooks/delivery.ts";
+import { claimDeliveries, type DeliveryPolicy, deliveryDue, settleDelivery } from "../domain/outbound-webhooks/delivery.ts";
 import { errorText } from "../errors.ts";
 import type { ClaimedWebhookEvent } from "../store/port.ts";
-import type { WorkerContext } from "./context.ts";
-import type { WorkerService } from "./service.ts";
-import { Wakeup } from "./wakeup.ts";
-import { postWebhook } from "./webhook-post.ts";
+import { Nudge } from "./nudge.ts";
+import { postWebhook } from "./outbound-webhook-post.ts";
+import type { WorkerContext } from "./worker-context.ts";
+import type { WorkerService } from "./worker-service.ts";
 
 /** Attempts in flight at once per worker. */
 const CONCURRENCY = 8;
@@ -27,7 +27,7 @@ export const webhookDeliveryService = (ctx: WorkerContext): WorkerService => {
   const policy: DeliveryPolicy = { backoffMs, disableAfter, leaseMs: timeoutMs * 2 + 10_000 };
   const inFlight = new Map<string, { owner: string; done: Promise<void> }>();
   const abort = new AbortController();
-  const wake = new Wakeup();
+  const wake = new Nudge();
   let running = true;
   let loopDone: Promise<void> = Promise.resolve();
 

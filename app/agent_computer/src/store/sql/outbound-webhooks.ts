@@ -8,7 +8,7 @@ import type {
   WebhookEventRecord,
   WebhookEventState,
   WebhookRepo,
-} from "../port-webhooks.ts";
+} from "../port-outbound-webhooks.ts";
 import { type Db, num, numOrNull, type Row, str, strOrNull } from "./db.ts";
 import { DUE_EXISTS_SQL, dueHeadsSql, ENDPOINT_BUSY_SQL } from "./webhook-claim.ts";
 

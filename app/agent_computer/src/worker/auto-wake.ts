@@ -1,10 +1,10 @@
-// The worker's part in auto-wake: it runs the host's one wake service (wake/service.ts) in the worker role, which
+// The worker's part in auto-wake: it runs the host's one wake service (wake/wake-service.ts) in the worker role, which
 // takes over from a light watcher; if another worker holds the lock, this one leaves waking to it.
 
 import { errorText } from "../errors.ts";
-import { runWakeService } from "../wake/service.ts";
-import type { WorkerContext } from "./context.ts";
-import type { WorkerService } from "./service.ts";
+import { runWakeService } from "../wake/wake-service.ts";
+import type { WorkerContext } from "./worker-context.ts";
+import type { WorkerService } from "./worker-service.ts";
 
 export const wakeService = (ctx: WorkerContext): WorkerService => {
   const log = ctx.log.child("wake");

@@ -1,7 +1,7 @@
 import type { Deps } from "../deps.ts";
-import { authenticate } from "./authenticate.ts";
-import { livenessOf, localProcessOf } from "./liveness.ts";
-import { type AgentView, agentView } from "./view.ts";
+import { type AgentView, agentView } from "../identity/agent-view.ts";
+import { authenticate } from "../identity/authenticate.ts";
+import { livenessOf, localProcessOf } from "../identity/liveness.ts";
 
 export interface ShowResult {
   success: true;

@@ -4,7 +4,7 @@ import type { StoreUse } from "../../store/open.ts";
 import type { Store } from "../../store/port.ts";
 import { wantsJson } from "./argv.ts";
 import type { BinaryDef, CommandDef } from "./command.ts";
-import type { CommandContext } from "./context.ts";
+import type { CommandContext } from "./command-context.ts";
 import { writeJsonStderr, writeJsonStdout, writeStderr, writeStdout } from "./output.ts";
 import { reachedPhase } from "./startup-phase.ts";
 
@@ -71,6 +71,12 @@ const helpText = async (binary: BinaryDef, subcommand: string | undefined): Prom
   return load ? renderCommandHelp(await load()) : renderBinaryHelp(binary);
 };
 
+/** A command that needs only its context never loads the composition root (host facts, the vault, Herdr). */
+const runCommand = async (def: CommandDef, options: never, ctx: CommandContext): Promise<unknown> => {
+  if (def.needs.deps === "none" && !def.needs.credential) return def.run(options, { ctx, credential: undefined });
+  return (await import("./composition-root.ts")).invokeCommand(def, options, ctx);
+};
+
 /** The single entry point of every binary: parse (help, version), run, render, exit. `use` says how it uses the store. */
 export const runBinary = async (binary: BinaryDef, argv: readonly string[], use: StoreUse = {}): Promise<never> => {
   const json = wantsJson(argv);
@@ -87,7 +93,7 @@ export const runBinary = async (binary: BinaryDef, argv: readonly string[], use:
     else if (invocation.kind === "version") await writeStdout(`${(await import("./version.ts")).VERSION}\n`);
     else {
       const options = invocation.options as never;
-      const result = await invocation.def.run(options, ctx);
+      const result = await runCommand(invocation.def, options, ctx);
       reachedPhase("command-run");
       if (json) await writeJsonStdout(result);
       else {

@@ -1,10 +1,10 @@
 // Outbound webhook retention: deletes delivered and failed events (with their attempts) that ended more than
 // --webhook-retention-days ago, in bounded batches, at start and then every PRUNE_INTERVAL_MS. Pending events stay.
-import { pruneEndedDeliveries } from "../domain/webhooks/retention.ts";
+import { pruneEndedDeliveries } from "../domain/outbound-webhooks/retention.ts";
 import { errorText } from "../errors.ts";
-import type { WorkerContext } from "./context.ts";
-import type { WorkerService } from "./service.ts";
-import { Wakeup } from "./wakeup.ts";
+import { Nudge } from "./nudge.ts";
+import type { WorkerContext } from "./worker-context.ts";
+import type { WorkerService } from "./worker-service.ts";
 
 /** Ended events age by days, so an hourly sweep keeps the tables within an hour of the retention period. */
 const PRUNE_INTERVAL_MS = 3_600_000;
@@ -12,7 +12,7 @@ const PRUNE_INTERVAL_MS = 3_600_000;
 export const webhookRetentionService = (ctx: WorkerContext): WorkerService => {
   const log = ctx.log.child("webhook-retention");
   const { retentionDays } = ctx.options.webhooks;
-  const wake = new Wakeup();
+  const wake = new Nudge();
   let running = true;
   let loopDone: Promise<void> = Promise.resolve();
 

@@ -1,6 +1,6 @@
 // Outbound webhooks: every owner's endpoints (state, why disabled, event counts) and the most recent delivery
 // attempts. A secret is not part of an endpoint view and a URL is shown without its query, so neither appears here.
-import type { AttemptView, WebhooksOverview } from "../domain/webhooks/endpoints.ts";
+import type { AttemptView, WebhooksOverview } from "../domain/outbound-webhooks/endpoints.ts";
 import { duration, none, when } from "./format.ts";
 import { type Html, html } from "./html.ts";
 import type { Page } from "./layout.ts";

@@ -3,7 +3,7 @@ import type { Paths } from "../paths.ts";
 import type { Store } from "../store/port.ts";
 import type { InstallPaths } from "./install-paths.ts";
 import type { Logger } from "./log.ts";
-import type { Wakeup } from "./wakeup.ts";
+import type { Nudge } from "./nudge.ts";
 
 export interface WorkerOptions {
   host: string;
@@ -22,7 +22,7 @@ export interface WorkerOptions {
   webhooks: { backoffMs: readonly number[]; disableAfter: number; timeoutMs: number; retentionDays: number };
 }
 
-/** What every worker service gets: one store, one logger, the options and the wake-ups between services. */
+/** What every worker service gets: one store, one logger, the options and the nudges between services. */
 export interface WorkerContext {
   workerId: string;
   store: Store;
@@ -33,8 +33,8 @@ export interface WorkerContext {
   log: Logger;
   /** The process's deps: this store, a live clock (services that need one instant read it once). */
   deps: Deps;
-  /** Scheduler and executor wake-ups: a trigger consumed here starts its run without waiting for a poll. */
-  wake: { scheduler: Wakeup; executor: Wakeup };
+  /** Scheduler and executor nudges (nudge.ts): a trigger consumed here starts its run without waiting for a poll. */
+  nudge: { scheduler: Nudge; executor: Nudge };
   /** Where scripts reach this worker (loopback when bound to every interface); set once the server listens. */
   localUrl(): string;
   /** The state directory's console token: the console's pages open only for a browser that holds it. */

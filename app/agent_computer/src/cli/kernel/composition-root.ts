@@ -1,24 +1,27 @@
 // The one composition root: every process (each command, the worker, the light watcher, and through the worker the
-// console) gets its domain deps from here, in the one shape of domain/deps.ts. Herdr and git load only for the
-// commands that ask for them, so the other binaries start without them.
+// console) gets its domain deps from here, in the one shape of domain/deps.ts. A command declares what it needs
+// (CommandDef.needs) and gets exactly that; Herdr and git load only for the commands that declare them, so the other
+// binaries start without them.
 import { hostName, localAddresses, localHostId, probePid } from "../../adapters/local-host.ts";
 import type { Deps, LocalHost } from "../../domain/deps.ts";
-import type { HerdrDeps } from "../../domain/herdr/deps.ts";
+import type { HerdrDeps } from "../../domain/herdr/herdr-deps.ts";
 import { rateLimitsFromEnv } from "../../domain/identity/rate-config.ts";
 import { newId } from "../../domain/ids.ts";
 import { agentProcesses } from "../../local/agent-processes.ts";
 import { herdrStateDirs } from "../../local/herdr-state.ts";
 import { resolvePaths } from "../../paths.ts";
+import { storeDialect } from "../../store/dialect.ts";
 import type { Store } from "../../store/port.ts";
-import type { CommandContext } from "./context.ts";
+import type { CommandDef, DepsOf, KernelDeps } from "./command.ts";
+import type { CommandContext } from "./command-context.ts";
+import { namingTokenSource, resolveCredential } from "./credential.ts";
 
 /**
  * The context's store, opened at its first read or write: a command (a Herdr one, a light watcher that finds another
  * running) that never reaches the store never opens it. The kernel closes what was opened.
  */
 export const lazyStore = (ctx: Pick<CommandContext, "env" | "store">): Store => {
-  // The same test open.ts makes: a database URL means PostgreSQL (or a CONFIG_INVALID at the first use).
-  const dialect = ctx.env.AGENT_COMPUTER_DATABASE_URL ? "postgres" : "sqlite";
+  const dialect = storeDialect(ctx.env);
   const store: Store = {
     dialect,
     write: (fn, options) => ctx.store().then((opened) => opened.write(fn, options)),
@@ -63,14 +66,14 @@ export const depsOver = async (ctx: Pick<CommandContext, "env" | "now">, clock: 
   });
 };
 
-/** The deps of one command (or the light watcher) over the context's lazily opened store. */
-export const buildDeps = async (ctx: CommandContext, clock: Clock = "call"): Promise<HostDeps> =>
+/** The deps of one command over the context's lazily opened store. */
+const storeDeps = async (ctx: CommandContext, clock: Clock = "call"): Promise<HostDeps> =>
   (await depsOver(ctx, clock))(lazyStore(ctx));
 
 /** Deps plus the Herdr adapter, git and the host's Herdr state dirs, on a live clock (the commands wait). */
-export const buildHerdrDeps = async (ctx: CommandContext): Promise<HerdrDeps> => {
+const herdrDeps = async (ctx: CommandContext): Promise<HerdrDeps> => {
   const [deps, { createHerdr }, { createGit }] = await Promise.all([
-    buildDeps(ctx, "live"),
+    storeDeps(ctx, "live"),
     import("../../adapters/herdr/client.ts"),
     import("../../adapters/git.ts"),
   ]);
@@ -82,4 +85,21 @@ export const buildHerdrDeps = async (ctx: CommandContext): Promise<HerdrDeps> =>
     git: (worktree) => createGit(worktree, ctx.env),
     sleep: (ms) => Bun.sleep(ms),
   };
+};
+
+/** What `def` declares, built once: its credential resolved first (a bad --token-file is refused before anything else), then its deps. */
+export const depsFor = async (def: CommandDef, options: unknown, ctx: CommandContext): Promise<DepsOf<typeof def.needs.deps>> => {
+  const request = def.needs.credential?.(options as never);
+  const kernel: KernelDeps = { ctx, credential: request ? await resolveCredential(ctx, request) : undefined };
+  if (def.needs.deps === "none") return kernel as DepsOf<typeof def.needs.deps>;
+  const deps = def.needs.deps === "herdr" ? await herdrDeps(ctx) : await storeDeps(ctx, def.needs.clock ?? "call");
+  return { ...deps, ...kernel } as DepsOf<typeof def.needs.deps>;
+};
+
+/** Runs `def` as the kernel does: its declared deps built once, a refused token named by the source it came from. */
+export const invokeCommand = async (def: CommandDef, options: unknown, ctx: CommandContext): Promise<unknown> => {
+  const deps = await depsFor(def, options, ctx);
+  return def.run(options as never, deps as never).catch((error: unknown) => {
+    throw namingTokenSource(error, deps.credential);
+  });
 };

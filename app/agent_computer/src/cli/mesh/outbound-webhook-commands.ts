@@ -17,20 +17,18 @@ import {
   type RotateResult,
   removeEndpoint,
   rotateSecret,
-} from "../../domain/webhooks/endpoints.ts";
-import { MAX_WEBHOOK_URL_LENGTH, webhookUrlProblem } from "../../domain/webhooks/url.ts";
+} from "../../domain/outbound-webhooks/endpoints.ts";
+import { MAX_WEBHOOK_URL_LENGTH, webhookUrlProblem } from "../../domain/outbound-webhooks/url.ts";
 import { WEBHOOK_EVENT_KINDS } from "../../store/port.ts";
 import { neutralizeLine } from "../../terminal-text.ts";
-import { defineCommand } from "../kernel/command.ts";
-import type { CommandContext } from "../kernel/context.ts";
-import { buildDeps } from "../kernel/deps.ts";
+import { type DepsOf, defineCommand } from "../kernel/command.ts";
 import {
   AUTHENTICATED_ERRORS,
   authenticatedErrorsWith,
+  ownCredential,
   PRESENCE_FALLBACK,
-  resolveToken,
   tokenFileSchema,
-} from "../kernel/token.ts";
+} from "../kernel/credential.ts";
 
 const ENV = ["AGENT_COMPUTER_HOME", "AGENT_COMPUTER_DATABASE_URL", "RELAY_AGENT_TOKEN"];
 const ENDPOINT_VIEW =
@@ -44,12 +42,10 @@ const endpointIdSchema = z
 type Authenticated = { agentId: string; tokenFile?: string | undefined };
 
 const withCaller =
-  <O extends Authenticated, R>(
-    fn: (deps: Awaited<ReturnType<typeof buildDeps>>, o: O, token: string | undefined) => Promise<R>,
-  ) =>
-  async (options: O, ctx: CommandContext): Promise<R> => {
-    const token = await resolveToken(ctx, options.agentId, options.tokenFile);
-    return fn(await buildDeps(ctx), options, token);
+  <O extends Authenticated, R>(fn: (deps: DepsOf<"store">, o: O, token: string | undefined) => Promise<R>) =>
+  async (options: O, deps: DepsOf<"store">): Promise<R> => {
+    const token = deps.credential?.token;
+    return fn(deps, options, token);
   };
 
 const endpointLine = (e: EndpointView): string => {
@@ -111,6 +107,7 @@ export const addCommand = defineCommand({
     "agent-webhook-cli add --agent-id builder-1 --url https://hooks.example.com/agent --events message,task",
     "agent-webhook-cli add --agent-id builder-1 --url http://127.0.0.1:9000/hook --events run_failed --allow-private --json",
   ],
+  needs: { deps: "store", credential: ownCredential },
   run: withCaller<z.output<typeof addSchema>, AddResult>((deps, o, token) =>
     addEndpoint(deps, { agentId: o.agentId, token, url: o.url, events: o.events, allowPrivate: o.allowPrivate }),
   ),
@@ -128,6 +125,7 @@ export const listCommand = defineCommand({
   errors: AUTHENTICATED_ERRORS,
   env: ENV,
   examples: ["agent-webhook-cli list --agent-id builder-1"],
+  needs: { deps: "store", credential: ownCredential },
   run: withCaller<z.output<typeof listSchema>, ListResult>((deps, o, token) =>
     listEndpoints(deps, { agentId: o.agentId, token }),
   ),
@@ -152,6 +150,7 @@ export const removeCommand = defineCommand({
   errors: authenticatedErrorsWith("NOT_FOUND"),
   env: ENV,
   examples: ["agent-webhook-cli remove --agent-id builder-1 --endpoint-id whk_0193a1b2c3d4e5f60718293a4b5c6d7e"],
+  needs: { deps: "store", credential: ownCredential },
   run: withCaller<EndpointOptions, RemoveResult>((deps, o, token) =>
     removeEndpoint(deps, { agentId: o.agentId, token, endpointId: o.endpointId }),
   ),
@@ -170,6 +169,7 @@ export const enableCommand = defineCommand({
   errors: authenticatedErrorsWith("NOT_FOUND"),
   env: ENV,
   examples: ["agent-webhook-cli enable --agent-id builder-1 --endpoint-id whk_0193a1b2c3d4e5f60718293a4b5c6d7e"],
+  needs: { deps: "store", credential: ownCredential },
   run: withCaller<EndpointOptions, EnableResult>((deps, o, token) =>
     enableEndpoint(deps, { agentId: o.agentId, token, endpointId: o.endpointId }),
   ),
@@ -190,6 +190,7 @@ export const rotateSecretCommand = defineCommand({
   errors: authenticatedErrorsWith("NOT_FOUND"),
   env: ENV,
   examples: ["agent-webhook-cli rotate-secret --agent-id builder-1 --endpoint-id whk_0193a1b2c3d4e5f60718293a4b5c6d7e --json"],
+  needs: { deps: "store", credential: ownCredential },
   run: withCaller<EndpointOptions, RotateResult>((deps, o, token) =>
     rotateSecret(deps, { agentId: o.agentId, token, endpointId: o.endpointId }),
   ),
@@ -234,6 +235,7 @@ export const deliveriesCommand = defineCommand({
     "agent-webhook-cli deliveries --agent-id builder-1",
     "agent-webhook-cli deliveries --agent-id builder-1 --endpoint-id whk_0193a1b2c3d4e5f60718293a4b5c6d7e --limit 5 --json",
   ],
+  needs: { deps: "store", credential: ownCredential },
   run: withCaller<z.output<typeof deliveriesSchema>, DeliveriesResult>((deps, o, token) =>
     listDeliveries(deps, { agentId: o.agentId, token, endpointId: o.endpointId, limit: o.limit }),
   ),

@@ -1,7 +1,7 @@
 import { AppError } from "../../errors.ts";
 import { type Deps, iso } from "../deps.ts";
-import { authenticate } from "./authenticate.ts";
-import { hashToken, mintToken } from "./token.ts";
+import { authenticate } from "../identity/authenticate.ts";
+import { hashToken, mintToken } from "../identity/token.ts";
 
 export interface RotateResult {
   success: true;

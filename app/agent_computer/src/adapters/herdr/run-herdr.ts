@@ -3,7 +3,7 @@
 // message of a parsed Herdr error envelope do.
 import { execa } from "execa";
 import type { z } from "zod";
-import { HerdrError, kindForHerdrCode, sanitizeHerdrMessage } from "./errors.ts";
+import { HerdrError, kindForHerdrCode, sanitizeHerdrMessage } from "./failure-kinds.ts";
 import { type HerdrResultType, resultSchemas } from "./records.ts";
 
 /**

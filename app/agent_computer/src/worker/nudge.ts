@@ -1,11 +1,15 @@
-/** A sleep that ends early when notified; a notification while awake is remembered for the next wait. */
-export class Wakeup {
+/**
+ * How one worker service nudges another (a trigger consumed: the executor starts its run without waiting for a poll):
+ * a sleep that ends early when notified; a notification while awake is remembered for the next wait. Not auto-wake,
+ * which prompts agents (wake/).
+ */
+export class Nudge {
   private pending = false;
-  private wake: (() => void) | undefined;
+  private endSleep: (() => void) | undefined;
 
   notify(): void {
     this.pending = true;
-    this.wake?.();
+    this.endSleep?.();
   }
 
   /** Resolves true when notified (before or while waiting), false when the time ran out. */
@@ -13,13 +17,13 @@ export class Wakeup {
     if (!this.pending && ms > 0) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, ms);
-        this.wake = () => {
+        this.endSleep = () => {
           clearTimeout(timer);
           resolve();
         };
       });
     }
-    this.wake = undefined;
+    this.endSleep = undefined;
     const notified = this.pending;
     this.pending = false;
     return notified;

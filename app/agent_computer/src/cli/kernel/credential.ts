@@ -1,9 +1,9 @@
 import * as z from "zod/mini";
-import { noteTokenOrigin } from "../../domain/identity/token-origin.ts";
+import { TokenMismatch } from "../../domain/identity/token-mismatch.ts";
 import { AppError, type ErrorCode, STORE_ERRORS } from "../../errors.ts";
 import { readVaultToken } from "../../local/vault.ts";
 import { neutralizeLine } from "../../terminal-text.ts";
-import type { CommandContext } from "./context.ts";
+import type { CommandContext } from "./command-context.ts";
 import { readFlagInput } from "./input.ts";
 import { looksLikeToken } from "./redact-tokens.ts";
 
@@ -67,39 +67,65 @@ export const readTokenFile = async (ctx: CommandContext, flag: string, path: str
   return token;
 };
 
+/** The token a command presents for an agent, where it came from, and what to do when it is refused. */
+export interface Credential {
+  token: string;
+  /** As a user would name it: "RELAY_AGENT_TOKEN", "--token-file /path", "the vault (/path)". */
+  source: string;
+  hint: string;
+}
+
+/** Whose credential a command presents: the agent, and the --token-file given for it (if any). */
+export interface CredentialRequest {
+  agentId: string;
+  tokenFile: string | undefined;
+}
+
 /**
- * The token for an agent: --token-file, then RELAY_AGENT_TOKEN, then the local vault. Never from argv. Where it
- * came from is noted (token-origin.ts), so a refusal names the source to fix, never the token.
+ * The credential for an agent: --token-file, then RELAY_AGENT_TOKEN, then the local vault. Never from argv.
+ * undefined: no source holds a token (the domain answers "no token").
  */
-export const resolveToken = async (
+export const resolveCredential = async (
   ctx: CommandContext,
-  agentId: string,
-  tokenFile: string | undefined,
-): Promise<string | undefined> => {
+  { agentId, tokenFile }: CredentialRequest,
+): Promise<Credential | undefined> => {
   if (tokenFile !== undefined) {
-    const token = await readTokenFile(ctx, "--token-file", tokenFile);
-    noteTokenOrigin(token, {
+    return {
+      token: await readTokenFile(ctx, "--token-file", tokenFile),
       source: `--token-file ${neutralizeLine(tokenFile)}`,
       hint: `that file holds another agent's token or an outdated one; give the file with ${agentId}'s current token`,
-    });
-    return token;
+    };
   }
   const fromEnv = ctx.env.RELAY_AGENT_TOKEN?.trim();
   if (fromEnv) {
-    noteTokenOrigin(fromEnv, {
+    return {
+      token: fromEnv,
       source: "RELAY_AGENT_TOKEN",
       hint:
         `RELAY_AGENT_TOKEN is set (perhaps for another agent) and wins over the vault: unset it to use ${agentId}'s ` +
         `token from the vault, or pass a file holding ${agentId}'s token with --token-file`,
-    });
-    return fromEnv;
+    };
   }
   const fromVault = await readVaultToken(ctx.paths, agentId);
-  if (fromVault) {
-    noteTokenOrigin(fromVault, {
-      source: `the vault (${ctx.paths.vaultDir}/${agentId}.token)`,
-      hint: `the token was rotated or the name registered again elsewhere; pass a file holding ${agentId}'s current token with --token-file, or set RELAY_AGENT_TOKEN`,
-    });
-  }
-  return fromVault;
+  if (!fromVault) return undefined;
+  return {
+    token: fromVault,
+    source: `the vault (${ctx.paths.vaultDir}/${agentId}.token)`,
+    hint: `the token was rotated or the name registered again elsewhere; pass a file holding ${agentId}'s current token with --token-file, or set RELAY_AGENT_TOKEN`,
+  };
 };
+
+/** A refused token named by its source (never the token itself); any other error unchanged. */
+export const namingTokenSource = (error: unknown, credential: Credential | undefined): unknown => {
+  if (!(error instanceof TokenMismatch) || !credential) return error;
+  return new AppError("AUTH_FAILED", `the token from ${credential.source} does not match agent ${error.agentName}`, {
+    hint: credential.hint,
+    details: { token_source: credential.source },
+  });
+};
+
+/** The usual declaration: the credential of the agent the command acts as (--agent-id, --token-file). */
+export const ownCredential = (options: { agentId: string; tokenFile?: string | undefined }): CredentialRequest => ({
+  agentId: options.agentId,
+  tokenFile: options.tokenFile,
+});

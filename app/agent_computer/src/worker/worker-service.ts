@@ -1,5 +1,5 @@
 import type { BunRequest } from "bun";
-import type { WorkerContext } from "./context.ts";
+import type { WorkerContext } from "./worker-context.ts";
 
 export type RouteHandler = (request: BunRequest) => Response | Promise<Response>;
 /** Path pattern (Bun.serve syntax, e.g. "/hooks/:id") → method → handler. */

@@ -9,7 +9,7 @@ import { lookup } from "node:dns/promises";
 import type { ClientRequest, IncomingMessage, RequestOptions } from "node:http";
 import type { LookupFunction } from "node:net";
 import { signStandard } from "../domain/automation/webhook-verify.ts";
-import { isRefusedAddress } from "../domain/webhooks/addresses.ts";
+import { isRefusedAddress } from "../domain/outbound-webhooks/addresses.ts";
 import type { ClaimedWebhookEvent, WebhookAttemptResult } from "../store/port.ts";
 
 export type PostResult = Omit<WebhookAttemptResult, "endedAt">;
