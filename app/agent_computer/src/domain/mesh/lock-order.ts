@@ -10,7 +10,5 @@ import type { StoreTx } from "../../store/port.ts";
  */
 export const lockAgentsInOrder = async (tx: StoreTx, agentIds: Iterable<string>): Promise<void> => {
   const unique = [...new Set(agentIds)];
-  if (unique.length < 2) return;
-  // Byte order, as the store's ORDER BY name COLLATE "C" (agent names are ASCII).
-  await tx.mesh.lockAgents(unique.sort());
+  if (unique.length >= 2) await tx.mesh.lockAgents(unique);
 };
