@@ -29,6 +29,15 @@ export const sendReposFor = (db: Db, send: NonNullable<WriteOptions["send"]>): S
         }
         return state;
       },
+      // A contact change in the same transaction makes the answer read ahead stale: it is read again.
+      setContactPolicy: (agentId, policy, now) => {
+        ahead = undefined;
+        return repos.mesh.setContactPolicy(agentId, policy, now);
+      },
+      setContact: (owner, other, kind, now) => {
+        ahead = undefined;
+        return repos.mesh.setContact(owner, other, kind, now);
+      },
       refusingRecipients: (asker, asked) => {
         const answer = ahead && isAhead(asker, asked) ? ahead : repos.mesh.refusingRecipients(asker, asked);
         ahead = undefined;
