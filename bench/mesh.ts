@@ -105,7 +105,7 @@ const oneStatementSend =
         };
         await tx.mesh.insertAndDeliver(message, "reader", now);
       },
-      { independent: true },
+      { send: { sender: "writer" } },
     );
 
 /** Sends per second with `inFlight` sends awaiting at once (1 = strictly one after another). */

@@ -13,6 +13,7 @@ import { resolvePaths } from "../app/agent_computer/src/paths.ts";
 import { openStore } from "../app/agent_computer/src/store/open.ts";
 import type { Driver } from "../app/agent_computer/src/store/sql/db.ts";
 import { meshRepo } from "../app/agent_computer/src/store/sql/mesh.ts";
+import { webhookRepo } from "../app/agent_computer/src/store/sql/outbound-webhooks.ts";
 import { openSqlite } from "../app/agent_computer/src/store/sqlite/driver.ts";
 import { percentile, round, writeResults } from "./lib.ts";
 
@@ -73,7 +74,7 @@ const sendStatements = async (mesh: ReturnType<typeof meshRepo>, i: number): Pro
 
 /** Sends per second over `count` sends, BATCH to a transaction. */
 const run = async (driver: Driver, savepoints: boolean, count: number): Promise<number> => {
-  const mesh = meshRepo(driver);
+  const mesh = meshRepo(driver, webhookRepo(driver));
   const start = performance.now();
   for (let done = 0; done < count; done += BATCH) {
     await driver.exec("BEGIN IMMEDIATE");

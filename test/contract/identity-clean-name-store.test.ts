@@ -17,8 +17,7 @@ import { storeNames } from "../helpers/stores.ts";
 
 describe.each(storeNames)("a revoked name starts clean [%s]", (storeName) => {
   let mesh: MeshAgents;
-  const tokens = new Map<string, string>();
-  const token = (agentId: string) => tokens.get(agentId) ?? mesh.token(agentId);
+  const token = (agentId: string) => mesh.token(agentId);
   const deps = () => mesh.deps();
 
   const send = (from: string, to: string, body: string, extra: { threadId?: string; idempotencyKey?: string } = {}) => {
@@ -46,7 +45,7 @@ describe.each(storeNames)("a revoked name starts clean [%s]", (storeName) => {
   const registerAs = async (agentId: string, recoveryToken?: string) => {
     mesh.clock.advance(1000);
     const r = await registerAgent(deps(), { agentId, role: "builder", capabilities: [], token: undefined, recoveryToken });
-    if (r.agent_token) tokens.set(agentId, r.agent_token);
+    if (r.agent_token) mesh.remember(agentId, r.agent_token);
     return r;
   };
 

@@ -19,12 +19,11 @@ const NAME_KEYS = 18;
 
 describe.each(storeNames)("names that cannot impersonate [%s]", (storeName) => {
   let mesh: MeshAgents;
-  const tokens = new Map<string, string>();
-  const token = (agentId: string) => tokens.get(agentId) ?? mesh.token(agentId);
+  const token = (agentId: string) => mesh.token(agentId);
   const register = async (agentId: string) => {
     mesh.clock.advance(1000);
     const r = await registerAgent(mesh.deps(), { agentId, role: "builder", capabilities: [], token: undefined });
-    if (r.agent_token) tokens.set(agentId, r.agent_token);
+    if (r.agent_token) mesh.remember(agentId, r.agent_token);
     return r;
   };
   const contacts = (agentId: string, change: ContactChange) =>

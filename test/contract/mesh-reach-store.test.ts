@@ -3,37 +3,32 @@
 // task step's result or reason is recorded on the task but never delivered to a party whose policy refuses the actor;
 // a channel post reaches no member that refuses its poster, who can still read it in the history.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { registerAgent } from "../../app/agent_computer/src/domain/agents/register.ts";
 import { type ChannelAction, channelAction } from "../../app/agent_computer/src/domain/mesh/channels.ts";
 import { type ContactChange, manageContacts } from "../../app/agent_computer/src/domain/mesh/contacts.ts";
 import { addEndpoint } from "../../app/agent_computer/src/domain/outbound-webhooks/endpoints.ts";
 import { postTask } from "../../app/agent_computer/src/domain/tasks/post.ts";
 import { type TaskAction, transitionTask } from "../../app/agent_computer/src/domain/tasks/transition.ts";
-import type { Store } from "../../app/agent_computer/src/store/port.ts";
-import { type MeshClock, meshClock } from "../helpers/mesh.ts";
-import { createStoreTarget, type StoreTarget, storeNames } from "../helpers/stores.ts";
+import { type MeshAgents, type MeshClock, openMeshAgents } from "../helpers/mesh.ts";
+import { type StoreTarget, storeNames } from "../helpers/stores.ts";
 
 describe.each(storeNames)("who may reach whom [%s]", (storeName) => {
+  let mesh: MeshAgents;
   let target: StoreTarget;
-  let store: Store;
   let clock: MeshClock;
-  const tokens = new Map<string, string>();
 
-  const register = async (name: string, capabilities: string[]) => {
+  const register = (name: string, capabilities: string[]) => {
     clock.advance(1_000);
-    const r = await registerAgent(clock.deps(), { agentId: name, role: null, capabilities, token: tokens.get(name) });
-    if (r.agent_token) tokens.set(name, r.agent_token);
-    return r;
+    return mesh.register(name, capabilities);
   };
   const contacts = (agentId: string, change: ContactChange) =>
-    manageContacts(clock.deps(), { agentId, token: tokens.get(agentId), change });
+    manageContacts(clock.deps(), { agentId, token: mesh.token(agentId), change });
   const post = (poster: string, requireCaps: string[], title: string) =>
-    postTask(clock.deps(), { agentId: poster, token: tokens.get(poster), title, body: "b", requireCaps, priority: "normal" });
+    postTask(clock.deps(), { agentId: poster, token: mesh.token(poster), title, body: "b", requireCaps, priority: "normal" });
   const step = (action: TaskAction, agentId: string, taskId: string, text?: string) =>
-    transitionTask(clock.deps(), { action, agentId, token: tokens.get(agentId), taskId, text });
+    transitionTask(clock.deps(), { action, agentId, token: mesh.token(agentId), taskId, text });
   const channel = (agentId: string, action: ChannelAction) => {
     clock.advance(1_000);
-    return channelAction(clock.deps(), { agentId, token: tokens.get(agentId), action });
+    return channelAction(clock.deps(), { agentId, token: mesh.token(agentId), action });
   };
   /** Inbox rows of `recipient` whose message body contains `text`. */
   const received = async (recipient: string, text: string) =>
@@ -61,13 +56,11 @@ describe.each(storeNames)("who may reach whom [%s]", (storeName) => {
     );
 
   beforeAll(async () => {
-    target = await createStoreTarget(storeName);
-    store = await target.open();
-    clock = meshClock(store, Date.now());
+    mesh = await openMeshAgents(storeName, Date.now());
+    ({ target, clock } = mesh);
   });
   afterAll(async () => {
-    await store?.close();
-    await target?.dispose();
+    await mesh?.close();
   });
 
   test("a blocked poster's task is never routed to the blocker, at post or from the queue, and fires none of its webhooks", async () => {
@@ -75,7 +68,7 @@ describe.each(storeNames)("who may reach whom [%s]", (storeName) => {
     await register("mallory", ["x"]);
     await addEndpoint(clock.deps(), {
       agentId: "victim",
-      token: tokens.get("victim"),
+      token: mesh.token("victim"),
       url: "https://hooks.example.com/victim",
       events: ["message", "task"],
       allowPrivate: false,

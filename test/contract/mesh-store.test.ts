@@ -7,33 +7,25 @@ import { readInbox } from "../../app/agent_computer/src/domain/mesh/inbox.ts";
 import { peekInbox } from "../../app/agent_computer/src/domain/mesh/peek.ts";
 import { sendMessage } from "../../app/agent_computer/src/domain/mesh/send.ts";
 import { listSent } from "../../app/agent_computer/src/domain/mesh/sent.ts";
-import type { Store } from "../../app/agent_computer/src/store/port.ts";
-import { type MeshClock, meshClock } from "../helpers/mesh.ts";
-import { createStoreTarget, type StoreTarget, storeNames } from "../helpers/stores.ts";
+import { type MeshAgents, type MeshClock, openMeshAgents } from "../helpers/mesh.ts";
+import { type StoreTarget, storeNames } from "../helpers/stores.ts";
 
 describe.each(storeNames)("mesh contract [%s]", (storeName) => {
+  let mesh: MeshAgents;
   let target: StoreTarget;
-  let store: Store;
   let clock: MeshClock;
-  const tokens = new Map<string, string>();
 
-  const join = async (agentId: string, extra: { role?: string; repo?: string; ttlSeconds?: number } = {}) => {
-    const r = await checkIn(clock.deps(), { agentId, token: tokens.get(agentId), ...extra });
-    if (r.agent_token) tokens.set(agentId, r.agent_token);
-    return r;
-  };
+  const join = (agentId: string, extra: { role?: string; repo?: string; ttlSeconds?: number } = {}) => mesh.join(agentId, extra);
   const send = (from: string, to: string[], body: string, idempotencyKey?: string) =>
-    sendMessage(clock.deps(), { from, token: tokens.get(from), recipients: { kind: "to", agentIds: to }, body, idempotencyKey });
-  const inbox = (agentId: string, limit = 50) => readInbox(clock.deps(), { agentId, token: tokens.get(agentId), limit });
+    sendMessage(clock.deps(), { from, token: mesh.token(from), recipients: { kind: "to", agentIds: to }, body, idempotencyKey });
+  const inbox = (agentId: string, limit = 50) => readInbox(clock.deps(), { agentId, token: mesh.token(agentId), limit });
 
   beforeAll(async () => {
-    target = await createStoreTarget(storeName);
-    store = await target.open();
-    clock = meshClock(store);
+    mesh = await openMeshAgents(storeName);
+    ({ target, clock } = mesh);
   });
   afterAll(async () => {
-    await store?.close();
-    await target?.dispose();
+    await mesh?.close();
   });
 
   test("a first check-in registers the name, returns the token once and stores only its hash", async () => {
@@ -77,10 +69,10 @@ describe.each(storeNames)("mesh contract [%s]", (storeName) => {
     const read2 = await inbox("bob");
     expect(read1.messages.map((m) => m.body)).toEqual(["one", "two"]);
     expect(read2.messages).toEqual(read1.messages);
-    const ack = await ackMessages(clock.deps(), { agentId: "bob", token: tokens.get("bob"), upToSeq: 1 });
+    const ack = await ackMessages(clock.deps(), { agentId: "bob", token: mesh.token("bob"), upToSeq: 1 });
     expect(ack.acked).toEqual([a.id]);
     expect((await inbox("bob")).messages.map((m) => m.body)).toEqual(["two"]);
-    const again = await ackMessages(clock.deps(), { agentId: "bob", token: tokens.get("bob"), messageIds: [a.id, b.id] });
+    const again = await ackMessages(clock.deps(), { agentId: "bob", token: mesh.token("bob"), messageIds: [a.id, b.id] });
     expect(again).toMatchObject({ acked: [b.id], already_closed: [a.id] });
   });
 
@@ -88,7 +80,7 @@ describe.each(storeNames)("mesh contract [%s]", (storeName) => {
     const mine = await send("alice", ["bob"], "mine");
     const theirs = await send("bob", ["alice"], "theirs");
     await expect(
-      ackMessages(clock.deps(), { agentId: "bob", token: tokens.get("bob"), messageIds: [mine.id, theirs.id] }),
+      ackMessages(clock.deps(), { agentId: "bob", token: mesh.token("bob"), messageIds: [mine.id, theirs.id] }),
     ).rejects.toMatchObject({ code: "MESSAGE_NOT_FOUND" });
     expect((await inbox("bob")).messages.map((m) => m.id)).toContain(mine.id);
   });
@@ -126,7 +118,7 @@ describe.each(storeNames)("mesh contract [%s]", (storeName) => {
     const after = await send("alice", ["dave"], "hello?");
     expect(after.recipients[0]?.outcome).toBe("not_checked_in");
     await expect(inbox("dave")).rejects.toMatchObject({ code: "NOT_CHECKED_IN" });
-    const sent = await listSent(clock.deps(), { agentId: "alice", token: tokens.get("alice"), limit: 100 });
+    const sent = await listSent(clock.deps(), { agentId: "alice", token: mesh.token("alice"), limit: 100 });
     const stateOf = (id: string) => sent.messages.find((m) => m.id === id)?.recipients[0]?.state;
     expect([stateOf(m1.id), stateOf(m2.id), stateOf(after.id)]).toEqual([
       "expired_undelivered",
@@ -166,7 +158,7 @@ describe.each(storeNames)("mesh contract [%s]", (storeName) => {
   test("a peek counts what waits (count, newest seq, oldest age) in one read transaction that writes nothing", async () => {
     await join("gina", { ttlSeconds: 60 });
     await join("alice");
-    const peek = () => peekInbox(clock.deps(), { agentId: "gina", token: tokens.get("gina") });
+    const peek = () => peekInbox(clock.deps(), { agentId: "gina", token: mesh.token("gina") });
     const empty = await peek();
     expect(empty).toMatchObject({ agent_id: "gina", count: 0, newest_seq: null, oldest_waiting_s: null });
     await send("alice", ["gina"], "first");
@@ -189,7 +181,7 @@ describe.each(storeNames)("mesh contract [%s]", (storeName) => {
     // No presence renewal, no message state: the same rows as before, and the inbox still holds both.
     expect(await state()).toEqual(before);
     expect(JSON.stringify(await peek())).not.toMatch(/first|second|alice/);
-    await ackMessages(clock.deps(), { agentId: "gina", token: tokens.get("gina"), upToSeq: second.recipients[0]?.seq as number });
+    await ackMessages(clock.deps(), { agentId: "gina", token: mesh.token("gina"), upToSeq: second.recipients[0]?.seq as number });
     expect(await peek()).toMatchObject({ count: 0, newest_seq: null });
     // The same credentials and live check-in rules as the inbox read; a peek does not keep a session alive.
     await expect(peekInbox(clock.deps(), { agentId: "gina", token: "act_wrong" })).rejects.toMatchObject({ code: "AUTH_FAILED" });
@@ -278,7 +270,7 @@ describe.each(storeNames)("mesh contract [%s]", (storeName) => {
     await join("rev-1", { role: "reviewer" });
     const all = await sendMessage(clock.deps(), {
       from: "alice",
-      token: tokens.get("alice"),
+      token: mesh.token("alice"),
       recipients: { kind: "broadcast", role: "reviewer" },
       body: "review please",
     });
@@ -287,7 +279,7 @@ describe.each(storeNames)("mesh contract [%s]", (storeName) => {
     const broadcast = (filters: { role?: string; repo?: string }) =>
       sendMessage(clock.deps(), {
         from: "alice",
-        token: tokens.get("alice"),
+        token: mesh.token("alice"),
         recipients: { kind: "broadcast", ...filters },
         body: "filtered",
       });
@@ -297,7 +289,7 @@ describe.each(storeNames)("mesh contract [%s]", (storeName) => {
     await expect(
       sendMessage(clock.deps(), {
         from: "alice",
-        token: tokens.get("alice"),
+        token: mesh.token("alice"),
         recipients: { kind: "broadcast", role: "nobody" },
         body: "x",
       }),
@@ -305,7 +297,7 @@ describe.each(storeNames)("mesh contract [%s]", (storeName) => {
   });
 
   test("the directory lists live agents with status age, and stale ones on request", async () => {
-    await checkIn(clock.deps(), { agentId: "alice", token: tokens.get("alice"), status: "writing tests" });
+    await checkIn(clock.deps(), { agentId: "alice", token: mesh.token("alice"), status: "writing tests" });
     clock.advance(30_000);
     const live = await listAgents(clock.deps(), { includeStale: false, token: undefined });
     const alice = live.agents.find((a) => a.agent_id === "alice");

@@ -9,19 +9,17 @@ import { listAgents } from "../../app/agent_computer/src/domain/mesh/directory.t
 import { sendMessage } from "../../app/agent_computer/src/domain/mesh/send.ts";
 import { postTask } from "../../app/agent_computer/src/domain/tasks/post.ts";
 import { ERROR_CODES } from "../../app/agent_computer/src/errors.ts";
-import type { Store } from "../../app/agent_computer/src/store/port.ts";
 import { memoryProcesses } from "../helpers/local-processes.ts";
-import { type MeshClock, meshClock } from "../helpers/mesh.ts";
-import { createStoreTarget, type StoreTarget, storeNames } from "../helpers/stores.ts";
+import { type MeshAgents, type MeshClock, openMeshAgents } from "../helpers/mesh.ts";
+import { type StoreTarget, storeNames } from "../helpers/stores.ts";
 
 const HOST_ID = "host-truth";
 const RECIPIENT_PID = 424_242;
 
 describe.each(storeNames)("send outcomes tell the truth [%s]", (storeName) => {
+  let mesh: MeshAgents;
   let target: StoreTarget;
-  let store: Store;
   let clock: MeshClock;
-  const tokens = new Map<string, string>();
   /** The processes this fake host runs: the recipient's pid until a test "kills" it. */
   const running = new Set<number>([RECIPIENT_PID]);
   const local: LocalHost = {
@@ -33,17 +31,16 @@ describe.each(storeNames)("send outcomes tell the truth [%s]", (storeName) => {
   const deps = (): Deps => ({ ...clock.deps(), local });
 
   const join = async (agentId: string, ttlSeconds = 3600) => {
-    const r = await checkIn(deps(), { agentId, token: tokens.get(agentId), ttlSeconds });
-    if (r.agent_token) tokens.set(agentId, r.agent_token);
+    const r = await checkIn(deps(), { agentId, token: mesh.token(agentId), ttlSeconds });
+    if (r.agent_token) mesh.remember(agentId, r.agent_token);
     return r;
   };
   const send = (from: string, to: string[], body: string, extra: { idempotencyKey?: string; threadId?: string } = {}) =>
-    sendMessage(deps(), { from, token: tokens.get(from), recipients: { kind: "to", agentIds: to }, body, ...extra });
+    sendMessage(deps(), { from, token: mesh.token(from), recipients: { kind: "to", agentIds: to }, body, ...extra });
 
   beforeAll(async () => {
-    target = await createStoreTarget(storeName);
-    store = await target.open();
-    clock = meshClock(store);
+    mesh = await openMeshAgents(storeName);
+    ({ target, clock } = mesh);
     await join("sender");
     // The recipient registers its pid on this host: from then on its process is the evidence of its liveness.
     const first = await registerAgent(deps(), {
@@ -55,11 +52,10 @@ describe.each(storeNames)("send outcomes tell the truth [%s]", (storeName) => {
       agentPidStart: "777",
       token: undefined,
     });
-    tokens.set("worker", first.agent_token as string);
+    mesh.remember("worker", first.agent_token as string);
   });
   afterAll(async () => {
-    await store?.close();
-    await target?.dispose();
+    await mesh?.close();
   });
 
   test("a recipient whose registered process runs is live", async () => {
@@ -80,7 +76,7 @@ describe.each(storeNames)("send outcomes tell the truth [%s]", (storeName) => {
       expect(directory.agents.map((a) => a.agent_id)).not.toContain("worker");
       const task = await postTask(deps(), {
         agentId: "sender",
-        token: tokens.get("sender"),
+        token: mesh.token("sender"),
         title: "t",
         body: "b",
         requireCaps: ["ts"],

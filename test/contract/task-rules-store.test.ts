@@ -2,31 +2,26 @@
 // seen, never the poster, every required capability) or the queue, and who may take which step, with the notices the
 // steps send. The binaries' side (flags, exit codes, races between processes) stays in test/e2e/agent-task.test.ts.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { registerAgent } from "../../app/agent_computer/src/domain/agents/register.ts";
 import { readInbox } from "../../app/agent_computer/src/domain/mesh/inbox.ts";
 import { postTask } from "../../app/agent_computer/src/domain/tasks/post.ts";
 import { type TaskAction, transitionTask } from "../../app/agent_computer/src/domain/tasks/transition.ts";
 import { AppError } from "../../app/agent_computer/src/errors.ts";
-import type { Store } from "../../app/agent_computer/src/store/port.ts";
-import { type MeshClock, meshClock } from "../helpers/mesh.ts";
-import { createStoreTarget, type StoreTarget, storeNames } from "../helpers/stores.ts";
+import { type MeshAgents, type MeshClock, openMeshAgents } from "../helpers/mesh.ts";
+import { type StoreTarget, storeNames } from "../helpers/stores.ts";
 
 describe.each(storeNames)("task rules in process [%s]", (storeName) => {
+  let mesh: MeshAgents;
   let target: StoreTarget;
-  let store: Store;
   let clock: MeshClock;
-  const tokens = new Map<string, string>();
 
-  const register = async (name: string, capabilities: string[]) => {
+  const register = (name: string, capabilities: string[]) => {
     clock.advance(1_000);
-    const r = await registerAgent(clock.deps(), { agentId: name, role: null, capabilities, token: tokens.get(name) });
-    if (r.agent_token) tokens.set(name, r.agent_token);
-    return r;
+    return mesh.register(name, capabilities);
   };
   const post = (requireCaps: string[], title = "t", poster = "lead") =>
-    postTask(clock.deps(), { agentId: poster, token: tokens.get(poster), title, body: "b", requireCaps, priority: "normal" });
+    postTask(clock.deps(), { agentId: poster, token: mesh.token(poster), title, body: "b", requireCaps, priority: "normal" });
   const step = (action: TaskAction, agentId: string, taskId: string, text?: string) =>
-    transitionTask(clock.deps(), { action, agentId, token: tokens.get(agentId), taskId, text });
+    transitionTask(clock.deps(), { action, agentId, token: mesh.token(agentId), taskId, text });
   const refusal = (promise: Promise<unknown>) =>
     promise.then(
       () => undefined,
@@ -40,14 +35,12 @@ describe.each(storeNames)("task rules in process [%s]", (storeName) => {
     );
 
   beforeAll(async () => {
-    target = await createStoreTarget(storeName);
-    store = await target.open();
-    clock = meshClock(store, Date.now());
+    mesh = await openMeshAgents(storeName, Date.now());
+    ({ target, clock } = mesh);
     await register("lead", ["plan", "ts"]);
   });
   afterAll(async () => {
-    await store?.close();
-    await target?.dispose();
+    await mesh?.close();
   });
 
   test("least loaded first, ties to the most recently seen; never the poster; all required caps needed", async () => {
@@ -59,7 +52,7 @@ describe.each(storeNames)("task rules in process [%s]", (storeName) => {
     expect((await post(["ts"])).task.assignee).toBe("w1");
     // One each now; w1 reads its inbox and becomes the most recently seen.
     clock.advance(1_000);
-    await readInbox(clock.deps(), { agentId: "w1", token: tokens.get("w1"), limit: 10 });
+    await readInbox(clock.deps(), { agentId: "w1", token: mesh.token("w1"), limit: 10 });
     expect((await post(["ts"])).task.assignee).toBe("w1");
     expect((await post(["ts", "sql"])).task.assignee).toBe("w2");
     const planned = await post(["plan"]);
@@ -79,7 +72,7 @@ describe.each(storeNames)("task rules in process [%s]", (storeName) => {
     expect(await step("complete", "doer", task.id, "see PR 7")).toMatchObject({ state: "completed", result: "see PR 7" });
     expect(await refusal(step("cancel", "lead", task.id))).toMatchObject({ code: "CONFLICT" });
     expect(await refusal(step("accept", "doer", `task_${"0".repeat(32)}`))).toMatchObject({ code: "NOT_FOUND" });
-    const inbox = await readInbox(clock.deps(), { agentId: "lead", token: tokens.get("lead"), limit: 100 });
+    const inbox = await readInbox(clock.deps(), { agentId: "lead", token: mesh.token("lead"), limit: 100 });
     expect(inbox.messages.filter((m) => m.thread_id === task.id).map((m) => m.body)).toEqual([
       `Task ${task.id} (write docs) is now accepted by doer`,
       `Task ${task.id} (write docs) is now completed by doer: see PR 7`,

@@ -1,37 +1,35 @@
 // Auto-wake's store rules on every store: which mail wakes, single-use tokens bound to agent, session and
 // messages, one outstanding wake per agent, the hourly cap, and expiry re-arming unread mail.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { checkIn } from "../../app/agent_computer/src/domain/agents/checkin.ts";
 import { ackMessages } from "../../app/agent_computer/src/domain/mesh/ack.ts";
 import { readInbox } from "../../app/agent_computer/src/domain/mesh/inbox.ts";
 import { deliverSystemMessage } from "../../app/agent_computer/src/domain/mesh/notify.ts";
 import { sendMessage } from "../../app/agent_computer/src/domain/mesh/send.ts";
 import { HOUR_MS, issueWake } from "../../app/agent_computer/src/domain/wake/tokens.ts";
 import type { Store } from "../../app/agent_computer/src/store/port.ts";
-import { type MeshClock, meshClock } from "../helpers/mesh.ts";
-import { createStoreTarget, type StoreTarget, storeNames } from "../helpers/stores.ts";
+import { type MeshAgents, type MeshClock, openMeshAgents } from "../helpers/mesh.ts";
+import { type StoreTarget, storeNames } from "../helpers/stores.ts";
 
 const TUNING = { tokenTtlMs: 60_000, hourlyCap: 3 };
 
 describe.each(storeNames)("auto-wake store rules [%s]", (storeName) => {
+  let mesh: MeshAgents;
   let target: StoreTarget;
   let store: Store;
   let clock: MeshClock;
-  const tokens = new Map<string, string>();
   const sessions = new Map<string, string>();
 
   const join = async (agentId: string) => {
-    const r = await checkIn(clock.deps(), { agentId, token: tokens.get(agentId), ttlSeconds: 86_400 });
-    if (r.agent_token) tokens.set(agentId, r.agent_token);
+    const r = await mesh.join(agentId, { ttlSeconds: 86_400 });
     sessions.set(agentId, r.session_id);
   };
   const send = (from: string, to: string, body = "hello") =>
-    sendMessage(clock.deps(), { from, token: tokens.get(from), recipients: { kind: "to", agentIds: [to] }, body });
+    sendMessage(clock.deps(), { from, token: mesh.token(from), recipients: { kind: "to", agentIds: [to] }, body });
   const issue = (agentId: string, tuning = TUNING) =>
     issueWake(clock.deps(), { agentId: agentId, sessionId: sessions.get(agentId) as string, tuning });
   const backlog = (agentId: string) => store.read((tx) => tx.wake.backlog(sessions.get(agentId) as string, agentId, clock.now));
   const inbox = (agentId: string, wakeToken?: string, limit = 50) =>
-    readInbox(clock.deps(), { agentId, token: tokens.get(agentId), limit, wakeToken });
+    readInbox(clock.deps(), { agentId, token: mesh.token(agentId), limit, wakeToken });
   const issued = async (agentId: string) => {
     const outcome = await issue(agentId);
     if (!outcome.issued) throw new Error(`no wake issued: ${outcome.reason}`);
@@ -39,13 +37,11 @@ describe.each(storeNames)("auto-wake store rules [%s]", (storeName) => {
   };
 
   beforeAll(async () => {
-    target = await createStoreTarget(storeName);
-    store = await target.open();
-    clock = meshClock(store);
+    mesh = await openMeshAgents(storeName);
+    ({ target, store, clock } = mesh);
   });
   afterAll(async () => {
-    await store?.close();
-    await target?.dispose();
+    await mesh?.close();
   });
 
   test("only another party's message or event wakes: never a bounce, never the agent's own mail", async () => {
@@ -110,7 +106,7 @@ describe.each(storeNames)("auto-wake store rules [%s]", (storeName) => {
     await send("wb", "acker", "ack me");
     await issued("acker");
     const pending = await inbox("acker");
-    await ackMessages(clock.deps(), { agentId: "acker", token: tokens.get("acker"), upToSeq: pending.messages.at(-1)?.seq ?? 0 });
+    await ackMessages(clock.deps(), { agentId: "acker", token: mesh.token("acker"), upToSeq: pending.messages.at(-1)?.seq ?? 0 });
     await send("wb", "acker", "after ack");
     expect((await backlog("acker")).outstanding).toBe(false);
     await issued("acker");

@@ -1,6 +1,7 @@
 // In-process mesh calls against a store target, with a controllable clock.
 
-import { checkIn } from "../../app/agent_computer/src/domain/agents/checkin.ts";
+import { type CheckinInput, type CheckinResult, checkIn } from "../../app/agent_computer/src/domain/agents/checkin.ts";
+import { type RegisterResult, registerAgent } from "../../app/agent_computer/src/domain/agents/register.ts";
 import type { Deps } from "../../app/agent_computer/src/domain/deps.ts";
 import { newId } from "../../app/agent_computer/src/domain/ids.ts";
 import type { Store } from "../../app/agent_computer/src/store/port.ts";
@@ -25,7 +26,8 @@ export const meshClock = (store: Store, start = Date.UTC(2026, 10, 30, 12)): Mes
 
 /**
  * The set-up of the mesh contract suites: a store of one kind with a controllable clock, and agents checked in on
- * it whose tokens it keeps. `join` checks an agent in again with the token it holds.
+ * it whose tokens it keeps. `join` checks an agent in (again, with the token it holds); `register` registers one
+ * without a session; either keeps a token the agent is given.
  */
 export interface MeshAgents {
   target: StoreTarget;
@@ -33,27 +35,39 @@ export interface MeshAgents {
   clock: MeshClock;
   deps(): Deps;
   token(agentId: string): string | undefined;
-  join(agentId: string): Promise<void>;
+  /** Keeps `token` as the agent's (a suite that minted it another way). */
+  remember(agentId: string, token: string): void;
+  /** `extra`: check-in's options (without it, a ttl of an hour). */
+  join(agentId: string, extra?: Omit<CheckinInput, "agentId" | "token">): Promise<CheckinResult>;
+  register(agentId: string, capabilities?: string[]): Promise<RegisterResult>;
   /** The number a `SELECT COUNT(*) AS n …` query answers. */
   count(sql: string): Promise<number>;
   close(): Promise<void>;
 }
 
-export const openMeshAgents = async (storeName: "sqlite" | "postgres"): Promise<MeshAgents> => {
+/** `start`: the clock's first time (meshClock's default unless given). */
+export const openMeshAgents = async (storeName: "sqlite" | "postgres", start?: number): Promise<MeshAgents> => {
   const target = await createStoreTarget(storeName);
   const store = await target.open();
-  const clock = meshClock(store);
+  const clock = meshClock(store, start);
   const tokens = new Map<string, string>();
+  const keep = <T extends { agent_token?: string | undefined }>(agentId: string, r: T): T => {
+    if (r.agent_token) tokens.set(agentId, r.agent_token);
+    return r;
+  };
   return {
     target,
     store,
     clock,
     deps: () => clock.deps(),
     token: (agentId) => tokens.get(agentId),
-    join: async (agentId) => {
-      const r = await checkIn(clock.deps(), { agentId, token: tokens.get(agentId), ttlSeconds: 3600 });
-      if (r.agent_token) tokens.set(agentId, r.agent_token);
+    remember: (agentId, token) => {
+      tokens.set(agentId, token);
     },
+    join: async (agentId, extra = { ttlSeconds: 3600 }) =>
+      keep(agentId, await checkIn(clock.deps(), { agentId, token: tokens.get(agentId), ...extra })),
+    register: async (agentId, capabilities = []) =>
+      keep(agentId, await registerAgent(clock.deps(), { agentId, role: null, capabilities, token: tokens.get(agentId) })),
     count: async (sql) => Number((await target.sql(sql))[0]?.n),
     close: async () => {
       await store.close();

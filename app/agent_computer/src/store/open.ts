@@ -5,11 +5,12 @@ import type { Store } from "./port.ts";
 import type { Driver, Migration } from "./sql/db.ts";
 import { migrate } from "./sql/migrate.ts";
 import { reposFor } from "./sql/repos.ts";
+import { sendReposFor } from "./sql/send-read-ahead.ts";
 
 /** Wraps a migrated driver as the store port. */
 export const storeOver = (driver: Driver): Store => ({
   dialect: driver.dialect,
-  write: (fn, options) => driver.transaction((db) => fn(reposFor(db)), options),
+  write: (fn, options) => driver.transaction((db) => fn(options?.send ? sendReposFor(db, options.send) : reposFor(db)), options),
   read: (fn) => driver.snapshot((db) => fn(reposFor(db))),
   ...(driver.listen ? { listen: driver.listen } : {}),
   ...(driver.watchCommits ? { watchCommits: driver.watchCommits } : {}),

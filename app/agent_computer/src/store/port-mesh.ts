@@ -165,6 +165,22 @@ export interface InboxSlot {
   holder: Pick<AgentRecord, "agentId" | "hostId">;
 }
 
+/** A new message, who it goes to, and the sender's presence writes its transaction owes (MeshRepo.storeMessage). */
+export interface MessageToStore {
+  message: NewMessage;
+  /** Each given the message in its inbox (MeshRepo.deliver's rule); an unknown name gets nothing. */
+  recipients: readonly string[];
+  /** touch: the sender's agents row is written (last_seen_at); extend: its live session is extended. */
+  presence: { agentId: string; touch: boolean; extend: boolean };
+  now: number;
+}
+
+/** One recipient's part of MessageToStore: its slot (undefined: no such agent) and its endpoints for `message` events. */
+export interface StoredDelivery {
+  slot: InboxSlot | undefined;
+  subscribers: string[];
+}
+
 /** What the start of an authenticated mesh call needs, read in one step (see MeshRepo.callerState). */
 export interface CallerState {
   tokenHash: string;
@@ -228,6 +244,12 @@ export interface MeshRepo {
   /** insertMessage, then deliver it to one agent: one statement on PostgreSQL. Undefined when no agent has that name. */
   insertAndDeliver(message: NewMessage, agentId: string, now: number): Promise<InboxSlot | undefined>;
   insertDelivery(delivery: NewDelivery): Promise<void>;
+  /**
+   * A send's writes: the message, the sender's presence and a delivery to each recipient (as deliver), every
+   * agents' row among them taken in the one lock order before any is written, agents' rows before the session's.
+   * Answers each recipient's delivery in the order given, with its webhook endpoints that take `message` events.
+   */
+  storeMessage(toStore: MessageToStore): Promise<StoredDelivery[]>;
   findByIdempotencyKey(sender: string, key: string): Promise<SentMessage | undefined>;
   releaseIdempotencyKey(sender: string, key: string, olderThan: number): Promise<void>;
   pending(sessionId: string, limit: number): Promise<InboxEntry[]>;

@@ -31,21 +31,21 @@ export interface StoreTx {
   webhooks: WebhookRepo;
 }
 
+/** What a write transaction is, when the store can use knowing it; the store decides what follows from it. */
 export interface WriteOptions {
   /**
-   * The agents whose rows fn will lock, when known before it runs (a send names its sender and recipients). On
-   * PostgreSQL a batch of several processes' writes locks them all first, in the one order (lock-order.ts), so
-   * the batch cannot deadlock with another writer of the same agents. A hint: fn still locks what it writes.
+   * The agents whose rows fn writes, when known before it runs. On PostgreSQL a batch of several processes' writes
+   * locks them all first, in the one order (lock-order.ts), so the batch cannot deadlock with another writer of the
+   * same agents. A hint: fn still locks what it writes.
    */
   agents?: readonly string[];
   /**
-   * fn may run interleaved, statement by statement, with the other independent calls of its PostgreSQL batch
-   * (their statements are then sent together: one round trip for all). Only for a call that is correct whatever
-   * a batchmate writes between two of its statements: every decision it takes rests on a statement that is
-   * atomic by itself (UPDATE … RETURNING, an upsert, a unique index that fails the race) or on a read whose
-   * staleness changes nothing. A failure among them replays the batch one call at a time (group-commit.ts).
+   * The transaction sends one message from `sender`, to `recipients` when they are named before it runs (a
+   * broadcast or a reply finds them inside); it writes those agents' rows (as `agents`). A send is correct whatever another send writes between two of its
+   * statements: its sequence numbers, rate counters and session expiry are each taken by one atomic statement,
+   * its presence writes may repeat, and a reused idempotency key fails the unique index.
    */
-  independent?: boolean;
+  send?: { sender: string; recipients?: readonly string[] | undefined };
 }
 
 export interface Store {

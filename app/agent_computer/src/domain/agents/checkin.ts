@@ -1,10 +1,10 @@
 import type { SessionRecord, StoreTx } from "../../store/port.ts";
-import { UniqueViolation } from "../../store/port.ts";
 import { type Deps, iso } from "../deps.ts";
 import { authenticate } from "../identity/authenticate.ts";
 import { endExpiredSessions } from "../mesh/expiry.ts";
 import { buildSession } from "../mesh/session.ts";
 import type { TaskSummary } from "../tasks/task-view.ts";
+import { retryOnceOnUniqueRace } from "../unique-race.ts";
 import { AUTH_NOTE, registerFirst } from "./register-new.ts";
 
 export interface CheckinInput {
@@ -79,14 +79,8 @@ const checkInOnce = (deps: Deps, input: CheckinInput): Promise<CheckinResult> =>
  * Creates or renews this agent's presence; an unknown name is registered first and gets its token once.
  * Two racing first check-ins of one name meet at the primary key; the loser re-runs as a known name.
  */
-export const checkIn = async (deps: Deps, input: CheckinInput): Promise<CheckinResult> => {
-  try {
-    return await checkInOnce(deps, input);
-  } catch (error) {
-    if (error instanceof UniqueViolation) return checkInOnce(deps, input);
-    throw error;
-  }
-};
+export const checkIn = (deps: Deps, input: CheckinInput): Promise<CheckinResult> =>
+  retryOnceOnUniqueRace(() => checkInOnce(deps, input));
 
 /** What --confirm would do, computed from a read-only snapshot; changes nothing and needs no token. */
 export const previewCheckIn = (deps: Deps, input: CheckinInput): Promise<CheckinResult & { preview: true }> =>

@@ -1,7 +1,6 @@
 import { commandLine } from "../../command-line.ts";
 import { AppError } from "../../errors.ts";
 import type { IdentityRecord, SessionRecord, StoreTx } from "../../store/port.ts";
-import { UniqueViolation } from "../../store/port.ts";
 import type { Deps } from "../deps.ts";
 import { type AgentView, agentView } from "../identity/agent-view.ts";
 import { type Liveness, livenessOf, localProcessOf } from "../identity/liveness.ts";
@@ -9,6 +8,7 @@ import { hashToken, mintToken, tokenMatches } from "../identity/token.ts";
 import { TokenMismatch } from "../identity/token-mismatch.ts";
 import { bounceUndelivered, endExpiredSessions } from "../mesh/expiry.ts";
 import type { TaskSummary } from "../tasks/task-view.ts";
+import { retryOnceOnUniqueRace } from "../unique-race.ts";
 import { endHolderHistory } from "./end-history.ts";
 import { checkImmutables, holderOf, isSameHolder, type RegistrationRequest, rememberProcess } from "./holder.ts";
 import { AUTH_NOTE, claimSession, countRegistration, type Registered, registerFirst } from "./register-new.ts";
@@ -193,11 +193,5 @@ const registerOnce = (deps: Deps, input: RegisterInput): Promise<RegisterResult>
  * register-agent-cli's service: an idempotent upsert keyed by name. Two racing first registrations of
  * one name meet at the primary key; the loser re-runs and is then an ordinary re-registration.
  */
-export const registerAgent = async (deps: Deps, input: RegisterInput): Promise<RegisterResult> => {
-  try {
-    return await registerOnce(deps, input);
-  } catch (error) {
-    if (error instanceof UniqueViolation) return registerOnce(deps, input);
-    throw error;
-  }
-};
+export const registerAgent = (deps: Deps, input: RegisterInput): Promise<RegisterResult> =>
+  retryOnceOnUniqueRace(() => registerOnce(deps, input));

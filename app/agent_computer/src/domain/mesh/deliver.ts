@@ -19,7 +19,7 @@ export type DeliveredMessage = Pick<NewMessage, "id" | "sender" | "kind" | "thre
 /**
  * Gives a stored message to one recipient: the next sequence number of its inbox, bound to its live session,
  * or marked not_checked_in when it has none. Undefined when no agent has that name: nothing is written.
- * Every message the mesh writes goes through here (or storeAndDeliverTo), and so does the recipient's `message`
+ * Every message the mesh writes goes through here (a send's through MeshRepo.storeMessage and announceDelivery), and so does the recipient's `message`
  * webhook event (same transaction; the payload names the message, never its body).
  */
 export const deliverTo = (
@@ -28,14 +28,6 @@ export const deliverTo = (
   recipient: string,
   now: number,
 ): Promise<Delivery | undefined> => delivered(tx, message, recipient, now, tx.mesh.deliver(message.id, recipient, now));
-
-/** Stores a new message and gives it to its one recipient, as deliverTo does (one statement on PostgreSQL). */
-export const storeAndDeliverTo = (
-  tx: StoreTx,
-  message: NewMessage,
-  recipient: string,
-  now: number,
-): Promise<Delivery | undefined> => delivered(tx, message, recipient, now, tx.mesh.insertAndDeliver(message, recipient, now));
 
 /**
  * The delivery the slot statement made, and the recipient's webhook event. The recipient's endpoints are read
@@ -56,6 +48,21 @@ const delivered = async (
     await subscribers;
     return undefined;
   }
+  return announceDelivery(tx, message, recipient, now, slot, subscribers);
+};
+
+/**
+ * A delivery the store made (slot), told to the recipient's webhook endpoints that take `message` events: the
+ * event is written in the delivering transaction, so it exists exactly when the delivery committed.
+ */
+export const announceDelivery = async (
+  tx: StoreTx,
+  message: DeliveredMessage,
+  recipient: string,
+  now: number,
+  slot: InboxSlot,
+  subscribers: Promise<string[]>,
+): Promise<Delivery> => {
   const { seq, sessionId, holder } = slot;
   const live = sessionId !== undefined;
   await enqueueWebhookEvent(

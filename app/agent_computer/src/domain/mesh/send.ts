@@ -1,12 +1,11 @@
 import { AppError } from "../../errors.ts";
-import type { MessageRef, NewMessage, SentMessage, StoreTx } from "../../store/port.ts";
-import { UniqueViolation } from "../../store/port.ts";
+import type { MessageRef, NewMessage, SentMessage, StoredDelivery, StoreTx } from "../../store/port.ts";
 import { type Deps, hostIdOf, iso } from "../deps.ts";
 import { holderLiveness } from "../identity/liveness.ts";
 import { takeDeliveryAndHostSlots, takeRateSlots } from "../identity/rate-limit.ts";
-import { type Delivery, deliverTo, storeAndDeliverTo } from "./deliver.ts";
-import { meetCaller, presenceRows, writePresence } from "./live-session.ts";
-import { lockAgentsInOrder } from "./lock-order.ts";
+import { retryOnceOnUniqueRace } from "../unique-race.ts";
+import { announceDelivery, type Delivery } from "./deliver.ts";
+import { type MetCaller, meetCaller, writePresence } from "./live-session.ts";
 import { refusingRecipients } from "./reach.ts";
 import { labelledThread, ownLabel } from "./thread-label.ts";
 
@@ -148,87 +147,126 @@ const broadcastRecipients = async (
   return live.filter((s) => s.agentId !== from && (!role || s.role === role) && (!repo || s.repo === repo)).map((s) => s.agentId);
 };
 
-/**
- * `first`'s failure if it failed, else `rest`'s: for a statement sent ahead of others without waiting for its
- * answer (PostgreSQL answers them in order, and a failed statement fails every later one of the transaction with
- * "transaction aborted"), so the caller hears the failure that caused the others.
- */
-const firstFailure = async <T>(first: Promise<unknown>, rest: () => Promise<T>): Promise<T> => {
-  // Handled here at once: `rest` may throw before `first` is awaited.
-  first.catch(() => undefined);
-  let value: T;
-  try {
-    value = await rest();
-  } catch (error) {
-    await first;
-    throw error;
+/** An earlier send with the same key, answered again (a retry); undefined when the key is new or released. */
+const replayed = async (
+  deps: Deps,
+  tx: StoreTx,
+  input: SendInput,
+  caller: MetCaller,
+  key: string,
+  hash: string,
+): Promise<SendResult | undefined> => {
+  await tx.mesh.releaseIdempotencyKey(input.from, key, deps.now() - IDEMPOTENCY_WINDOW_MS);
+  const original = await tx.mesh.findByIdempotencyKey(input.from, key);
+  if (!original) return undefined;
+  checkSameRequest(input, key, hash, original);
+  await writePresence(deps, tx, caller);
+  return {
+    id: original.id,
+    from: input.from,
+    created_at: iso(original.createdAt),
+    thread_id: original.threadId,
+    reply_to: original.replyTo,
+    replayed: true,
+    recipients: await replayRecipients(deps, tx, original),
+    ...senderFields(input.from, caller.sessionLive),
+  };
+};
+
+/** Who a send goes to: the names given, the live agents a broadcast matches, or the sender of the message replied to. */
+const recipientsOf = async (
+  deps: Deps,
+  tx: StoreTx,
+  input: SendInput,
+  named: string[] | undefined,
+  reply: { parent: MessageRef } | undefined,
+): Promise<string[]> => {
+  if (named) return named;
+  const names =
+    input.recipients.kind === "broadcast"
+      ? await broadcastRecipients(deps, tx, input.from, input.recipients)
+      : [reply?.parent.sender as string];
+  if (names.length === 0) {
+    throw new AppError("NOT_FOUND", "no live agent matches the broadcast filters; nothing was sent", {
+      hint: "agents-list-cli shows who is live",
+    });
   }
-  await first;
-  return value;
+  return names;
 };
 
 /**
- * The rows other writers queue for are taken last and held briefly: the agents' rows (the recipients' sequence
- * numbers, the sender's presence) all at once in the one lock order, then the rate counters, whose per-host row
- * every send from this host writes, right before COMMIT. Everything before them (authentication, the
- * idempotency check, the message itself) runs without holding anything another send waits for.
- *
- * Statements that do not need each other's answers are sent together and their answers awaited together (one
- * round trip instead of several on PostgreSQL; SQLite runs them one after the other as before): the caller's
- * state with the named recipients' policies, the message with the locks, presence and deliveries after it.
+ * Stores the message for every recipient that accepts the sender and tells each one's webhooks; the sender's
+ * presence writes go with it (the store takes every agents' row in the one lock order). Answers per name.
+ */
+const deliverToAccepting = async (
+  deps: Deps,
+  tx: StoreTx,
+  message: NewMessage,
+  names: string[],
+  refusing: Set<string>,
+  caller: MetCaller,
+): Promise<SendResult["recipients"]> => {
+  const accepting = names.filter((name) => !refusing.has(name));
+  const presence = { agentId: caller.agentId, touch: caller.touch, extend: caller.extend };
+  const stored = await tx.mesh.storeMessage({ message, recipients: accepting, presence, now: message.createdAt });
+  const outcomes = new Map<string, SendResult["recipients"][number]>();
+  await Promise.all(
+    accepting.map(async (name, i) => {
+      const { slot, subscribers } = stored[i] as StoredDelivery;
+      if (!slot) return outcomes.set(name, { agent_id: name, outcome: "unknown_agent", seq: null });
+      const delivery = await announceDelivery(tx, message, name, message.createdAt, slot, Promise.resolve(subscribers));
+      return outcomes.set(name, { agent_id: name, outcome: outcomeOf(deps, delivery), seq: delivery.seq });
+    }),
+  );
+  return names.map((name) => outcomes.get(name) ?? { agent_id: name, outcome: "refused_by_policy", seq: null });
+};
+
+/** Nobody took the message: the send fails whole, and the transaction takes the message row back with it. */
+const refuseIfUndelivered = (input: SendInput, names: string[], recipients: SendResult["recipients"]): void => {
+  const refused = recipients.filter((r) => r.outcome === "refused_by_policy").map((r) => r.agent_id);
+  if (refused.length > 0 && recipients.every((r) => r.outcome === "unknown_agent" || r.outcome === "refused_by_policy")) {
+    const who = refused.length === 1 ? `${refused[0]} accepts` : `${refused.join(", ")} accept`;
+    throw new AppError("REFUSED_BY_POLICY", `${who} no mail from ${input.from}; nothing was sent`, {
+      hint: "a recipient chooses who may message it (agent-contacts-cli); ask it through someone it accepts, or a person",
+      details: { recipients },
+    });
+  }
+  if (recipients.every((r) => r.outcome === "unknown_agent")) {
+    throw new AppError("UNKNOWN_AGENT", `no registered agent named ${names.join(", ")}; nothing was sent`, {
+      hint: "agents-list-cli --include-stale lists the registered names",
+    });
+  }
+};
+
+/**
+ * One send, its rules in order: who asks (token, expiry, presence owed), a retry of an earlier send (idempotency),
+ * what it answers (reply and thread), the sender's rate limit, who it goes to, who of them accepts the sender
+ * (the reach rule), the delivery, and the delivery and host limits. Everything that refuses rolls back whole.
+ * The store is told it is a send: it then decides how the statements travel and how a batch locks.
  */
 const sendOnce = (deps: Deps, input: SendInput): Promise<SendResult> => {
   const named = input.recipients.kind === "to" ? uniqueSorted(input.recipients.agentIds) : undefined;
   return deps.store.write(
     async (tx) => {
-      const met = meetCaller(deps, tx, input.from, input.token);
-      // A read sent behind the caller's: if the caller may not send, its answer is dropped with the transaction.
-      const refusingNamed = named ? refusingRecipients(tx, input.from, named) : undefined;
-      refusingNamed?.catch(() => undefined);
-      const caller = await met;
-      const sender = senderFields(input.from, caller.sessionLive);
+      const caller = await meetCaller(deps, tx, input.from, input.token);
       const key = input.idempotencyKey ?? null;
       const hash = key ? requestHash(input) : null;
       if (key && hash) {
-        await tx.mesh.releaseIdempotencyKey(input.from, key, deps.now() - IDEMPOTENCY_WINDOW_MS);
-        const original = await tx.mesh.findByIdempotencyKey(input.from, key);
-        if (original) {
-          checkSameRequest(input, key, hash, original);
-          await writePresence(deps, tx, caller);
-          return {
-            id: original.id,
-            from: input.from,
-            created_at: iso(original.createdAt),
-            thread_id: original.threadId,
-            reply_to: original.replyTo,
-            replayed: true,
-            recipients: await replayRecipients(deps, tx, original),
-            ...sender,
-          };
-        }
+        const again = await replayed(deps, tx, input, caller, key, hash);
+        if (again) return again;
       }
       const reply = await repliedTo(tx, input);
       const threadId =
         reply?.threadId ?? (input.threadId === undefined ? null : await labelledThread(tx, input.from, input.threadId));
-      // A replay above sends nothing, so only new messages count against the sender's and the host's limits; a
-      // send refused by either rolls back whole. The host's counter, written by every send from the host, last.
+      // Only new messages count against the sender's and the host's limits. The host's counter, written by every
+      // send from the host, is taken last, right before COMMIT.
       const rateKeys = { name: input.from, host: hostIdOf(deps) };
       await takeRateSlots(tx, deps.limits, "send", rateKeys, deps.now(), ["name"]);
-      const names =
-        named ??
-        (input.recipients.kind === "broadcast"
-          ? await broadcastRecipients(deps, tx, input.from, input.recipients)
-          : [reply?.parent.sender as string]);
-      if (names.length === 0) {
-        throw new AppError("NOT_FOUND", "no live agent matches the broadcast filters; nothing was sent", {
-          hint: "agents-list-cli shows who is live",
-        });
-      }
+      const names = await recipientsOf(deps, tx, input, named, reply);
       // Checked in the transaction that delivers: a policy change commits either before this send or after it.
-      const refusing = new Set(await (refusingNamed ?? refusingRecipients(tx, input.from, names)));
-      const id = deps.newId("msg");
+      const refusing = new Set(await refusingRecipients(tx, input.from, names));
       const message: NewMessage = {
-        id,
+        id: deps.newId("msg"),
         sender: input.from,
         kind: "message",
         body: input.body,
@@ -238,57 +276,22 @@ const sendOnce = (deps: Deps, input: SendInput): Promise<SendResult> => {
         idempotencyHash: hash,
         createdAt: deps.now(),
       };
-      const outcome = (name: string, delivery: Delivery | undefined): SendResult["recipients"][number] =>
-        delivery
-          ? { agent_id: name, outcome: outcomeOf(deps, delivery), seq: delivery.seq }
-          : { agent_id: name, outcome: "unknown_agent", seq: null };
-      // The common send: one accepted recipient, presence fresh. Nothing to lock first or write between, so the
-      // message and its delivery go in one statement.
-      const [only] = names;
-      const alone = names.length === 1 && only !== undefined && !refusing.has(only) && !caller.touch && !caller.extend;
-      const recipients: SendResult["recipients"] = alone
-        ? [outcome(only, await storeAndDeliverTo(tx, message, only, deps.now()))]
-        : await firstFailure(tx.mesh.insertMessage(message), async () => {
-            await lockAgentsInOrder(tx, [...presenceRows(caller), ...names.filter((name) => !refusing.has(name))]);
-            await writePresence(deps, tx, caller);
-            const deliveries = await Promise.all(
-              names.map((name) => (refusing.has(name) ? undefined : deliverTo(tx, message, name, deps.now()))),
-            );
-            return names.map((name, i) =>
-              refusing.has(name) ? { agent_id: name, outcome: "refused_by_policy", seq: null } : outcome(name, deliveries[i]),
-            );
-          });
-      const refused = recipients.filter((r) => r.outcome === "refused_by_policy").map((r) => r.agent_id);
-      if (refused.length > 0 && recipients.every((r) => r.outcome === "unknown_agent" || r.outcome === "refused_by_policy")) {
-        // Thrown inside the transaction: the message row goes too, so nothing of this send is stored.
-        const who = refused.length === 1 ? `${refused[0]} accepts` : `${refused.join(", ")} accept`;
-        throw new AppError("REFUSED_BY_POLICY", `${who} no mail from ${input.from}; nothing was sent`, {
-          hint: "a recipient chooses who may message it (agent-contacts-cli); ask it through someone it accepts, or a person",
-          details: { recipients },
-        });
-      }
-      if (recipients.every((r) => r.outcome === "unknown_agent")) {
-        throw new AppError("UNKNOWN_AGENT", `no registered agent named ${names.join(", ")}; nothing was sent`, {
-          hint: "agents-list-cli --include-stale lists the registered names",
-        });
-      }
+      const recipients = await deliverToAccepting(deps, tx, message, names, refusing, caller);
+      refuseIfUndelivered(input, names, recipients);
       const reached = recipients.filter((r) => r.seq !== null).length;
       await takeDeliveryAndHostSlots(tx, deps.limits, rateKeys, reached, deps.now());
       return {
-        id,
+        id: message.id,
         from: input.from,
-        created_at: iso(deps.now()),
+        created_at: iso(message.createdAt),
         thread_id: threadId,
-        reply_to: reply?.parent.id ?? null,
+        reply_to: message.replyTo ?? null,
         replayed: false,
         recipients,
-        ...sender,
+        ...senderFields(input.from, caller.sessionLive),
       };
     },
-    // Every agents' row a named send may write, for a PostgreSQL batch to lock first in the one order. And a
-    // send is independent of its batchmates: sequence numbers, rate counters and session expiry are each taken
-    // by one atomic statement, presence writes may repeat, and a reused idempotency key fails the unique index.
-    { ...(named ? { agents: [input.from, ...named] } : {}), independent: true },
+    { send: { sender: input.from, recipients: named } },
   );
 };
 
@@ -297,11 +300,5 @@ const sendOnce = (deps: Deps, input: SendInput): Promise<SendResult> => {
  * sender's own session is live. A concurrent retry with the same idempotency key loses the unique index race
  * and re-reads the original; a reuse of the key for a different message is IDEMPOTENCY_CONFLICT.
  */
-export const sendMessage = async (deps: Deps, input: SendInput): Promise<SendResult> => {
-  try {
-    return await sendOnce(deps, input);
-  } catch (error) {
-    if (error instanceof UniqueViolation && input.idempotencyKey) return sendOnce(deps, input);
-    throw error;
-  }
-};
+export const sendMessage = (deps: Deps, input: SendInput): Promise<SendResult> =>
+  retryOnceOnUniqueRace(() => sendOnce(deps, input), Boolean(input.idempotencyKey));

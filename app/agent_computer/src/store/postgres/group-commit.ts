@@ -8,24 +8,27 @@
 //    runs bare first; when one of several calls throws, the whole batch is rolled back and run again with each
 //    call in a SAVEPOINT of its own (a failed statement aborts a PostgreSQL transaction, so only a savepoint
 //    lets the others go on). A callback may therefore run more than once; only its last run counts.
-// 4. Calls run in arrival order; a later call sees the writes of the earlier ones. Except neighbouring calls that
-//    declared themselves independent (Store.write's option; a send): in a bare run these run interleaved, their
-//    statements sent together, one round trip for all of them instead of one each; a replay runs them in order.
+// 4. Calls run in arrival order; a later call sees the writes of the earlier ones. Except neighbouring sends
+//    (Store.write's `send`), which are correct whatever another send writes between two of their statements: in
+//    a bare run these run interleaved, their statements sent together, one round trip for all of them instead of
+//    one each; a replay runs them in order.
 // 5. A transient failure (deadlock, lost connection, server restarting; postgres/transient.ts) rolls the whole
 //    batch back and the driver runs it again, every call in it; a failure during COMMIT reaches every caller as
 //    an outcome unknown. Nothing is reported as written that was not committed.
-// 6. Lock order: a batch of several calls first locks, in one ordered statement, the agents' rows its calls
-//    declared (Store.write's `agents`), so two batches, or a batch and a one-shot command, that write the same
-//    agents wait for each other in turn instead of deadlocking through the batch's later calls.
+// 6. Lock order: a batch of several calls first locks, in one ordered statement (sql/agent-locks.ts), the agents'
+//    rows its calls declared (Store.write's `agents`; a send's sender and named recipients), so two batches, or a
+//    batch and a one-shot command, that write the same agents wait for each other in turn instead of deadlocking
+//    through the batch's later calls.
 
 import type { WriteOptions } from "../port.ts";
+import { lockAgentRows } from "../sql/agent-locks.ts";
 import type { Db } from "../sql/db.ts";
 
 export interface WriteCall {
   fn: (db: Db) => Promise<unknown>;
-  /** The agents' rows the call will write, if it knows them in advance (lock-order.ts). */
+  /** The agents' rows the call will write, when known in advance (rule 6). */
   agents: readonly string[];
-  /** May run interleaved with the independent calls next to it in the batch (Store.write's option). */
+  /** May run interleaved with the independent calls next to it in the batch (rule 4). */
   independent: boolean;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
@@ -39,7 +42,6 @@ export type RunTransaction = (
 ) => Promise<Outcome[]>;
 
 const MAX_BATCH = 256;
-const LOCK_BATCH_AGENTS_SQL = 'SELECT name FROM agents WHERE name = ANY($1::text[]) ORDER BY name COLLATE "C" FOR NO KEY UPDATE';
 
 /** What the batch tells its own transaction runner: passed through unclassified and never re-run (driver.ts). */
 export class BatchSignal extends Error {}
@@ -75,7 +77,9 @@ export class PostgresGroupCommit {
   ) {}
 
   run<T>(fn: (db: Db) => Promise<T>, options: WriteOptions = {}): Promise<T> {
-    const { agents = [], independent = false } = options;
+    const { send } = options;
+    const agents = [...(options.agents ?? []), ...(send?.recipients ? [send.sender, ...send.recipients] : [])];
+    const independent = send !== undefined;
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ fn, agents, independent, resolve: resolve as (value: unknown) => void, reject });
       if (!this.draining) void this.drain();
@@ -140,8 +144,7 @@ export class PostgresGroupCommit {
   }
 
   private async lockDeclaredAgents(db: Db, batch: WriteCall[]): Promise<void> {
-    const names = [...new Set(batch.flatMap((call) => call.agents))];
-    if (names.length > 0) await db.all(LOCK_BATCH_AGENTS_SQL, [names]);
+    await lockAgentRows(db, [...new Set(batch.flatMap((call) => call.agents))]);
   }
 
   /**

@@ -6,14 +6,16 @@ import type {
   ExpiredDelivery,
   InboxEntry,
   InboxGlance,
-  InboxSlot,
   MeshRepo,
   SentMessage,
   SessionRecord,
   ThreadEntry,
+  WebhookRepo,
 } from "../port.ts";
-import type { ContactPolicy } from "../port-mesh.ts";
+import { lockAgentRows } from "./agent-locks.ts";
 import { type Db, jsonList, num, numOrNull, type Row, str, strOrNull } from "./db.ts";
+import { contactOps } from "./mesh-contacts.ts";
+import { deliveryOps, liveAt } from "./mesh-deliveries.ts";
 import { searchMessages } from "./mesh-search.ts";
 import { ofCurrentHolder, seenBy } from "./seen-by.ts";
 
@@ -99,8 +101,6 @@ const withDeliveries = async (db: Db, rows: Row[]): Promise<SentMessage[]> => {
 
 /** An open session whose ttl has run out by the time placeholder `now`: it is due to be ended. */
 const ranOut = (now: string): string => `ended_at IS NULL AND expires_at <= ${now}`;
-/** An open session still live at the time placeholder `now` (the delivery rule); `alias` qualifies the columns. */
-const liveAt = (now: string, alias = ""): string => `${alias}ended_at IS NULL AND ${alias}expires_at > ${now}`;
 
 // The hottest statements are built once: a template literal builds a new string on every call, and the driver
 // hashes that string to find its prepared statement.
@@ -113,48 +113,10 @@ const GLANCE_SQL = `SELECT s.id AS session_id, COUNT(d.seq) AS n, MAX(d.seq) AS 
   LEFT JOIN messages m ON m.id = d.message_id
   WHERE s.agent_name = $1 AND ${liveAt("$2", "s.")}
   GROUP BY s.id`;
-const NEXT_SEQ_SQL = "UPDATE agents SET last_seq = last_seq + 1 WHERE name = $1";
-/** The open session of the agent named $1 if it is live at $2: the delivery rule. */
-const LIVE_SESSION_ID = `(SELECT id FROM sessions WHERE agent_name = $1 AND ${liveAt("$2")})`;
-/** Read with the slot (same row, no extra lookup): the recipient's recorded process, for the liveness rule. */
-const SLOT_COLUMNS = `last_seq, name, host_id, ${LIVE_SESSION_ID} AS session_id`;
-const INBOX_SLOT_SQL = `SELECT ${SLOT_COLUMNS} FROM agents WHERE name = $1`;
-const INBOX_SLOT_RETURNING_SQL = `${NEXT_SEQ_SQL} RETURNING ${SLOT_COLUMNS}`;
-const DELIVER_PG_SQL = `WITH slot AS (${INBOX_SLOT_RETURNING_SQL}),
-  delivered AS (INSERT INTO deliveries (message_id, recipient, seq, state, session_id)
-    SELECT $3, $1, last_seq, CASE WHEN session_id IS NULL THEN 'not_checked_in' ELSE 'pending' END, session_id FROM slot)
-  SELECT * FROM slot`;
-const INSERT_MESSAGE_SQL =
-  "INSERT INTO messages (id, sender, kind, body, thread_id, idempotency_key, idempotency_hash, reply_to, channel, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)";
-/**
- * The message ($3 … $12, in INSERT_MESSAGE_SQL's order) and its delivery to agent $1 at $2, one statement: the
- * delivery's foreign key is checked at the end of the statement, when the message row is there.
- */
-const INSERT_AND_DELIVER_PG_SQL = `WITH message AS (INSERT INTO messages (id, sender, kind, body, thread_id, idempotency_key,
-    idempotency_hash, reply_to, channel, created_at) VALUES ($3, $4, $5, $6, $7, $8, $9, $10, $11, $12)),
-  slot AS (${INBOX_SLOT_RETURNING_SQL}),
-  delivered AS (INSERT INTO deliveries (message_id, recipient, seq, state, session_id)
-    SELECT $3, $1, last_seq, CASE WHEN session_id IS NULL THEN 'not_checked_in' ELSE 'pending' END, session_id FROM slot)
-  SELECT * FROM slot`;
-const messageParams = (m: Parameters<MeshRepo["insertMessage"]>[0]): unknown[] => [
-  m.id,
-  m.sender,
-  m.kind,
-  m.body,
-  m.threadId,
-  m.idempotencyKey,
-  m.idempotencyHash ?? null,
-  m.replyTo ?? null,
-  m.channel ?? null,
-  m.createdAt,
-];
 /** Extends the agent's open session by its own ttl; renewSession also reads the session back. */
 const EXTEND_SESSION_SQL =
   "UPDATE sessions SET last_activity_at = $2, expires_at = $2 + ttl_seconds * 1000 WHERE agent_name = $1 AND ended_at IS NULL";
 const RENEW_SESSION_SQL = `${EXTEND_SESSION_SQL} RETURNING ${SESSION_COLUMNS}`;
-// NO KEY UPDATE is the lock an UPDATE of these columns takes anyway; FOR UPDATE would also hold off every insert
-// that references the agent (its sessions, messages, jobs), which these writes never conflict with.
-const LOCK_AGENTS_SQL = 'SELECT name FROM agents WHERE name = ANY($1::text[]) ORDER BY name COLLATE "C" FOR NO KEY UPDATE';
 const TOUCH_AGENT_SQL = "UPDATE agents SET last_seen_at = $2 WHERE name = $1 AND last_seen_at < $2";
 // At most one open session per agent (index sessions_one_open), so the join finds at most one row.
 const CALLER_STATE_SQL = `SELECT a.token_hash, a.auth_state, a.last_seen_at,
@@ -172,48 +134,19 @@ const toCallerState = (r: Row): CallerState => ({
   // PostgreSQL answers EXISTS with a boolean, SQLite with 1 or 0.
   expiryDue: r.expiry_due === true || r.expiry_due === 1,
 });
-const toInboxSlot = (row: Row | undefined): InboxSlot | undefined =>
-  row
-    ? {
-        seq: num(row.last_seq),
-        sessionId: row.session_id == null ? undefined : str(row.session_id),
-        holder: { agentId: str(row.name), hostId: strOrNull(row.host_id) },
-      }
-    : undefined;
-
-export const meshRepo = (db: Db): MeshRepo => {
+/** `webhooks`: the same transaction's, for the endpoints a delivery tells (storeMessage). */
+export const meshRepo = (db: Db, webhooks: Pick<WebhookRepo, "subscribers">): MeshRepo => {
   const agentLockedSql = `${AGENT_SQL}${db.forUpdate}`;
-  const takeInboxSlot: MeshRepo["takeInboxSlot"] = async (agentId, now) => {
-    // SQLite runs an UPDATE … RETURNING through a temporary table: an UPDATE and a read of the same row in
-    // the same transaction cost half as much. PostgreSQL keeps the single round trip.
-    if (db.dialect === "sqlite") {
-      if ((await db.run(NEXT_SEQ_SQL, [agentId])) === 0) return undefined;
-      return toInboxSlot(await db.get<Row>(INBOX_SLOT_SQL, [agentId, now]));
-    }
-    return toInboxSlot(await db.get<Row>(INBOX_SLOT_RETURNING_SQL, [agentId, now]));
+  const touchAgent: MeshRepo["touchAgent"] = async (name, now) => {
+    await db.run(TOUCH_AGENT_SQL, [name, now]);
   };
-  const insertDelivery: MeshRepo["insertDelivery"] = async (d) => {
-    await db.run("INSERT INTO deliveries (message_id, recipient, seq, state, session_id) VALUES ($1, $2, $3, $4, $5)", [
-      d.messageId,
-      d.recipient,
-      d.seq,
-      d.state,
-      d.sessionId,
-    ]);
-  };
-  const insertMessage: MeshRepo["insertMessage"] = async (m) => {
-    await db.run(INSERT_MESSAGE_SQL, messageParams(m));
-  };
-  const deliver: MeshRepo["deliver"] = async (messageId, agentId, now) => {
-    if (db.dialect === "postgres") return toInboxSlot(await db.get<Row>(DELIVER_PG_SQL, [agentId, now, messageId]));
-    const slot = await takeInboxSlot(agentId, now);
-    if (slot) {
-      const state = slot.sessionId ? "pending" : "not_checked_in";
-      await insertDelivery({ messageId, recipient: agentId, seq: slot.seq, state, sessionId: slot.sessionId ?? null });
-    }
-    return slot;
+  const extendSession: MeshRepo["extendSession"] = async (agentId, now) => {
+    await db.run(EXTEND_SESSION_SQL, [agentId, now]);
   };
   return {
+    ...deliveryOps(db, webhooks, { touchAgent, extendSession }),
+    touchAgent,
+    extendSession,
     getAgent: async (name, lock = false) => {
       const row = await db.get<Row>(lock ? agentLockedSql : AGENT_SQL, [name]);
       return row ? toAgent(row) : undefined;
@@ -229,12 +162,7 @@ export const meshRepo = (db: Db): MeshRepo => {
         [a.agentId, a.tokenHash, a.role, JSON.stringify(a.capabilities), a.agentClass, a.description, a.hostId, a.now],
       );
     },
-    lockAgents: async (names) => {
-      if (db.dialect === "postgres") await db.all(LOCK_AGENTS_SQL, [names]);
-    },
-    touchAgent: async (name, now) => {
-      await db.run(TOUCH_AGENT_SQL, [name, now]);
-    },
+    lockAgents: (names) => lockAgentRows(db, names),
     endExpiredSessions: async (now) => {
       // Nearly every call finds nothing due, and a read that finds nothing costs less than an UPDATE that
       // changes nothing. The UPDATE still decides: a session it ends is returned to exactly one caller.
@@ -296,21 +224,6 @@ export const meshRepo = (db: Db): MeshRepo => {
       const row = await db.get<Row>(RENEW_SESSION_SQL, [agentId, now]);
       return row ? toSession(row) : undefined;
     },
-    extendSession: async (agentId, now) => {
-      await db.run(EXTEND_SESSION_SQL, [agentId, now]);
-    },
-    takeInboxSlot,
-
-    deliver,
-    insertMessage,
-    insertAndDeliver: async (m, agentId, now) => {
-      if (db.dialect === "postgres") {
-        return toInboxSlot(await db.get<Row>(INSERT_AND_DELIVER_PG_SQL, [agentId, now, ...messageParams(m)]));
-      }
-      await insertMessage(m);
-      return deliver(m.id, agentId, now);
-    },
-    insertDelivery,
     findByIdempotencyKey: async (sender, key) => {
       const rows = await db.all<Row>("SELECT * FROM messages WHERE sender = $1 AND idempotency_key = $2", [sender, key]);
       return (await withDeliveries(db, rows))[0];
@@ -415,55 +328,7 @@ export const meshRepo = (db: Db): MeshRepo => {
       })) satisfies ThreadEntry[];
     },
     search: (agentId, words, limit, plan) => searchMessages(db, agentId, words, limit, plan),
-    contactSettings: async (agentId) => {
-      const policy = await db.get<Row>("SELECT policy, updated_at FROM contact_policies WHERE agent_name = $1", [agentId]);
-      const listed = await db.all<Row>("SELECT other, kind FROM contacts WHERE owner = $1 ORDER BY other", [agentId]);
-      return {
-        policy: (policy ? str(policy.policy) : "open") as ContactPolicy,
-        allow: listed.filter((r) => r.kind === "allow").map((r) => str(r.other)),
-        block: listed.filter((r) => r.kind === "block").map((r) => str(r.other)),
-        updatedAt: policy ? num(policy.updated_at) : null,
-      };
-    },
-    setContactPolicy: async (agentId, policy, now) => {
-      await db.run(
-        `INSERT INTO contact_policies (agent_name, policy, updated_at) VALUES ($1, $2, $3)
-         ON CONFLICT (agent_name) DO UPDATE SET policy = excluded.policy, updated_at = excluded.updated_at`,
-        [agentId, policy, now],
-      );
-    },
-    setContact: async (owner, other, kind, now) => {
-      if (kind === null) {
-        await db.run("DELETE FROM contacts WHERE owner = $1 AND other = $2", [owner, other]);
-        return;
-      }
-      // Lists hang off the policy row: an agent that names a contact before choosing a policy stays open.
-      await db.run(
-        "INSERT INTO contact_policies (agent_name, policy, updated_at) VALUES ($1, 'open', $2) ON CONFLICT (agent_name) DO NOTHING",
-        [owner, now],
-      );
-      await db.run(
-        `INSERT INTO contacts (owner, other, kind, created_at) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (owner, other) DO UPDATE SET kind = excluded.kind, created_at = excluded.created_at`,
-        [owner, other, kind, now],
-      );
-    },
-    refusingRecipients: async (sender, recipients) =>
-      recipients.length === 0
-        ? []
-        : (
-            await db.all<Row>(
-              // A block holds for every name that looks like the one blocked (the name key of domain/identity/names.ts:
-              // lower case, trailing . _ - dropped); an allow admits only the name itself.
-              `SELECT p.agent_name FROM contact_policies p
-               LEFT JOIN contacts c ON c.owner = p.agent_name AND c.other = $1
-               WHERE p.agent_name IN (${placeholders(recipients.length, 2)})
-                 AND (p.policy = 'closed' OR (p.policy = 'contacts-only' AND c.kind IS NULL)
-                   OR EXISTS (SELECT 1 FROM contacts b WHERE b.owner = p.agent_name AND b.kind = 'block'
-                     AND rtrim(lower(b.other), '._-') = rtrim(lower($1), '._-')))`,
-              [sender, ...recipients],
-            )
-          ).map((r) => str(r.agent_name)),
+    ...contactOps(db),
     directory: async (now, includeStale) => {
       const live = await db.all<Row>(
         `SELECT ${SESSION_COLUMNS} FROM sessions WHERE ${liveAt("$1")} ORDER BY last_activity_at DESC`,

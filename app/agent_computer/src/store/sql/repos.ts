@@ -19,15 +19,16 @@ const built = new WeakMap<Db, StoreTx>();
 export const reposFor = (db: Db): StoreTx => {
   let repos = built.get(db);
   if (!repos) {
+    const webhooks = webhookRepo(db);
     repos = {
-      mesh: meshRepo(db),
+      mesh: meshRepo(db, webhooks),
       channels: channelRepo(db),
       identity: identityRepo(db),
       tasks: tasksRepo(db),
       automation: automationRepo(db),
       wake: wakeRepo(db),
       herdr: herdrRepo(db),
-      webhooks: webhookRepo(db),
+      webhooks,
     };
     built.set(db, repos);
   }
