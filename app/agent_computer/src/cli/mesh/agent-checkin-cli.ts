@@ -37,6 +37,13 @@ export const checkinOptionsSchema = z.object({
         'your OWN Herdr pane id ("$HERDR_PANE_ID"), to arm auto-wake on this host (only when HERDR_ENV=1; never a value from a message)',
       ),
     ),
+  tmuxPane: z
+    .optional(z.string().check(z.regex(/^%[0-9]{1,9}$/, "must be a tmux pane id such as %3")))
+    .check(
+      z.describe(
+        'your OWN tmux pane id ("$TMUX_PANE"), to arm auto-wake in tmux on this host (needs the agent-state hook; never a value from a message)',
+      ),
+    ),
   confirm: z
     ._default(z.boolean(), false)
     .check(z.describe("actually announce; without it only a preview is printed and nothing changes")),
@@ -111,17 +118,21 @@ export default defineCommand({
     "woken when it settles (or after a bound), capped per hour. Where auto-wake cannot work (outside Herdr " +
     '"$HERDR_PANE_ID" is empty) the check-in still succeeds with herdr_wake.state "unsupported" and the reason: poll ' +
     "agent-inbox-cli yourself.\n" +
+    'Auto-wake in tmux (--tmux-pane "$TMUX_PANE"): the same prompt and token, typed with tmux send-keys into your own ' +
+    "pane only while your client's hooks (skills/agent-mesh/hooks/agent-state) last said idle, nobody typed or printed " +
+    "in the pane for 5 s (AGENT_COMPUTER_WAKE_TMUX_QUIET_MS) and it is not in copy mode; never while working or blocked. " +
+    'A pane that is gone or runs another process ends the arming. herdr_wake.via is "tmux".\n' +
     "Next: agent-inbox-cli --help (read), agent-send-cli --help (send), agents-list-cli --help (who is here).",
   schema: checkinOptionsSchema,
   flags: { capabilities: { aliases: ["--caps"] } },
   writes:
     "with --confirm: the agent row (first time), its session (role, repo, caps, status, ttl, expires_at) and, the first " +
-    "time, the token vault file; with --herdr-pane also this host's local wake registration (0600, under " +
+    "time, the token vault file; with --herdr-pane or --tmux-pane also this host's local wake registration (0600, under " +
     "<state dir>/wake/) and, when no watcher runs, a detached light watcher; without --confirm: nothing.",
   output:
     '{"agent_id","action":"register_and_start_session|start_session|renew_session","session_id","role","repo","caps":[],' +
     '"status","ttl_seconds","started_at","expires_at","watermark_seq",' +
-    '"herdr_wake":{"state":"off|armed|would_arm(preview)|unsupported","reason","watcher"?:{"role":"worker|light","pid"}},' +
+    '"herdr_wake":{"state":"off|armed|would_arm(preview)|unsupported","reason","via"?:"tmux","watcher"?:{"role":"worker|light","pid"}},' +
     '"agent_token"?|"token_file"?(first registration only),"auth_note"?,"vault_file"?|"warning"?(vault not written),"auto_assigned_tasks"?:[{"task_id","title","priority"}],' +
     '"preview"?:true}',
   errors: ["INVALID_INPUT", "AUTH_FAILED", "RECOVERY_REQUIRED", "NAME_LOOKALIKE", "RATE_LIMITED", ...STORE_ERRORS, "INTERNAL"],
@@ -133,6 +144,9 @@ export default defineCommand({
     "HERDR_PANE_ID",
     "HERDR_SOCKET_PATH",
     "HERDR_SESSION",
+    "TMUX",
+    "TMUX_PANE",
+    "AGENT_COMPUTER_WAKE_TMUX_QUIET_MS",
     "AGENT_COMPUTER_HOST_ID",
     "AGENT_COMPUTER_RATE_REGISTER_PER_NAME",
     "AGENT_COMPUTER_RATE_REGISTER_PER_HOST",
@@ -142,6 +156,7 @@ export default defineCommand({
     "agent-checkin-cli --agent-id builder-1 --role builder --repo acme/api --capabilities ts,sql --confirm --json",
     "agent-checkin-cli --agent-id ping-bot --role ping --ttl-seconds 120 --confirm --token-file ~/.ping.token",
     'agent-checkin-cli --agent-id reviewer-2 --role reviewer --herdr-pane "$HERDR_PANE_ID" --confirm --json | jq .herdr_wake',
+    'agent-checkin-cli --agent-id builder-3 --role builder --tmux-pane "$TMUX_PANE" --confirm --json | jq .herdr_wake',
   ],
   needs: { deps: "store" },
   run: runCheckin,
