@@ -109,7 +109,8 @@ export const createTmux = (options: {
       const target = checkPane(paneId);
       // tmux reads an argument ending in ";" as a command separator, and a control character would be a key.
       // biome-ignore lint/suspicious/noControlCharactersInRegex: exactly the characters refused
-      if (text.endsWith(";") || /[\u0000-\u001f\u007f]/.test(text)) throw new TmuxError("failed", "text tmux cannot type literally");
+      if (text.endsWith(";") || /[\u0000-\u001f\u007f]/.test(text))
+        throw new TmuxError("failed", "text tmux cannot type literally");
       const typed = await run(["send-keys", "-t", target, "-l", "--", text]);
       if (!typed.ok) throw new TmuxError("failed", "tmux send-keys failed");
       const entered = await run(["send-keys", "-t", target, "Enter"]);
