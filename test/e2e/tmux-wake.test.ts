@@ -188,7 +188,7 @@ describe.each(storeNames)("auto-wake in a real tmux pane [%s]", (storeName) => {
       await world.tmux("respawn-pane", "-k", "-t", w.pane.pane, "sleep 100000");
       await send(w.agentId);
       await waitFor(() => (readRegistration(w.wakeDir, w.agentId) === undefined ? true : undefined), 15_000);
-      expect(w.logs.join("\n")).toContain("agent_replaced");
+      expect(w.logs.join("\n")).toContain("auto-wake disarmed");
       const screen = await world.tmux("capture-pane", "-p", "-t", w.pane.pane);
       expect(screen).not.toContain("auto-wake");
     } finally {

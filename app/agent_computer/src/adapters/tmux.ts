@@ -24,7 +24,7 @@ export interface TmuxPaneFacts {
   inMode: boolean;
   dead: boolean;
   sessionId: string;
-  /** Epoch ms of the last output in the pane's window (typed keys are echoed, so typing counts). */
+  /** Epoch ms (end of tmux's whole second) of the last output in the pane's window: typed keys are echoed, so typing counts. */
   windowActivityMs: number;
   /** Epoch ms of the last key pressed by any client attached to the pane's session (0 without clients). */
   clientActivityMs: number;
@@ -42,9 +42,10 @@ const TIMEOUT_MS = 5_000;
 const SEP = "\u001f";
 const FACTS = ["pane_id", "pane_pid", "pane_current_command", "pane_in_mode", "pane_dead", "session_id", "window_activity"];
 
+/** tmux keeps activity times in whole seconds: the latest moment within that second, so "recent" errs on the safe side. */
 const seconds = (text: string | undefined): number => {
   const n = Number(text);
-  return Number.isFinite(n) && n > 0 ? n * 1000 : 0;
+  return Number.isFinite(n) && n > 0 ? n * 1000 + 999 : 0;
 };
 
 export const createTmux = (options: {
