@@ -35,12 +35,19 @@ export const startTmuxWorld = async () => {
   let panes = 0;
   await tmux("new-session", "-d", "-s", "world", "-x", "200", "-y", "50", "sleep 100000");
 
-  /** A new window whose pane runs the scripted agent (or `command`, run with the pane's environment). */
-  const newPane = async (command?: string[]): Promise<TmuxAgentPane> => {
+  /** A new window whose pane runs the scripted agent (or `command`, with `env` added and in `cwd`). */
+  const newPane = async (
+    command?: string[],
+    options: { env?: Record<string, string>; cwd?: string } = {},
+  ): Promise<TmuxAgentPane> => {
     const log = join(dir, `received-${++panes}.txt`);
     writeFileSync(log, "");
     const argv = command ?? ["sh", script, log];
-    const shown = await tmux("new-window", "-d", "-P", "-F", "#{pane_id} #{pane_pid}", "-t", "world", ...argv);
+    const extra = [
+      ...Object.entries(options.env ?? {}).flatMap(([key, value]) => ["-e", `${key}=${value}`]),
+      ...(options.cwd ? ["-c", options.cwd] : []),
+    ];
+    const shown = await tmux("new-window", "-d", "-P", "-F", "#{pane_id} #{pane_pid}", "-t", "world", ...extra, ...argv);
     const [pane, pid] = shown.split(" ");
     const current = await tmux("display-message", "-p", "-t", pane as string, "#{pane_current_command}");
     return {

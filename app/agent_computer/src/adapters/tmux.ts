@@ -39,6 +39,7 @@ export interface Tmux {
 
 export const TMUX_PANE_PATTERN = /^%[0-9]{1,9}$/;
 const TIMEOUT_MS = 5_000;
+const ENTER_AFTER_MS = 400;
 const SEP = "\u001f";
 const FACTS = ["pane_id", "pane_pid", "pane_current_command", "pane_in_mode", "pane_dead", "session_id", "window_activity"];
 
@@ -114,6 +115,9 @@ export const createTmux = (options: {
         throw new TmuxError("failed", "text tmux cannot type literally");
       const typed = await run(["send-keys", "-t", target, "-l", "--", text]);
       if (!typed.ok) throw new TmuxError("failed", "tmux send-keys failed");
+      // An Enter that arrives with the burst of typed keys is taken as part of a paste by some TUIs (Claude Code
+      // leaves the line unsent): it comes on its own, a moment later.
+      await Bun.sleep(ENTER_AFTER_MS);
       const entered = await run(["send-keys", "-t", target, "Enter"]);
       if (!entered.ok) throw new TmuxError("failed", "tmux send-keys Enter failed");
     },
