@@ -64,6 +64,7 @@ describe("the agent-state hook", () => {
   test("the event table", () => {
     expect(stateForHookEvent("Notification", undefined, "Claude needs your permission to use Bash")).toBe("blocked");
     expect(stateForHookEvent("Notification", "idle_prompt", "waiting")).toBe("idle");
+    expect(stateForHookEvent("PermissionRequest", undefined, undefined)).toBe("blocked");
     expect(stateForHookEvent("SessionEnd", undefined, undefined)).toBeUndefined();
   });
 });

@@ -68,6 +68,9 @@ export const stateForHookEvent = (
     case "Stop":
     case "SessionStart":
       return "idle";
+    case "PermissionRequest":
+      // Codex has no Notification event; its permission dialog announces itself here (Claude Code's does too).
+      return "blocked";
     case "Notification":
       // Claude Code names the permission dialog; older versions only say so in the message.
       if (notificationType === "permission_prompt" || /permission/i.test(message ?? "")) return "blocked";
