@@ -2,14 +2,14 @@
 // caller's own live pane whose client hook has reported a state, and unsupported with the reason otherwise; once
 // armed, mail sent with agent-send-cli reaches the scripted agent in the pane as the fixed prompt, through the
 // light watcher the check-in started, and the token in it reads the mail.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { WAKE_PROMPT_PATTERN } from "../../app/agent_computer/src/domain/wake/prompt.ts";
 import { writeAgentState } from "../../app/agent_computer/src/local/agent-state.ts";
 import { resolvePaths } from "../../app/agent_computer/src/paths.ts";
-import { runBin } from "../helpers/bin.ts";
+import { binPath, runBin } from "../helpers/bin.ts";
 import { startTmuxWorld, type TmuxAgentPane, type TmuxWorld } from "../helpers/tmux-world.ts";
 import { stopWatchers, waitFor } from "../helpers/wake.ts";
 
@@ -61,6 +61,24 @@ describe("agent-checkin-cli --tmux-pane", () => {
     const noHook = await checkin("tmux-nohook", inPane(pane), ["--tmux-pane", pane.pane, "--confirm"]);
     expect(wakeOf(noHook).state).toBe("unsupported");
     expect(wakeOf(noHook).reason).toContain("agent-state hook");
+  });
+
+  test("run from an interactive shell in the pane: unsupported, since the check-in itself is the pane's process", async () => {
+    const pane = await world.newPane(["bash", "--norc", "--noprofile", "-i"], { env: base() as Record<string, string> });
+    writeAgentState(resolvePaths(base()), { socket: world.socket, pane: pane.pane }, "idle", "Stop", Date.now());
+    const out = join(home, "shell-checkin.json");
+    const command = `${binPath("agent-checkin-cli")} --agent-id tmux-shell --tmux-pane "$TMUX_PANE" --confirm --json > ${out}`;
+    await world.tmux("send-keys", "-t", pane.pane, "-l", command);
+    await world.tmux("send-keys", "-t", pane.pane, "Enter");
+    const wake = await waitFor(() => {
+      try {
+        return (JSON.parse(readFileSync(out, "utf8")) as { herdr_wake: { state: string; reason: string } }).herdr_wake;
+      } catch {
+        return undefined;
+      }
+    }, 30_000);
+    expect(wake.state).toBe("unsupported");
+    expect(wake.reason).toContain("foreground process is this check-in");
   });
 
   test("armed in its own pane: mail from agent-send-cli is typed there as the fixed prompt, and its token reads it", async () => {

@@ -1,7 +1,7 @@
 // agent-checkin-cli --tmux-pane: arms auto-wake for an agent running in a tmux pane of THIS host. Arming records
 // the tmux server's socket, the pane and the process in it (host-local, never in the store); it needs the pane to
 // be the caller's own ($TMUX_PANE), tmux to answer for it, and the client's state hook to have reported there.
-import { resolve } from "node:path";
+import { basename, resolve } from "node:path";
 import { readAgentState, tmuxPaneKey, tmuxPlaceOf } from "../local/agent-state.ts";
 import {
   ensureWakeDir,
@@ -38,6 +38,14 @@ const checkTmuxArmable = async (agentId: string, paneId: string, ctx: ArmContext
     };
   }
   if (!facts || facts.dead) return { ok: false, reason: `the tmux server has no live pane ${paneId}: ${POLL}` };
+  // Run as a shell's foreground job, the check-in itself is what tmux sees in the pane: recording it would end the
+  // arming the moment the shell is back. The client's hook runs inside the client's process group instead.
+  if (facts.currentCommand === basename(process.execPath) || facts.currentCommand.startsWith("agent-checkin")) {
+    return {
+      ok: false,
+      reason: `the pane's foreground process is this check-in, not your client: arm from the client's SessionStart hook (agent-mesh Skill); ${POLL}`,
+    };
+  }
   if (!readAgentState(ctx.paths, place)) {
     return {
       ok: false,
