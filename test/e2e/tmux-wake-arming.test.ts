@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { WAKE_PROMPT_PATTERN } from "../../app/agent_computer/src/domain/wake/prompt.ts";
 import { writeAgentState } from "../../app/agent_computer/src/local/agent-state.ts";
 import { resolvePaths } from "../../app/agent_computer/src/paths.ts";
-import { binPath, runBin } from "../helpers/bin.ts";
+import { binaryForm, binPath, runBin } from "../helpers/bin.ts";
 import { startTmuxWorld, type TmuxAgentPane, type TmuxWorld } from "../helpers/tmux-world.ts";
 import { stopWatchers, waitFor } from "../helpers/wake.ts";
 
@@ -64,7 +64,9 @@ describe("agent-checkin-cli --tmux-pane", () => {
   });
 
   test("run from an interactive shell in the pane: unsupported, since the check-in itself is the pane's process", async () => {
-    const pane = await world.newPane(["bash", "--norc", "--noprofile", "-i"], { env: base() as Record<string, string> });
+    const pane = await world.newPane(["bash", "--norc", "--noprofile", "-i"], {
+      env: { ...(base() as Record<string, string>), AGENT_COMPUTER_FORM: binaryForm },
+    });
     writeAgentState(resolvePaths(base()), { socket: world.socket, pane: pane.pane }, "idle", "Stop", Date.now());
     const out = join(home, "shell-checkin.json");
     const command = `${binPath("agent-checkin-cli")} --agent-id tmux-shell --tmux-pane "$TMUX_PANE" --confirm --json > ${out}`;
