@@ -2,7 +2,7 @@
 // tmux server, offline against a scripted Messages API. Its hooks are installed as the agent-mesh Skill says
 // (session-start plus agent-state); the session checks itself in and arms from the pane. A storm of messages
 // then makes the client submit exactly one turn: the fixed prompt, with no message text in anything it sent.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
@@ -31,6 +31,8 @@ const skillHookEntries = (): Record<string, unknown> => {
 };
 
 beforeAll(async () => {
+  // A missing client fails with the command that installs it, never as a silent skip.
+  if (!existsSync(CLAUDE)) throw new Error(`${CLAUDE} is missing: install the test clients with npm ci --prefix test-clients`);
   mkdirSync(join(home, ".claude"), { recursive: true });
   mkdirSync(project, { recursive: true });
   const sessionStart = { type: "command", command: `${repoRoot}/skills/agent-mesh/hooks/session-start claude`, timeout: 30 };
