@@ -14,6 +14,7 @@ if [ "$(id -u)" = 0 ]; then
   command -v ip >/dev/null || need_apt+=(iproute2)
   # test/e2e/pg-pgbouncer.test.ts starts its own PgBouncer in transaction pooling mode.
   [ -x /usr/sbin/pgbouncer ] || need_apt+=(pgbouncer)
+  command -v tmux >/dev/null || need_apt+=(tmux)
   if [ ${#need_apt[@]} -gt 0 ]; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
   fi

@@ -6,6 +6,8 @@ import { createHash } from "node:crypto";
 import { existsSync, realpathSync } from "node:fs";
 import { basename, delimiter, isAbsolute, join } from "node:path";
 import { AGENT_ID_PATTERN, AGENT_ID_RULE } from "../../../app/agent_computer/src/agent-id.ts";
+import { tmuxPlaceOf, writeAgentState } from "../../../app/agent_computer/src/local/agent-state.ts";
+import { resolvePaths } from "../../../app/agent_computer/src/paths.ts";
 import { looksLikeToken } from "../../../app/agent_computer/src/token-shape.ts";
 
 /** The fields of the hook's stdin JSON this hook uses, once checked (the JSON itself is untrusted). */
@@ -111,7 +113,13 @@ const main = async (): Promise<void> => {
   const args = ["--agent-id", agentId, "--role", process.env.AGENT_COMPUTER_ROLE || "builder", "--confirm", "--json"];
   const repo = repoLabelFor(cwd);
   if (repo !== null) args.push("--repo", repo);
+  const tmux = tmuxPlaceOf(process.env);
   if (process.env.HERDR_ENV === "1" && process.env.HERDR_PANE_ID) args.push("--herdr-pane", process.env.HERDR_PANE_ID);
+  else if (tmux) {
+    // A session starts waiting for its first prompt; the agent-state hook reports every change from here on.
+    writeAgentState(resolvePaths(process.env), tmux, "idle", "SessionStart", Date.now());
+    args.push("--tmux-pane", tmux.pane);
+  }
   const proc = Bun.spawn([join(binDir, "agent-checkin-cli"), ...args], {
     stdout: "pipe",
     stderr: "pipe",

@@ -25,6 +25,19 @@ const registrationSchema = z.object({
    */
   herdr_bin: z.optional(z.string().check(z.minLength(2), z.maxLength(4096), z.startsWith("/"))),
   armed_at: z.number(),
+  /**
+   * Set when the agent was armed in a tmux pane (then pane_id is the pane's host-unique key and terminal_id its
+   * process): the server socket and pane to type into, and the process recorded there at arming.
+   */
+  tmux: z.optional(
+    z.object({
+      bin: z.string().check(z.minLength(2), z.maxLength(4096), z.startsWith("/")),
+      socket: z.string().check(z.minLength(2), z.maxLength(4096), z.startsWith("/")),
+      pane: z.string().check(z.regex(/^%[0-9]{1,9}$/)),
+      pane_pid: z.number().check(z.int(), z.positive()),
+      command: z.string().check(z.maxLength(256)),
+    }),
+  ),
 });
 export type WakeRegistration = z.output<typeof registrationSchema>;
 

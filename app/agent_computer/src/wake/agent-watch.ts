@@ -127,7 +127,8 @@ export const decideAgent = async (deps: AgentWakeDeps, w: AgentWatch): Promise<{
     firstSeenAt: w.firstSeenAt,
     deferSince: w.deferSince,
     retryAt: w.retryAt,
-    tuning: deps.tuning,
+    // A tmux pane has no status of its own to be wrong about: a busy agent is waited for, never typed over.
+    tuning: w.reg.tmux ? { ...deps.tuning, workingMaxMs: Number.POSITIVE_INFINITY } : deps.tuning,
   };
   const decision = decideWake({ ...view, pane: w.tracker.view() });
   if (decision.kind !== "prompt" || !decision.verify) return { decision, verified: false };

@@ -18,6 +18,8 @@ export interface HerdrWake {
   /** would_arm: preview only, --confirm would arm. */
   state: "off" | "armed" | "would_arm" | "unsupported";
   reason: string | null;
+  /** Set to "tmux" when the arming was asked for a tmux pane (--tmux-pane); absent for Herdr. */
+  via?: "tmux";
   /** Which process wakes this agent (armed only): the worker, or a light watcher started for the purpose. */
   watcher?: { role: "worker" | "light"; pid: number };
 }
@@ -48,19 +50,23 @@ const armedWith = async (ctx: ArmContext, wakeDir: string, reason: string | null
 
 /** Arms (or previews arming) auto-wake for the session a check-in just created or renewed. */
 export const herdrWakeFor = async (
-  options: { agentId: string; herdrPane?: string | undefined },
+  options: { agentId: string; herdrPane?: string | undefined; tmuxPane?: string | undefined },
   ctx: ArmContext,
   phase: "preview" | "confirm",
   sessionId: string | undefined,
 ): Promise<HerdrWake> => {
   const wakeDir = wakeDirFor(ctx.env, ctx.paths);
+  if (options.herdrPane === undefined && options.tmuxPane !== undefined) {
+    const { tmuxWakeFor } = await import("./arm-tmux.ts");
+    return tmuxWakeFor({ agentId: options.agentId, tmuxPane: options.tmuxPane }, ctx, phase, sessionId);
+  }
   if (options.herdrPane === undefined) {
     // A renewal without the flag keeps an arming made earlier in the same session (and revives its watcher).
     const earlier = readRegistration(wakeDir, options.agentId);
     if (phase === "confirm" && earlier && earlier.session_id === sessionId) {
       return armedWith(ctx, wakeDir, "armed earlier in this session on this host");
     }
-    return { state: "off", reason: "no --herdr-pane given: poll agent-inbox-cli for new messages" };
+    return { state: "off", reason: "no --herdr-pane or --tmux-pane given: poll agent-inbox-cli for new messages" };
   }
   const paneId = options.herdrPane;
   const [{ createHerdr }, { checkArmable, locateHerdr }] = await Promise.all([

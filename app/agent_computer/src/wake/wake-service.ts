@@ -118,6 +118,7 @@ export const runWakeService = async (
       tuning: wakeTuningFromEnv(deps.env, store.dialect, (message) => deps.log("warn", message)),
       registry: localWakeRegistry(wakeDir),
       herdrFor: herdrForArming(deps.env),
+      tmux: { env: deps.env, paths: deps.paths },
       log: deps.log,
       now: deps.now,
     };

@@ -4,6 +4,7 @@ import type { Herdr } from "../adapters/herdr/client.ts";
 import type { WakeRegistration } from "../local/wake-registrations.ts";
 import { type AgentWatch, newAgentWatch, type WakeLog } from "./agent-watch.ts";
 import { type PaneTracker, startPaneTracker } from "./pane-tracker.ts";
+import { startTmuxPane, type TmuxPaneDeps } from "./tmux-pane.ts";
 
 /** Where the registrations come from (local/wake-registrations.ts localWakeRegistry in production). */
 export interface WakeRegistry {
@@ -17,6 +18,8 @@ export interface WakeRegistry {
 export interface WatchSetDeps {
   registry: WakeRegistry;
   herdrFor(registration: WakeRegistration): Herdr;
+  /** How agents armed in tmux panes are reached (their hook states, the quiet time); without it they are disarmed. */
+  tmux?: Omit<TmuxPaneDeps, "now">;
   log: WakeLog;
   now(): number;
 }
@@ -49,7 +52,22 @@ export const createWatchSet = (deps: WatchSetDeps, onStatusChange: () => void) =
     await w.tracker.stop();
   };
 
+  const startTmux = (reg: WakeRegistration & { tmux: NonNullable<WakeRegistration["tmux"]> }): Watched => {
+    let w: Watched | undefined;
+    const events = { onChange: onStatusChange, onGone: (reason: string) => (w ? void forget(w, reason, true) : undefined) };
+    if (!deps.tmux) {
+      const none = { view: () => null, observe: () => false, stop: async () => undefined };
+      const unserved: Watched = { ...newAgentWatch(reg, deps.herdrFor(reg), none), tracker: none };
+      deps.log("warn", "this watcher cannot reach tmux panes", { agent_id: reg.agent_id });
+      return unserved;
+    }
+    const pane = startTmuxPane(reg, { ...deps.tmux, now: deps.now }, events);
+    w = { ...newAgentWatch(reg, pane.herdr, pane.tracker), tracker: pane.tracker };
+    return w;
+  };
+
   const start = (reg: WakeRegistration): Watched => {
+    if (reg.tmux) return startTmux({ ...reg, tmux: reg.tmux });
     const herdr = deps.herdrFor(reg);
     const tracker = startPaneTracker({
       herdr,

@@ -8,12 +8,13 @@ import type { WakeTuning } from "../domain/wake/tuning.ts";
 import type { WakeRegistration } from "../local/wake-registrations.ts";
 import { WAKE_CHANNEL } from "../store/port.ts";
 import { type AgentOutcome, type AgentWakeDeps, lookAtAgent, type WakeLog } from "./agent-watch.ts";
-import { createWatchSet, type WakeRegistry, type Watched } from "./watch-set.ts";
+import { createWatchSet, type WakeRegistry, type Watched, type WatchSetDeps } from "./watch-set.ts";
 
 export interface WakeWatcherDeps extends Pick<Deps, "store" | "host" | "newId" | "now"> {
   tuning: WakeTuning;
   registry: WakeRegistry;
   herdrFor(registration: WakeRegistration): Herdr;
+  tmux?: WatchSetDeps["tmux"];
   log: WakeLog;
 }
 
