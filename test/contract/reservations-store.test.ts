@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { Deps } from "../../app/agent_computer/src/domain/deps.ts";
 import { newId } from "../../app/agent_computer/src/domain/ids.ts";
-import { reserve } from "../../app/agent_computer/src/domain/reservations/reservations.ts";
+import { reserve } from "../../app/agent_computer/src/domain/reservations/reserve.ts";
 import type { Store } from "../../app/agent_computer/src/store/port.ts";
 import { failure, type MeshAgents, openMeshAgents } from "../helpers/mesh.ts";
 import { storeNames } from "../helpers/stores.ts";

@@ -13,7 +13,7 @@ import {
   release,
   renew,
   reserve,
-} from "../../domain/reservations/reservations.ts";
+} from "../../domain/reservations/reserve.ts";
 import { STORE_ERRORS } from "../../errors.ts";
 import { type CommandDef, type DepsOf, defineCommand } from "../kernel/command.ts";
 import { authenticatedErrorsWith, ownCredential, tokenFileSchema } from "../kernel/credential.ts";

@@ -5,7 +5,7 @@
 import type { Deps } from "../deps.ts";
 import { iso } from "../deps.ts";
 import { patternCoversPath } from "./patterns.ts";
-import { type Conflict, conflictError, liveIn } from "./reservations.ts";
+import { type Conflict, conflictError, liveIn } from "./reserve.ts";
 
 /** Paths named per conflict in a refusal. */
 const SHOWN_PATHS = 5;
