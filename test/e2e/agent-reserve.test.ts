@@ -124,7 +124,7 @@ describe.each(storeNames)("agent-reserve-cli [%s]", (storeName) => {
     const first = (await reserveCli("alice", ["--path", "a/**", "--ttl", "30"], own)).json<{ id: string }>();
     expect((await reserveCli("bob", ["--path", "a/x"], own)).exitCode).toBe(4);
     const released = await cli(
-      ["release", "--agent-id", "alice", "--token-file", agents.alice?.tokenFile ?? "", "--id", first.id],
+      ["release", "--agent-id", "alice", "--token-file", agents.alice?.tokenFile ?? "", "--reservation-id", first.id],
       own,
     );
     expect(released.json()).toEqual({ released: [first.id] });
@@ -133,7 +133,10 @@ describe.each(storeNames)("agent-reserve-cli [%s]", (storeName) => {
 
     await target.sql("UPDATE file_reservations SET expires_at = $1 WHERE id = $2", [Date.now() - 1, bobs.id]);
     expect((await reserveCli("alice", ["--path", "a/**"], own)).exitCode).toBe(0);
-    const renewed = await cli(["renew", "--agent-id", "bob", "--token-file", agents.bob?.tokenFile ?? "", "--id", bobs.id], own);
+    const renewed = await cli(
+      ["renew", "--agent-id", "bob", "--token-file", agents.bob?.tokenFile ?? "", "--reservation-id", bobs.id],
+      own,
+    );
     expect(renewed.exitCode).toBe(5);
     expect(errorOf(renewed).code).toBe("NOT_FOUND");
   });

@@ -61,7 +61,7 @@ export const runCommand: CommandDef = defineCommand({
   output: '{"repo","agent_id","checked_paths","allowed":true}',
   errors: ["INVALID_INPUT", "CONFLICT", "UNSUPPORTED", ...STORE_ERRORS, "INTERNAL"],
   env: ["AGENT_COMPUTER_HOME", "AGENT_COMPUTER_DATABASE_URL", "AGENT_COMPUTER_AGENT_ID"],
-  examples: ["git diff --cached --quiet || agent-reserve-cli git-hook run pre-commit"],
+  examples: ["agent-reserve-cli git-hook run pre-commit"],
   needs: { deps: "store" },
   run: async (o, deps) => {
     const env = deps.ctx.env;

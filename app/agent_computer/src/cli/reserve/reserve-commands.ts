@@ -33,7 +33,7 @@ const pathsSchema = z
 const ttlSchema = z
   ._default(z.coerce.number().check(z.int(), z.minimum(10), z.maximum(MAX_TTL_S)), DEFAULT_TTL_S)
   .check(z.describe(`seconds it lasts from now (10 to ${MAX_TTL_S})`));
-const idsSchema = z
+const reservationIdSchema = z
   .optional(z.array(z.string().check(z.minLength(1), z.maxLength(100))).check(z.maxLength(100)))
   .check(z.describe("which of your reservations (repeatable; default: all of yours in the repository)"));
 const PATH_FLAG = { path: { placeholder: "<pattern>", commaList: false as const } };
@@ -90,12 +90,17 @@ export const reserveCommand: CommandDef = defineCommand({
   render: (r: ReservationView) => `reserved ${line(r)}`,
 });
 
-const ownSchema = z.object({ agentId: agentIdSchema, id: idsSchema, repo: repoSchema, tokenFile: tokenFileSchema });
+const ownSchema = z.object({
+  agentId: agentIdSchema,
+  reservationId: reservationIdSchema,
+  repo: repoSchema,
+  tokenFile: tokenFileSchema,
+});
 const ownInput = async (o: z.output<typeof ownSchema>, deps: DepsOf<"store">) => ({
   agentId: o.agentId,
   token: deps.credential?.token,
-  ids: o.id,
-  repoKey: o.id ? undefined : (await repositoryOf(deps, o.repo)).key,
+  ids: o.reservationId,
+  repoKey: o.reservationId ? undefined : (await repositoryOf(deps, o.repo)).key,
 });
 
 const renewSchema = z.extend(ownSchema, { ttl: ttlSchema });
@@ -124,7 +129,10 @@ export const releaseCommand: CommandDef = defineCommand({
   output: '{"released":[id…]}',
   errors: authenticatedErrorsWith("NOT_FOUND", "UNSUPPORTED"),
   env: ENV,
-  examples: ["agent-reserve-cli release --agent-id builder-1", "agent-reserve-cli release --agent-id builder-1 --id rsv_…"],
+  examples: [
+    "agent-reserve-cli release --agent-id builder-1",
+    "agent-reserve-cli release --agent-id builder-1 --reservation-id rsv_0193a1b2c3d4e5f60718293a4b5c6d7e",
+  ],
   needs: { deps: "store", credential: ownCredential },
   run: async (o, deps) => release(deps, await ownInput(o, deps)),
   render: (r: { released: string[] }) => (r.released.length === 0 ? "nothing to release" : `released ${r.released.join(", ")}`),
