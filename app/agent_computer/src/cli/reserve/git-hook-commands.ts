@@ -73,7 +73,8 @@ export const runCommand: CommandDef = defineCommand({
       throw gitFailure(error);
     });
     const agentId = env.AGENT_COMPUTER_AGENT_ID || undefined;
-    return guardPaths(deps, { repoKey: repo.key, agentId, paths, action: o.hook === "pre-commit" ? "commit" : "push" });
+    const worktree = { hostId: deps.local.hostId, path: repo.topLevel };
+    return guardPaths(deps, { repoKey: repo.key, agentId, paths, action: o.hook === "pre-commit" ? "commit" : "push", worktree });
   },
   render: (r: GuardResult) => `allowed: ${r.checked_paths} path(s) touch no other agent's exclusive reservation`,
 });

@@ -4,6 +4,8 @@
 // Git: branch, worktree and every byte in it stay as they are.
 import { AppError } from "../../errors.ts";
 import type { WriterClaimState } from "../../store/port-herdr.ts";
+import { findRepository } from "../reservations/repository.ts";
+import { releaseWriterScopes, reserveWriterScopes } from "../reservations/writer-lanes.ts";
 import { type CloseResult, closeLeasedPane } from "./close-leased.ts";
 import { loadAuthority } from "./controller-authority.ts";
 import type { HerdrDeps } from "./herdr-deps.ts";
@@ -42,12 +44,16 @@ const mirrorClaim = async (
   const from = CLAIM_FROM[to];
   if (!from) return;
   const { store } = deps;
-  await store.write((tx) => tx.herdr.moveWriterClaim(lease.lease_id, from, to, patch, deps.now()));
+  await store.write(async (tx) => {
+    const moved = await tx.herdr.moveWriterClaim(lease.lease_id, from, to, patch, deps.now());
+    if (moved && (to === "released" || to === "failed_closed")) await releaseWriterScopes(tx, lease.lease_id, deps.now());
+  });
 };
 
 const claimScopes = async (deps: HerdrDeps, lease: LeaseRecord, input: WriterInput, repoKey: string): Promise<void> => {
   const writer = lease.writer;
   if (!writer) throw new AppError("INTERNAL", "writer facts missing");
+  const reservationRepo = (await findRepository(writer.worktree, deps.host, deps.env)).key;
   const { store } = deps;
   await store.write(async (tx) => {
     await tx.herdr.lockWriterRepo(repoKey);
@@ -91,6 +97,14 @@ const claimScopes = async (deps: HerdrDeps, lease: LeaseRecord, input: WriterInp
       checkpointSha256: null,
       createdAt: now,
       updatedAt: now,
+    });
+    await reserveWriterScopes(tx, {
+      repoKey: reservationRepo,
+      leaseId: lease.lease_id,
+      owned: writer.owned_scopes,
+      reason: `Herdr writer ${lease.agent_name}, ticket ${input.ticketRef}`,
+      id: deps.newId("rsv"),
+      now,
     });
   });
 };

@@ -2,10 +2,29 @@
 // committing agent is named by its environment (AGENT_COMPUTER_AGENT_ID, as the session hook sets it); its own
 // reservations never block it. Advisory: `git commit --no-verify` skips every hook, this one included.
 
+import { realpathSync } from "node:fs";
+import type { ReservationRecord, StoreTx } from "../../store/port.ts";
 import type { Deps } from "../deps.ts";
 import { iso } from "../deps.ts";
 import { patternCoversPath } from "./patterns.ts";
 import { type Conflict, conflictError, liveIn } from "./reserve.ts";
+import { writerLeaseOf } from "./writer-lanes.ts";
+
+/** Whether the holder is the Herdr writer lane whose worktree, on this host, is the one committing. */
+const isOwnLane = async (tx: StoreTx, holder: string, worktree: { hostId: string; path: string }): Promise<boolean> => {
+  const leaseId = writerLeaseOf(holder);
+  if (leaseId === undefined) return false;
+  const claim = await tx.herdr.writerClaim(leaseId);
+  return claim !== undefined && claim.hostId === worktree.hostId && samePath(claim.worktree, worktree.path);
+};
+
+const samePath = (a: string, b: string): boolean => {
+  try {
+    return realpathSync(a) === realpathSync(b);
+  } catch {
+    return false;
+  }
+};
 
 /** Paths named per conflict in a refusal. */
 const SHOWN_PATHS = 5;
@@ -19,10 +38,21 @@ export interface GuardResult {
 
 export const guardPaths = async (
   deps: Deps,
-  input: { repoKey: string; agentId: string | undefined; paths: readonly string[]; action: string },
+  input: {
+    repoKey: string;
+    agentId: string | undefined;
+    paths: readonly string[];
+    action: string;
+    /** The committing checkout: a Herdr writer lane commits in its own worktree without naming itself. */
+    worktree: { hostId: string; path: string };
+  },
 ): Promise<GuardResult> => {
-  const live = await deps.store.read((tx) => liveIn(tx, input.repoKey, deps.now()));
-  const others = live.filter((r) => r.exclusive && r.holder !== input.agentId);
+  const others = await deps.store.read(async (tx) => {
+    const live = (await liveIn(tx, input.repoKey, deps.now())).filter((r) => r.exclusive && r.holder !== input.agentId);
+    const kept: ReservationRecord[] = [];
+    for (const r of live) if (!(await isOwnLane(tx, r.holder, input.worktree))) kept.push(r);
+    return kept;
+  });
   const conflicts: Conflict[] = [];
   for (const r of others) {
     const hit = input.paths.filter((path) => r.patterns.some((p) => patternCoversPath(p, path)));

@@ -15,7 +15,10 @@ const toReservation = (r: Row): ReservationRecord => ({
 });
 
 // A holder that is no longer registered holds nothing: its reservations end with it, even before they are released.
-const LIVE = "r.released_at IS NULL AND r.expires_at > $1 AND EXISTS (SELECT 1 FROM agents a WHERE a.name = r.holder)";
+// A Herdr writer lane (herdr-writer:<lease id>, domain/reservations/writer-lanes.ts) is no agent: its claim ends them.
+const LIVE =
+  "r.released_at IS NULL AND r.expires_at > $1 AND " +
+  "(r.holder LIKE 'herdr-writer:%' OR EXISTS (SELECT 1 FROM agents a WHERE a.name = r.holder))";
 
 export const reservationRepo = (db: Db): ReservationRepo => ({
   lockRepo: async (repoKey) => {
