@@ -14,7 +14,8 @@ const binary: BinaryDef = {
     "nothing is granted. Concurrent reservations of one repository are decided one at a time, on every host: exactly one " +
     "of two overlapping ones wins. Refused patterns: negations (!), character classes ([ ]), backslashes, absolute " +
     "paths, . and .. segments. A released or expired reservation stops counting at once, and an unregistered agent's " +
-    "end with it.\n" +
+    "end with it. A Herdr writer lane's owned scopes are exclusive reservations held by herdr-writer:<lease id> until " +
+    "the lane is released (herdr-lease-cli writer start --help); the lane's own worktree may commit them.\n" +
     "The repository is its origin URL, normalised (scheme, user, port and .git dropped, host in lower case), so its " +
     "clones on every host sharing the store are one; without an origin, this host's name and the realpath of the git " +
     "directory its worktrees share.\n" +
@@ -24,11 +25,11 @@ const binary: BinaryDef = {
     "by its token; list and check read only.",
   subcommands: {
     reserve: () => import("./reserve-commands.ts").then((m) => m.reserveCommand),
-    renew: () => import("./reserve-commands.ts").then((m) => m.renewCommand),
-    release: () => import("./reserve-commands.ts").then((m) => m.releaseCommand),
-    list: () => import("./reserve-commands.ts").then((m) => m.listCommand),
-    check: () => import("./reserve-commands.ts").then((m) => m.checkCommand),
-    "git-hook install": () => import("./git-hook-commands.ts").then((m) => m.installCommand),
+    renew: () => import("./own-commands.ts").then((m) => m.renewCommand),
+    release: () => import("./own-commands.ts").then((m) => m.releaseCommand),
+    list: () => import("./read-commands.ts").then((m) => m.listCommand),
+    check: () => import("./read-commands.ts").then((m) => m.checkCommand),
+    "git-hook install": () => import("./git-hook-install.ts").then((m) => m.installCommand),
     "git-hook run": () => import("./git-hook-commands.ts").then((m) => m.runCommand),
   },
   env: ["AGENT_COMPUTER_HOME", "AGENT_COMPUTER_DATABASE_URL", "RELAY_AGENT_TOKEN", "AGENT_COMPUTER_AGENT_ID"],

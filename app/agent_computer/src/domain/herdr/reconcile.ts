@@ -6,7 +6,7 @@
 // Idempotent: a lost lease is no longer held, and a run cut short between the two steps is finished by the next.
 import type { HerdrAgent } from "../../adapters/herdr/client.ts";
 import type { WriterClaimState } from "../../store/port-herdr.ts";
-import { releaseWriterScopes } from "../reservations/writer-lanes.ts";
+import { releaseWriterScopes } from "../reservations/writer-lane-holder.ts";
 import { loadAuthority } from "./controller-authority.ts";
 import { type HerdrDeps, reserve } from "./herdr-deps.ts";
 import { observeAcrossEpoch, RESTORE_GRACE_MS } from "./herdr-epoch.ts";

@@ -2,10 +2,13 @@
 // shared store, then the agent in a dedicated tab. Release needs a content-free checkpoint (a reference and its
 // SHA-256) and the Git state the coordinator just observed; it closes only the leased pane and never touches
 // Git: branch, worktree and every byte in it stay as they are.
+
+import { repositoryFacts } from "../../adapters/git-paths.ts";
 import { AppError } from "../../errors.ts";
 import type { WriterClaimState } from "../../store/port-herdr.ts";
-import { findRepository } from "../reservations/repository.ts";
-import { releaseWriterScopes, reserveWriterScopes } from "../reservations/writer-lanes.ts";
+import { repositoryKey } from "../reservations/repository-key.ts";
+import { releaseWriterScopes } from "../reservations/writer-lane-holder.ts";
+import { reserveWriterScopes } from "../reservations/writer-lanes.ts";
 import { type CloseResult, closeLeasedPane } from "./close-leased.ts";
 import { loadAuthority } from "./controller-authority.ts";
 import type { HerdrDeps } from "./herdr-deps.ts";
@@ -53,7 +56,8 @@ const mirrorClaim = async (
 const claimScopes = async (deps: HerdrDeps, lease: LeaseRecord, input: WriterInput, repoKey: string): Promise<void> => {
   const writer = lease.writer;
   if (!writer) throw new AppError("INTERNAL", "writer facts missing");
-  const reservationRepo = (await findRepository(writer.worktree, deps.host, deps.env)).key;
+  // The repository as file reservations name it (origin URL), beside the claim's own key (root commits).
+  const reservationRepo = repositoryKey(await repositoryFacts(writer.worktree, deps.env), deps.host);
   const { store } = deps;
   await store.write(async (tx) => {
     await tx.herdr.lockWriterRepo(repoKey);

@@ -6,9 +6,10 @@ import { realpathSync } from "node:fs";
 import type { ReservationRecord, StoreTx } from "../../store/port.ts";
 import type { Deps } from "../deps.ts";
 import { iso } from "../deps.ts";
+import { type Conflict, liveIn } from "./conflicts.ts";
 import { patternCoversPath } from "./patterns.ts";
-import { type Conflict, conflictError, liveIn } from "./reserve.ts";
-import { writerLeaseOf } from "./writer-lanes.ts";
+import { conflictError } from "./refusal.ts";
+import { writerLeaseOf } from "./writer-lane-holder.ts";
 
 /** Whether the holder is the Herdr writer lane whose worktree, on this host, is the one committing. */
 const isOwnLane = async (tx: StoreTx, holder: string, worktree: { hostId: string; path: string }): Promise<boolean> => {

@@ -4,16 +4,12 @@
 // (released, failed_closed, lost), and is written in the same transaction as the claim.
 import { AppError } from "../../errors.ts";
 import type { StoreTx } from "../../store/port.ts";
+import { conflictsWith, liveIn } from "./conflicts.ts";
 import { normalisePattern } from "./patterns.ts";
-import { conflictsWith, liveIn } from "./reserve.ts";
+import { writerHolder } from "./writer-lane-holder.ts";
 
-const WRITER_PREFIX = "herdr-writer:";
 /** A lane's reservation has no time limit of its own: the lane's claim decides when it ends. */
 const HELD_UNTIL_RELEASED_MS = 100 * 365 * 86_400_000;
-
-export const writerHolder = (leaseId: string): string => `${WRITER_PREFIX}${leaseId}`;
-export const writerLeaseOf = (holder: string): string | undefined =>
-  holder.startsWith(WRITER_PREFIX) ? holder.slice(WRITER_PREFIX.length) : undefined;
 
 export interface WriterScopes {
   repoKey: string;
@@ -50,6 +46,3 @@ export const reserveWriterScopes = async (tx: StoreTx, input: WriterScopes): Pro
     releasedAt: null,
   });
 };
-
-export const releaseWriterScopes = (tx: StoreTx, leaseId: string, now: number): Promise<string[]> =>
-  tx.reservations.release(writerHolder(leaseId), undefined, now);
