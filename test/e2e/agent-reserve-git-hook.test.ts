@@ -99,6 +99,12 @@ describe.each(storeNames)("agent-reserve-cli git-hook [%s]", (storeName) => {
     const holder = await git(work, ["commit", "-q", "-m", "alice's change"], "alice");
     expect(holder.exitCode, holder.stderr).toBe(0);
 
+    // `git commit -a` and a commit naming its paths commit a temporary index (GIT_INDEX_FILE): that one is read.
+    writeFileSync(join(work, "src", "api.ts"), "changed, unstaged\n");
+    expect((await git(work, ["commit", "-q", "-a", "-m", "all"], "bob")).stderr).toContain("alice holds src/**");
+    expect((await git(work, ["commit", "-q", "-m", "named", "--", "src/api.ts"], "bob")).stderr).toContain("alice holds src/**");
+    await mustGit(work, "checkout", "--", "src/api.ts");
+
     // Paths outside the reservation pass; --no-verify skips the guard (advisory by nature).
     await touch(work, "README.md");
     expect((await git(work, ["commit", "-q", "-m", "docs"], "bob")).exitCode).toBe(0);
