@@ -11,6 +11,7 @@ import { AUTOMATION_PLANS } from "../helpers/help-examples/automation-plans.ts";
 import { HERDR_PLANS } from "../helpers/help-examples/herdr-plans.ts";
 import { MESH_PLANS } from "../helpers/help-examples/mesh-plans.ts";
 import type { CommandPlan } from "../helpers/help-examples/plan.ts";
+import { RESERVE_PLANS } from "../helpers/help-examples/reserve-plans.ts";
 import { startWorld, type World } from "../helpers/help-examples/world.ts";
 
 /** Every command's examples, keyed by command name; a binary's own top-level examples under "<binary> (binary)". */
@@ -29,7 +30,7 @@ const collectExamples = async (): Promise<Map<string, readonly string[]>> => {
 };
 
 const examples = await collectExamples();
-const plans: Record<string, CommandPlan> = { ...MESH_PLANS, ...AUTOMATION_PLANS, ...HERDR_PLANS };
+const plans: Record<string, CommandPlan> = { ...MESH_PLANS, ...AUTOMATION_PLANS, ...HERDR_PLANS, ...RESERVE_PLANS };
 
 /** Placeholders a person would have to replace by hand: <hex>, <64 hex>, <sha>, <id>… */
 const PLACEHOLDER = /<[A-Za-z0-9][A-Za-z0-9 |_.-]*>/;

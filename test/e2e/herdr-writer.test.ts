@@ -1,9 +1,11 @@
 // Writer admission and release through bin/, on real Git repositories with linked worktrees: the main
 // checkout, protected branches, stale Git facts, non-literal and overlapping scopes are refused; release keeps
 // branch, worktree and every byte.
-import { symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { binaryForm, repoRoot, runBin } from "../helpers/bin.ts";
 import { addWorktree, git, headOf, makeRepo, statusSha256, treeSha256 } from "../helpers/git-repos.ts";
 import { type HerdrWorld, SHA_A, startHerdrWorld } from "../helpers/herdr-world.ts";
 
@@ -68,6 +70,8 @@ beforeAll(async () => {
     ["wt-c", "feat-c"],
     ["wt-rel", "release"],
     ["wt-d", "feat-d"],
+    ["wt-e", "feat-e"],
+    ["wt-f", "feat-f"],
   ]) {
     trees[name as string] = await addWorktree(main, name as string, branch as string);
   }
@@ -208,6 +212,87 @@ describe("exclusive scopes and release", () => {
       blocked: ["migrations"],
     });
     expect(next.exitCode).toBe(0);
+  });
+});
+
+describe("a writer's owned scopes are file reservations (agent-reserve-cli)", () => {
+  const reservations = async () =>
+    (await runBin("agent-reserve-cli", ["list", "--repo", main, "--json"], { env: world.env })).json<{
+      reservations: { holder: string; patterns: string[]; exclusive: boolean }[];
+    }>().reservations;
+
+  test("agents see a lane's scopes, cannot reserve over them, block the lane with theirs; release ends them", async () => {
+    const checkin = await runBin("agent-checkin-cli", ["--agent-id", "outsider", "--confirm", "--json"], { env: world.env });
+    const tokenFile = join(world.workDir, "..", "outsider.token");
+    writeFileSync(tokenFile, checkin.json<{ agent_token: string }>().agent_token, { mode: 0o600 });
+    const reserve = (path: string) =>
+      runBin(
+        "agent-reserve-cli",
+        ["reserve", "--agent-id", "outsider", "--token-file", tokenFile, "--repo", main, "--path", path, "--json"],
+        { env: world.env },
+      );
+
+    const e = await startWriter({ name: "w-e", worktree: trees["wt-e"] as string, branch: "feat-e", owned: ["pkg/core"] });
+    expect(e.exitCode, e.stderr).toBe(0);
+    const lease = e.json<{ lease_id: string }>().lease_id;
+    expect(await reservations()).toContainEqual(
+      expect.objectContaining({ holder: `herdr-writer:${lease}`, patterns: ["pkg/core"], exclusive: true }),
+    );
+    // The git guard honours the lane: a commit elsewhere touching its scope is refused, the lane's own passes.
+    expect((await runBin("agent-reserve-cli", ["git-hook", "install", "--repo", main], { env: world.env })).exitCode).toBe(0);
+    const commitIn = async (dir: string, file: string) => {
+      mkdirSync(join(dir, "pkg", "core"), { recursive: true });
+      writeFileSync(join(dir, "pkg", "core", file), "x\n");
+      const env = {
+        ...world.env,
+        PATH: `${join(repoRoot, "bin")}:${process.env.PATH ?? ""}`,
+        AGENT_COMPUTER_FORM: binaryForm,
+        GIT_AUTHOR_NAME: "t",
+        GIT_AUTHOR_EMAIL: "t@example.invalid",
+        GIT_COMMITTER_NAME: "t",
+        GIT_COMMITTER_EMAIL: "t@example.invalid",
+      };
+      await execa("git", ["add", "."], { cwd: dir, env });
+      return execa("git", ["commit", "-q", "-m", file], { cwd: dir, env, reject: false });
+    };
+    const outside = await commitIn(main, "outside.ts");
+    expect(outside.exitCode).not.toBe(0);
+    expect(outside.stderr).toContain(`herdr-writer:${lease} holds pkg/core`);
+    await execa("git", ["reset", "-q", "--hard"], { cwd: main });
+    const own = await commitIn(trees["wt-e"] as string, "lane.ts");
+    expect(own.exitCode, own.stderr).toBe(0);
+
+    const refused = await reserve("pkg/**");
+    expect(refused.exitCode).toBe(4);
+    expect(error(refused.stderr).code).toBe("CONFLICT");
+
+    expect((await reserve("tools/**")).exitCode).toBe(0);
+    const f = await startWriter({ name: "w-f", worktree: trees["wt-f"] as string, branch: "feat-f", owned: ["tools/gen"] });
+    expect(error(f.stderr)).toMatchObject({ code: "SCOPE_CONFLICT", conflict: "reservation" });
+
+    const live = await world.json<{ leases: Array<{ lease_id: string; live_seq: number }> }>("herdr-agent-control", ["status"]);
+    const seq = live.leases.find((l) => l.lease_id === lease)?.live_seq as number;
+    const wt = trees["wt-e"] as string;
+    const released = await world.run("herdr-lease-cli", [
+      "writer",
+      "release",
+      "--lease-id",
+      lease,
+      "--expected-seq",
+      String(seq),
+      "--expected-head",
+      await headOf(wt),
+      "--expected-status-sha256",
+      await statusSha256(wt),
+      "--checkpoint-ref",
+      "acme/api#7-c2",
+      "--checkpoint-sha256",
+      SHA_A,
+      "--json",
+    ]);
+    expect(released.exitCode, released.stderr).toBe(0);
+    expect((await reservations()).some((r) => r.holder === `herdr-writer:${lease}`)).toBe(false);
+    expect((await reserve("pkg/**")).exitCode).toBe(0);
   });
 });
 

@@ -9,7 +9,7 @@ import { allCommands } from "../helpers/registry.ts";
 
 const SRC = resolve(import.meta.dirname, "../../app/agent_computer/src");
 /** The families this check covers: every family of commands. */
-const FAMILIES = ["identity", "mesh", "herdr", "automation", "worker"];
+const FAMILIES = ["identity", "mesh", "herdr", "automation", "worker", "reserve"];
 /**
  * Codes no module graph shows but every command can produce: argv parsing and schema validation (kernel/parse.ts,
  * run by kernel/run-binary.ts) and a bug (kernel/run-binary.ts).
@@ -31,6 +31,7 @@ const NO_STORE: Record<string, string> = {
   "herdr-lease-cli wait-any": "reads Herdr only (domain/herdr/wait-any.ts); its deps' store is opened lazily and never read",
   "herdr-agent-control receipts": "reads this host's receipt files only (domain/herdr/inventory.ts receiptList)",
   "herdr-lease-cli bridge-status": "inspects this host's reservation lock files only (domain/herdr/inventory.ts bridgeStatus)",
+  "agent-reserve-cli git-hook install": "asks git and writes the repository's hook files only (local/git-hooks.ts)",
 };
 /**
  * Codes the scan finds in a module a command imports but on a path that command never takes. Each entry says why;

@@ -26,6 +26,8 @@ const UNITS: readonly (readonly [prefix: string, rank: number])[] = [
   ["domain/tasks/", 44],
   ["domain/mesh/", 43],
   ["domain/wake/", 42],
+  // File reservations: below herdr/, whose writer lanes' scopes may become reservations.
+  ["domain/reservations/", 42],
   ["domain/identity/", 41],
   ["domain/", 40],
   ["store/open.ts", 30],

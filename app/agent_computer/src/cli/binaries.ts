@@ -3,6 +3,7 @@ import { herdrBinaries } from "./herdr/index.ts";
 import { identityBinaries } from "./identity/index.ts";
 import type { BinaryLoader } from "./kernel/binary.ts";
 import { meshBinaries } from "./mesh/index.ts";
+import { reserveBinaries } from "./reserve/index.ts";
 import { workerBinaries } from "./worker/index.ts";
 
 /** Every binary the package installs, by the name it is invoked as. bin/ is generated from this list. */
@@ -12,6 +13,7 @@ export const binaries: Record<string, BinaryLoader> = {
   ...automationBinaries,
   ...workerBinaries,
   ...herdrBinaries,
+  ...reserveBinaries,
 };
 
 /**

@@ -7,6 +7,7 @@ import type { HerdrRepo } from "./port-herdr.ts";
 import type { IdentityRepo, TaskRepo } from "./port-identity.ts";
 import type { MeshRepo } from "./port-mesh.ts";
 import type { WebhookRepo } from "./port-outbound-webhooks.ts";
+import type { ReservationRepo } from "./port-reservations.ts";
 import type { WakeRepo } from "./port-wake.ts";
 
 export type * from "./port-automation.ts";
@@ -17,6 +18,7 @@ export type * from "./port-identity.ts";
 export type * from "./port-mesh.ts";
 export type * from "./port-outbound-webhooks.ts";
 export { WEBHOOK_EVENT_KINDS } from "./port-outbound-webhooks.ts";
+export type * from "./port-reservations.ts";
 export type * from "./port-wake.ts";
 export { WAKE_CHANNEL } from "./port-wake.ts";
 
@@ -29,6 +31,7 @@ export interface StoreTx {
   wake: WakeRepo;
   herdr: HerdrRepo;
   webhooks: WebhookRepo;
+  reservations: ReservationRepo;
 }
 
 /** What a write transaction is, when the store can use knowing it; the store decides what follows from it. */

@@ -66,7 +66,8 @@ export default defineCommand({
     "--expected-status-sha256. Scopes are literal repo-relative paths (no globs, no .., not absolute); owned and blocked " +
     "scopes of one writer must not overlap. No Herdr agent may already work in the worktree. Then, in one store " +
     "transaction shared by every host, no held writer lease of the same repository (same root commits) may hold the " +
-    "branch, the worktree, or a scope that clashes (owned vs owned, owned vs blocked either way). The claim is recorded " +
+    "branch, the worktree, or a scope that clashes (owned vs owned, owned vs blocked either way), and owned scopes become " +
+    "an exclusive file reservation (agent-reserve-cli --help) that no agent's may overlap. The claim is recorded " +
     "before the tab and agent exist (only agent_pane_busy is retried, as in reviewer start); if a failed start cannot " +
     "close its pane the claim stays held (orphaned) for inspection. The lease is not a filesystem sandbox: compare the " +
     "final diff with the scopes before integrating.",

@@ -14,7 +14,8 @@ export interface UnregisterResult {
 
 /**
  * Removes the agent: its session ends (senders of unread mail get a bounce), its inbox is deleted, and
- * tasks assigned to it go to another capable live agent or back to the queue. The name becomes free.
+ * tasks assigned to it go to another capable live agent or back to the queue, its file reservations are released. The
+ * name becomes free.
  */
 export const unregisterAgent = (deps: Deps, input: { agentId: string; token: string | undefined }): Promise<UnregisterResult> =>
   deps.store.write(async (tx) => {
@@ -29,6 +30,8 @@ export const unregisterAgent = (deps: Deps, input: { agentId: string; token: str
       const routed = await routeTask(deps, tx, task, new Set([input.agentId]));
       rerouted.push({ ...taskSummary(routed), state: routed.state, assignee: routed.assignee });
     }
+    // Its file reservations end with it: a later agent of the same name does not inherit them.
+    await tx.reservations.release(input.agentId, undefined, deps.now());
     await tx.identity.deleteAgent(input.agentId, deps.now());
     return {
       success: true as const,

@@ -6,6 +6,7 @@
 // Idempotent: a lost lease is no longer held, and a run cut short between the two steps is finished by the next.
 import type { HerdrAgent } from "../../adapters/herdr/client.ts";
 import type { WriterClaimState } from "../../store/port-herdr.ts";
+import { releaseWriterScopes } from "../reservations/writer-lane-holder.ts";
 import { loadAuthority } from "./controller-authority.ts";
 import { type HerdrDeps, reserve } from "./herdr-deps.ts";
 import { observeAcrossEpoch, RESTORE_GRACE_MS } from "./herdr-epoch.ts";
@@ -51,7 +52,12 @@ const releaseReservations = async (deps: HerdrDeps, lease: LeaseRecord): Promise
   let writerClaim = false;
   if (lease.type === "writer") {
     const { store } = deps;
-    writerClaim = await store.write((tx) => tx.herdr.moveWriterClaim(lease.lease_id, HELD_CLAIM_STATES, "lost", {}, deps.now()));
+    writerClaim = await store.write(async (tx) => {
+      const lost = await tx.herdr.moveWriterClaim(lease.lease_id, HELD_CLAIM_STATES, "lost", {}, deps.now());
+      // Its scopes stop being reserved with it, for agents outside Herdr and the git guard too.
+      await releaseWriterScopes(tx, lease.lease_id, deps.now());
+      return lost;
+    });
   }
   return { writer_claim: writerClaim, receipts };
 };

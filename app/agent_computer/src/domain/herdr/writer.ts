@@ -2,8 +2,13 @@
 // shared store, then the agent in a dedicated tab. Release needs a content-free checkpoint (a reference and its
 // SHA-256) and the Git state the coordinator just observed; it closes only the leased pane and never touches
 // Git: branch, worktree and every byte in it stay as they are.
+
+import { repositoryFacts } from "../../adapters/git-paths.ts";
 import { AppError } from "../../errors.ts";
 import type { WriterClaimState } from "../../store/port-herdr.ts";
+import { repositoryKey } from "../reservations/repository-key.ts";
+import { releaseWriterScopes } from "../reservations/writer-lane-holder.ts";
+import { reserveWriterScopes } from "../reservations/writer-lanes.ts";
 import { type CloseResult, closeLeasedPane } from "./close-leased.ts";
 import { loadAuthority } from "./controller-authority.ts";
 import type { HerdrDeps } from "./herdr-deps.ts";
@@ -42,12 +47,17 @@ const mirrorClaim = async (
   const from = CLAIM_FROM[to];
   if (!from) return;
   const { store } = deps;
-  await store.write((tx) => tx.herdr.moveWriterClaim(lease.lease_id, from, to, patch, deps.now()));
+  await store.write(async (tx) => {
+    const moved = await tx.herdr.moveWriterClaim(lease.lease_id, from, to, patch, deps.now());
+    if (moved && (to === "released" || to === "failed_closed")) await releaseWriterScopes(tx, lease.lease_id, deps.now());
+  });
 };
 
 const claimScopes = async (deps: HerdrDeps, lease: LeaseRecord, input: WriterInput, repoKey: string): Promise<void> => {
   const writer = lease.writer;
   if (!writer) throw new AppError("INTERNAL", "writer facts missing");
+  // The repository as file reservations name it (origin URL), beside the claim's own key (root commits).
+  const reservationRepo = repositoryKey(await repositoryFacts(writer.worktree, deps.env), deps.host);
   const { store } = deps;
   await store.write(async (tx) => {
     await tx.herdr.lockWriterRepo(repoKey);
@@ -91,6 +101,14 @@ const claimScopes = async (deps: HerdrDeps, lease: LeaseRecord, input: WriterInp
       checkpointSha256: null,
       createdAt: now,
       updatedAt: now,
+    });
+    await reserveWriterScopes(tx, {
+      repoKey: reservationRepo,
+      leaseId: lease.lease_id,
+      owned: writer.owned_scopes,
+      reason: `Herdr writer ${lease.agent_name}, ticket ${input.ticketRef}`,
+      id: deps.newId("rsv"),
+      now,
     });
   });
 };

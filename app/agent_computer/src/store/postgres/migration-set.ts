@@ -17,6 +17,7 @@ import webhookEventsEnded from "./migrations/015_webhook_events_ended.sql" with 
 import webhookPrivateHost from "./migrations/016_webhook_private_host.sql" with { type: "text" };
 import webhookFairClaims from "./migrations/017_webhook_fair_claims.sql" with { type: "text" };
 import nameKeys from "./migrations/018_name_keys.sql" with { type: "text" };
+import fileReservations from "./migrations/019_file_reservations.sql" with { type: "text" };
 
 export const postgresMigrations: readonly Migration[] = [
   { version: 1, name: "mesh", sql: mesh },
@@ -37,4 +38,5 @@ export const postgresMigrations: readonly Migration[] = [
   { version: 16, name: "webhook_private_host", sql: webhookPrivateHost },
   { version: 17, name: "webhook_fair_claims", sql: webhookFairClaims },
   { version: 18, name: "name_keys", sql: nameKeys },
+  { version: 19, name: "file_reservations", sql: fileReservations },
 ];

@@ -6,6 +6,7 @@ import { herdrRepo } from "./herdr.ts";
 import { identityRepo } from "./identity.ts";
 import { meshRepo } from "./mesh.ts";
 import { webhookRepo } from "./outbound-webhooks.ts";
+import { reservationRepo } from "./reservations.ts";
 import { tasksRepo } from "./tasks.ts";
 import { wakeRepo } from "./wake.ts";
 
@@ -29,6 +30,7 @@ export const reposFor = (db: Db): StoreTx => {
       wake: wakeRepo(db),
       herdr: herdrRepo(db),
       webhooks,
+      reservations: reservationRepo(db),
     };
     built.set(db, repos);
   }
