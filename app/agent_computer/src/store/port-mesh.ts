@@ -15,17 +15,6 @@ export interface AgentRecord {
   lastSeenAt: number;
 }
 
-export interface NewAgent {
-  agentId: string;
-  tokenHash: string;
-  role: string | null;
-  capabilities: string[];
-  agentClass: string;
-  description: string | null;
-  hostId: string | null;
-  now: number;
-}
-
 export interface SessionRecord {
   id: string;
   agentId: string;
@@ -209,7 +198,6 @@ export interface MeshRepo {
   getAgent(agentId: string, lock?: boolean): Promise<AgentRecord | undefined>;
   /** The caller's credentials and presence, and whether expiry is due at `now`; undefined for an unknown name. */
   callerState(agentId: string, now: number): Promise<CallerState | undefined>;
-  insertAgent(agent: NewAgent): Promise<void>;
   /**
    * Locks the rows of these agents (the unknown ones are skipped) for the rest of the transaction, in one
    * statement and in name order (byte order), before any of them is written: two transactions that write

@@ -155,13 +155,6 @@ export const meshRepo = (db: Db, webhooks: Pick<WebhookRepo, "subscribers">): Me
       const row = await db.get<Row>(CALLER_STATE_SQL, [name, now]);
       return row ? toCallerState(row) : undefined;
     },
-    insertAgent: async (a) => {
-      await db.run(
-        `INSERT INTO agents (name, token_hash, role, capabilities, class, description, host_id, created_at, updated_at, last_seen_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $8)`,
-        [a.agentId, a.tokenHash, a.role, JSON.stringify(a.capabilities), a.agentClass, a.description, a.hostId, a.now],
-      );
-    },
     lockAgents: (names) => lockAgentRows(db, names),
     endExpiredSessions: async (now) => {
       // Nearly every call finds nothing due, and a read that finds nothing costs less than an UPDATE that
