@@ -3,16 +3,9 @@
 // be the caller's own ($TMUX_PANE), tmux to answer for it, and the client's state hook to have reported there.
 import { basename, resolve } from "node:path";
 import { readAgentState, tmuxPaneKey, tmuxPlaceOf } from "../local/agent-state.ts";
-import {
-  ensureWakeDir,
-  listRegistrations,
-  removeRegistration,
-  storeLabel,
-  type WakeRegistration,
-  wakeDirFor,
-  writeRegistration,
-} from "../local/wake-registrations.ts";
+import { removeRegistration, type WakeRegistration, wakeDirFor } from "../local/wake-registrations.ts";
 import type { ArmContext, HerdrWake } from "./arm.ts";
+import { recordArming } from "./record-arming.ts";
 
 const POLL = "poll agent-inbox-cli yourself";
 
@@ -81,18 +74,6 @@ export const tmuxWakeFor = async (
   if (phase === "preview" || !sessionId) {
     return { state: "would_arm", reason: `--confirm arms auto-wake for tmux pane ${options.tmuxPane} on this host`, via: "tmux" };
   }
-  ensureWakeDir(wakeDir, storeLabel(ctx.env, ctx.paths));
-  for (const other of listRegistrations(wakeDir)) {
-    if (other.pane_id === check.registration.pane_id && other.agent_id !== options.agentId) {
-      removeRegistration(wakeDir, other.agent_id);
-    }
-  }
-  writeRegistration(wakeDir, { ...check.registration, session_id: sessionId, armed_at: ctx.now() });
-  const { ensureWakeWatcher } = await import("./launch.ts");
-  const start = await ensureWakeWatcher(wakeDir, ctx.env);
-  if (!start.ok) {
-    removeRegistration(wakeDir, options.agentId);
-    return { state: "unsupported", reason: `${start.reason}: ${POLL}`, via: "tmux" };
-  }
-  return { state: "armed", reason: null, via: "tmux", watcher: { role: start.holder.role, pid: start.holder.pid } };
+  const armed = await recordArming(ctx, wakeDir, { ...check.registration, session_id: sessionId, armed_at: ctx.now() });
+  return { ...armed, via: "tmux" };
 };

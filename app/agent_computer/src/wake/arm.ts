@@ -2,17 +2,9 @@
 // local wake directory of the state dir (never into the store); arming then makes sure a watcher runs here.
 // The Herdr adapter and the watcher launcher (both bring execa) are imported only when a check-in arms:
 // every other check-in starts without them.
-import {
-  ensureWakeDir,
-  listRegistrations,
-  readRegistration,
-  removeRegistration,
-  storeLabel,
-  type WakeRegistration,
-  wakeDirFor,
-  writeRegistration,
-} from "../local/wake-registrations.ts";
+import { readRegistration, removeRegistration, wakeDirFor } from "../local/wake-registrations.ts";
 import type { Paths } from "../paths.ts";
+import { armedWith, recordArming } from "./record-arming.ts";
 
 export interface HerdrWake {
   /** would_arm: preview only, --confirm would arm. */
@@ -39,13 +31,6 @@ const herdrEnvOf = (env: Readonly<Record<string, string | undefined>>): Record<s
   const picked: Record<string, string> = {};
   for (const key of HERDR_ENV_KEYS) if (env[key]) picked[key] = env[key] as string;
   return picked;
-};
-
-const armedWith = async (ctx: ArmContext, wakeDir: string, reason: string | null): Promise<HerdrWake> => {
-  const { ensureWakeWatcher } = await import("./launch.ts");
-  const start = await ensureWakeWatcher(wakeDir, ctx.env);
-  if (!start.ok) return { state: "unsupported", reason: `${start.reason}: poll agent-inbox-cli yourself` };
-  return { state: "armed", reason, watcher: { role: start.holder.role, pid: start.holder.pid } };
 };
 
 /** Arms (or previews arming) auto-wake for the session a check-in just created or renewed. */
@@ -90,12 +75,7 @@ export const herdrWakeFor = async (
   if (phase === "preview" || !sessionId) {
     return { state: "would_arm", reason: `--confirm arms auto-wake for pane ${paneId} on this host` };
   }
-  ensureWakeDir(wakeDir, storeLabel(ctx.env, ctx.paths));
-  // One pane, one armed agent: whoever armed this pane before is no longer in it.
-  for (const other of listRegistrations(wakeDir)) {
-    if (other.pane_id === paneId && other.agent_id !== options.agentId) removeRegistration(wakeDir, other.agent_id);
-  }
-  const registration: WakeRegistration = {
+  return recordArming(ctx, wakeDir, {
     agent_id: options.agentId,
     pane_id: paneId,
     session_id: sessionId,
@@ -104,9 +84,5 @@ export const herdrWakeFor = async (
     herdr_env: herdrEnvOf(ctx.env),
     herdr_bin: herdrBin,
     armed_at: ctx.now(),
-  };
-  writeRegistration(wakeDir, registration);
-  const armed = await armedWith(ctx, wakeDir, null);
-  if (armed.state !== "armed") removeRegistration(wakeDir, options.agentId);
-  return armed;
+  });
 };
