@@ -38,8 +38,11 @@ export const normalisePattern = (raw: string, flag = "--path"): string => {
 
 const segmentsOf = (pattern: string): Segment[] => [...pattern.toLowerCase().split("/"), "**"];
 
-/** Whether some nonempty segment matches both segment globs (`*` and `?` within one segment). */
-const segmentsMeet = (a: string, b: string): boolean => {
+/**
+ * Whether two wildcard sequences can match one common sequence: `star` stands for any run of items (none included),
+ * and two other items meet when itemsMeet says so. Memoised over positions, so it is quadratic, never exponential.
+ */
+const sequencesMeet = <T>(a: readonly T[], b: readonly T[], star: T, itemsMeet: (x: T, y: T) => boolean): boolean => {
   const memo = new Map<number, boolean>();
   const meet = (i: number, j: number): boolean => {
     const key = i * (b.length + 1) + j;
@@ -47,35 +50,23 @@ const segmentsMeet = (a: string, b: string): boolean => {
     if (known !== undefined) return known;
     let result: boolean;
     if (i === a.length && j === b.length) result = true;
-    else if (a[i] === "*") result = meet(i + 1, j) || (j < b.length && meet(i, j + 1));
-    else if (b[j] === "*") result = meet(i, j + 1) || (i < a.length && meet(i + 1, j));
-    else result = i < a.length && j < b.length && (a[i] === "?" || b[j] === "?" || a[i] === b[j]) && meet(i + 1, j + 1);
+    else if (a[i] === star) result = meet(i + 1, j) || (j < b.length && meet(i, j + 1));
+    else if (b[j] === star) result = meet(i, j + 1) || (i < a.length && meet(i + 1, j));
+    else result = i < a.length && j < b.length && itemsMeet(a[i] as T, b[j] as T) && meet(i + 1, j + 1);
     memo.set(key, result);
     return result;
   };
-  // Both are nonempty patterns, so a common match is a nonempty segment unless both are all stars (still fine: "x").
   return meet(0, 0);
 };
 
+/** Whether some nonempty segment matches both segment globs (`*` and `?` within one segment). */
+// Both are nonempty patterns, so a common match is a nonempty segment unless both are all stars (still fine: "x").
+const segmentsMeet = (a: string, b: string): boolean =>
+  sequencesMeet(a.split(""), b.split(""), "*", (x, y) => x === "?" || y === "?" || x === y);
+
 /** Whether some path can match both normalised patterns (each also covering everything under what it matches). */
-export const patternsConflict = (left: string, right: string): boolean => {
-  const a = segmentsOf(left);
-  const b = segmentsOf(right);
-  const memo = new Map<number, boolean>();
-  const meet = (i: number, j: number): boolean => {
-    const key = i * (b.length + 1) + j;
-    const known = memo.get(key);
-    if (known !== undefined) return known;
-    let result: boolean;
-    if (i === a.length && j === b.length) result = true;
-    else if (a[i] === "**") result = meet(i + 1, j) || (j < b.length && meet(i, j + 1));
-    else if (b[j] === "**") result = meet(i, j + 1) || (i < a.length && meet(i + 1, j));
-    else result = i < a.length && j < b.length && segmentsMeet(a[i] as string, b[j] as string) && meet(i + 1, j + 1);
-    memo.set(key, result);
-    return result;
-  };
-  return meet(0, 0);
-};
+export const patternsConflict = (left: string, right: string): boolean =>
+  sequencesMeet(segmentsOf(left), segmentsOf(right), "**", segmentsMeet);
 
 /** Whether a repository path (as git prints it, relative to the root) is covered by a normalised pattern. */
 export const patternCoversPath = (pattern: string, path: string): boolean => {
