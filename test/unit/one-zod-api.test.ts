@@ -1,6 +1,6 @@
-// One zod API in app/: zod/mini, which starts faster than classic zod (a compiled binary with one small schema: 12 ms
-// against 21 ms, bench/results/zod-mini.json). zod/v4/core (the parser, JSON Schema and config the kernel and
-// the entry use) and zod/v4/locales (the English messages) are the shared core both APIs sit on, not classic zod.
+// One zod API in app/: zod/mini, which starts faster than classic zod (bench/results/zod-mini.json). zod/v4/core
+// (the parser, JSON Schema and config the kernel and the entry use) and zod/v4/locales (the English messages) are
+// the shared core both APIs sit on, not classic zod.
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { describe, expect, test } from "vitest";
