@@ -7,11 +7,13 @@ import { join } from "node:path";
 import type { Deps } from "../domain/deps.ts";
 import type { Paths } from "../paths.ts";
 import type { Store } from "../store/port.ts";
+import type { ClockOffset } from "../store/server-clock.ts";
 import { consoleStartFields } from "./console.ts";
 import { listen, localUrlOf } from "./http.ts";
 import { installPaths } from "./install-paths.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { Nudge } from "./nudge.ts";
+import { watchServerClock } from "./server-clock-watch.ts";
 import { workerServices } from "./services.ts";
 import { openWhenReachable } from "./store-wait.ts";
 import type { WorkerContext, WorkerOptions } from "./worker-context.ts";
@@ -79,8 +81,8 @@ interface WorkerInput {
   env: Record<string, string | undefined>;
   paths: Paths;
   options: WorkerOptions;
-  /** The process's deps over the store once it is open (the composition root builds them, on a live clock). */
-  depsOver(store: Store): Deps;
+  /** The process's deps over the store once it is open (the composition root builds them, on a live clock plus offset). */
+  depsOver(store: Store, offset?: ClockOffset): Deps;
   newId(prefix: string): string;
   /** The state directory's console token (local/console-token.ts). */
   consoleToken: string;
@@ -123,6 +125,7 @@ const serve = async (
 ): Promise<WorkerSummary> => {
   const { options } = input;
   let url = "";
+  const clock = await watchServerClock(store, log);
   const ctx: WorkerContext = {
     workerId,
     store,
@@ -131,7 +134,7 @@ const serve = async (
     install: installPaths(),
     env: input.env,
     log,
-    deps: input.depsOver(store),
+    deps: input.depsOver(store, clock.offset),
     nudge: { scheduler: new Nudge(), executor: new Nudge() },
     localUrl: () => url,
     consoleToken: input.consoleToken,
@@ -144,6 +147,7 @@ const serve = async (
     worker_id: ctx.workerId,
     ...consoleStartFields(url, input.consoleToken, input.stderrIsTerminal),
     store: store.dialect,
+    ...(clock.first ? { clock_offset_ms: clock.first.offset_ms } : {}),
     mode: options.once ? "once" : "daemon",
     concurrency: options.concurrency,
     skills_dir: options.skillsDir,
@@ -186,6 +190,7 @@ const serve = async (
     }
   } finally {
     signals.dispose();
+    clock.stop();
     server.stop(true);
     log.log("info", "worker stopped", { worker_id: ctx.workerId, stopped_by: summary.stopped_by, forced: summary.forced });
   }
