@@ -72,6 +72,26 @@ describe("the composition root", () => {
     expect((await buildHerdrDeps(f.ctx)).now()).toBe(1_500);
   });
 
+  test("on PostgreSQL a store command opens its store first and reads the server's clock; a Herdr command at first use", async () => {
+    const pg = { AGENT_COMPUTER_DATABASE_URL: "postgres://u@127.0.0.1:1/db" };
+    // The server's clock reads 7 s ahead of this fake host's.
+    const onServer = (f: ReturnType<typeof fakeContext>): CommandContext => ({
+      ...f.ctx,
+      store: async () => ({ ...(await f.ctx.store()), serverNow: async () => f.ctx.now() + 7_000 }),
+    });
+    const f = fakeContext(pg);
+    const deps = await depsFor(declaring({ deps: "store" }), {}, onServer(f));
+    expect(f.opens()).toBe(1);
+    expect((deps as unknown as Built).now()).toBe(8_000);
+    expect((deps as unknown as { ctx: CommandContext }).ctx.now()).toBe(8_000);
+    const h = fakeContext(pg);
+    const herdr = (await depsFor(declaring({ deps: "herdr" }), {}, onServer(h))) as unknown as Built;
+    expect(h.opens()).toBe(0);
+    expect(herdr.now()).toBe(1_000);
+    await herdr.store.read(async () => undefined);
+    expect(herdr.now()).toBe(8_000);
+  });
+
   test("the lazy store names its dialect from the environment and listens only on PostgreSQL", () => {
     expect(lazyStore(fakeContext().ctx)).toMatchObject({ dialect: "sqlite" });
     expect(lazyStore(fakeContext().ctx).listen).toBeUndefined();

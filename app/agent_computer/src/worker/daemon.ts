@@ -8,13 +8,13 @@ import type { Deps } from "../domain/deps.ts";
 import type { Paths } from "../paths.ts";
 import type { Store } from "../store/port.ts";
 import type { ClockOffset } from "../store/server-clock.ts";
-import { consoleStartFields } from "./console.ts";
 import { listen, localUrlOf } from "./http.ts";
 import { installPaths } from "./install-paths.ts";
-import { createLogger, type Logger } from "./log.ts";
+import { createLogger, type LogFormat, type Logger } from "./log.ts";
 import { Nudge } from "./nudge.ts";
 import { watchServerClock } from "./server-clock-watch.ts";
 import { workerServices } from "./services.ts";
+import { announceStart } from "./start-line.ts";
 import { openWhenReachable } from "./store-wait.ts";
 import type { WorkerContext, WorkerOptions } from "./worker-context.ts";
 
@@ -88,11 +88,13 @@ interface WorkerInput {
   consoleToken: string;
   /** stderr is the owner's terminal: only then does the start line carry the console link with its token. */
   stderrIsTerminal: boolean;
+  /** json: one JSON object per line; text: lines for a person (--log-format; text by default on a terminal). */
+  logFormat: LogFormat;
 }
 
 export const runWorker = async (input: WorkerInput): Promise<WorkerSummary> => {
   const signals = listenForSignals();
-  const log = createLogger();
+  const log = createLogger(undefined, "worker", input.logFormat);
   const workerId = input.newId("wrk");
   // --once is a one-shot drain (tests, cron): it fails fast instead of waiting for the store.
   const open = input.options.once
@@ -143,14 +145,16 @@ const serve = async (
   const services = workerServices.map((create) => create(ctx));
   const server = listen(ctx, services);
   url = localUrlOf(server, options.host);
-  log.log("info", "worker started", {
-    worker_id: ctx.workerId,
-    ...consoleStartFields(url, input.consoleToken, input.stderrIsTerminal),
+  announceStart(log, {
+    workerId: ctx.workerId,
+    url,
+    consoleToken: input.consoleToken,
+    stderrIsTerminal: input.stderrIsTerminal,
     store: store.dialect,
-    ...(clock.first ? { clock_offset_ms: clock.first.offset_ms } : {}),
-    mode: options.once ? "once" : "daemon",
+    clockOffsetMs: clock.first?.offset_ms ?? null,
+    once: options.once,
     concurrency: options.concurrency,
-    skills_dir: options.skillsDir,
+    skillsDir: options.skillsDir,
   });
   const summary: WorkerSummary = {
     worker_id: ctx.workerId,
