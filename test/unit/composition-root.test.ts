@@ -72,7 +72,7 @@ describe("the composition root", () => {
     expect((await buildHerdrDeps(f.ctx)).now()).toBe(1_500);
   });
 
-  test("on PostgreSQL a store command opens its store first and reads the server's clock; a Herdr command at first use", async () => {
+  test("on PostgreSQL every command with a store opens it first and reads the server's clock", async () => {
     const pg = { AGENT_COMPUTER_DATABASE_URL: "postgres://u@127.0.0.1:1/db" };
     // The server's clock reads 7 s ahead of this fake host's.
     const onServer = (f: ReturnType<typeof fakeContext>): CommandContext => ({
@@ -86,10 +86,18 @@ describe("the composition root", () => {
     expect((deps as unknown as { ctx: CommandContext }).ctx.now()).toBe(8_000);
     const h = fakeContext(pg);
     const herdr = (await depsFor(declaring({ deps: "herdr" }), {}, onServer(h))) as unknown as Built;
-    expect(h.opens()).toBe(0);
-    expect(herdr.now()).toBe(1_000);
-    await herdr.store.read(async () => undefined);
+    expect(h.opens()).toBe(1);
     expect(herdr.now()).toBe(8_000);
+  });
+
+  test("on PostgreSQL a Herdr command that cannot reach the store still gets its deps; the store's error waits for its use", async () => {
+    const f = fakeContext({ AGENT_COMPUTER_DATABASE_URL: "postgres://u@127.0.0.1:1/db" });
+    const down = new Error("store unreachable");
+    const unreachable: CommandContext = { ...f.ctx, store: () => Promise.reject(down) };
+    const herdr = (await depsFor(declaring({ deps: "herdr" }), {}, unreachable)) as unknown as Built;
+    expect(herdr.now()).toBe(1_000);
+    await expect(herdr.store.read(async () => undefined)).rejects.toBe(down);
+    await expect(depsFor(declaring({ deps: "store" }), {}, unreachable)).rejects.toBe(down);
   });
 
   test("the lazy store names its dialect from the environment and listens only on PostgreSQL", () => {
