@@ -1,7 +1,7 @@
 // The composition root (cli/kernel/composition-root.ts): a command gets what it declares (CommandDef.needs) and no command builds
-// its own deps; the store it hands out opens at its first use, so a command that never reaches the store (a Herdr
-// command, a light watcher that gives way) never opens it; a one-shot command's clock stops at the call's start, a
-// waiting process's clock runs.
+// its own deps; on SQLite the store it hands out opens at its first use, so a command that never reaches the store (a
+// Herdr command, a light watcher that gives way) never opens it; on PostgreSQL it opens first, to read the server's
+// clock; a one-shot command's clock stops at the call's start, a waiting process's clock runs.
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { describe, expect, test } from "vitest";
@@ -90,14 +90,15 @@ describe("the composition root", () => {
     expect(herdr.now()).toBe(8_000);
   });
 
-  test("on PostgreSQL a Herdr command that cannot reach the store still gets its deps; the store's error waits for its use", async () => {
+  test("on PostgreSQL a command that cannot reach the store still gets its deps; the store's error waits for its use", async () => {
     const f = fakeContext({ AGENT_COMPUTER_DATABASE_URL: "postgres://u@127.0.0.1:1/db" });
     const down = new Error("store unreachable");
     const unreachable: CommandContext = { ...f.ctx, store: () => Promise.reject(down) };
     const herdr = (await depsFor(declaring({ deps: "herdr" }), {}, unreachable)) as unknown as Built;
     expect(herdr.now()).toBe(1_000);
     await expect(herdr.store.read(async () => undefined)).rejects.toBe(down);
-    await expect(depsFor(declaring({ deps: "store" }), {}, unreachable)).rejects.toBe(down);
+    const deps = (await depsFor(declaring({ deps: "store" }), {}, unreachable)) as unknown as Built;
+    await expect(deps.store.write(async () => undefined)).rejects.toBe(down);
   });
 
   test("the lazy store names its dialect from the environment and listens only on PostgreSQL", () => {

@@ -56,11 +56,11 @@ const clockOf = (ctx: Pick<CommandContext, "now">, clock: Clock, offset: ClockOf
 /**
  * The context on the store's clock: on PostgreSQL, opening the store measures the server's clock against this
  * host's, and every time read from then on is the server's (a ttl or due time written by this process means the same
- * on every host). So the store opens here, before the command reads any time. A Herdr command that cannot reach it
- * still runs what needs only Herdr, and meets the store's error at its first use. SQLite's clock is this host's, and
- * its store opens at first use.
+ * on every host). So the store opens here, before the command reads any time. A command that cannot reach it still
+ * runs what needs no store (agent-wake-cli's status, a Herdr read), and meets the store's error at its first use, so
+ * nothing is written on an unmeasured clock. SQLite's clock is this host's, and its store opens at first use.
  */
-const onStoreClock = async (ctx: CommandContext, storeIsOptional: boolean): Promise<CommandContext> => {
+const onStoreClock = async (ctx: CommandContext): Promise<CommandContext> => {
   if (storeDialect(ctx.env) !== "postgres") return ctx;
   const offset: ClockOffset = { ms: 0 };
   let measured: Promise<Store> | undefined;
@@ -75,8 +75,7 @@ const onStoreClock = async (ctx: CommandContext, storeIsOptional: boolean): Prom
       return measured;
     },
   };
-  const opened = clocked.store();
-  await (storeIsOptional ? opened.catch(() => undefined) : opened);
+  await clocked.store().catch(() => undefined);
   return clocked;
 };
 
@@ -131,7 +130,7 @@ export const depsFor = async (
   const request = def.needs.credential?.(options as never);
   const credential = request ? await resolveCredential(given, request) : undefined;
   if (def.needs.deps === "none") return { ctx: given, credential } as DepsOf<typeof def.needs.deps>;
-  const ctx = await onStoreClock(given, def.needs.deps === "herdr");
+  const ctx = await onStoreClock(given);
   const kernel: KernelDeps = { ctx, credential };
   const deps = def.needs.deps === "herdr" ? await herdrDeps(ctx) : await storeDeps(ctx, def.needs.clock ?? "call");
   return { ...deps, ...kernel } as DepsOf<typeof def.needs.deps>;
