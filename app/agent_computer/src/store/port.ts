@@ -70,6 +70,8 @@ export interface Store {
    * happen, missed ones may too, so callers still poll slowly); returns the unsubscriber.
    */
   watchCommits?(onHint: () => void): Promise<() => Promise<void>>;
+  /** PostgreSQL only: the server's clock, in epoch milliseconds (server-clock.ts turns it into this host's offset). */
+  serverNow?(): Promise<number>;
   close(): Promise<void>;
 }
 
