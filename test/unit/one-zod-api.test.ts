@@ -43,7 +43,6 @@ const PENDING_CLASSIC_ZOD_FILES: readonly string[] = [
   "cli/herdr/lease-writer-start.ts",
   "cli/herdr/lease-writer-verify.ts",
   "cli/herdr/shared.ts",
-  "cli/worker/agent-computer-worker.ts",
   "domain/herdr/verify-recipe.ts",
 ];
 
