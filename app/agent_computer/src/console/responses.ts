@@ -1,5 +1,7 @@
 // The headers every console response carries, and the answers shared by its read and write routes: every response
-// forbids inline script and style, framing and sniffing; forms may post only to the console itself.
+// forbids inline script and style, framing and sniffing; forms may post only to the console itself. Referrers go
+// to the console only: no page address leaves it, and its forms carry their Origin (under no-referrer a browser
+// sends "Origin: null", which the write check could not tell from a sandboxed foreign page).
 import { linkCommand } from "./access.ts";
 import { deniedPage } from "./denied-page.ts";
 import { html } from "./html.ts";
@@ -13,7 +15,7 @@ export const COMMON_HEADERS = {
   "content-security-policy": CONTENT_SECURITY_POLICY,
   "x-content-type-options": "nosniff",
   "x-frame-options": "DENY",
-  "referrer-policy": "no-referrer",
+  "referrer-policy": "same-origin",
 };
 
 export const PAGE_HEADERS = { ...COMMON_HEADERS, "content-type": "text/html; charset=utf-8", "cache-control": "no-store" };
