@@ -38,7 +38,9 @@ describe.each(storeNames)("the console's mesh pages and writes [%s]", (storeName
   let sendLimit = 1000;
   const agents: Record<string, string> = {};
   const errors: string[] = [];
-  const limits: RateLimits = { rule: (kind, scope) => (kind === "send" && scope === "name" ? { max: sendLimit, windowS: 3600 } : null) };
+  const limits: RateLimits = {
+    rule: (kind, scope) => (kind === "send" && scope === "name" ? { max: sendLimit, windowS: 3600 } : null),
+  };
   const deps = (): Deps => ({ store, now: () => Date.now(), host: "test-host", newId, limits });
   const as = (name: string) => ({ agentId: name, token: agents[name] as string });
 
@@ -46,7 +48,9 @@ describe.each(storeNames)("the console's mesh pages and writes [%s]", (storeName
     const url = new URL(path, BASE);
     const handler = routes[url.pathname]?.[method];
     if (!handler) throw new Error(`no ${method} ${url.pathname}`);
-    const response = await handler(new Request(url, { method, headers: { host: "127.0.0.1:8787", ...init.headers }, body: init.body }));
+    const response = await handler(
+      new Request(url.href, { method, headers: { host: "127.0.0.1:8787", ...init.headers }, body: init.body }),
+    );
     return { status: response.status, location: response.headers.get("location"), text: await response.text() };
   };
   const cookie = { cookie: `${cookieName(BASE)}=${TOKEN}` };
@@ -85,7 +89,12 @@ describe.each(storeNames)("the console's mesh pages and writes [%s]", (storeName
     }
     await sendMessage(deps(), { from: "alice", token: agents.alice, recipients: { kind: "to", agentIds: ["bob"] }, body: EVIL });
     for (let i = 0; i < 54; i++) {
-      await sendMessage(deps(), { from: "bob", token: agents.bob, recipients: { kind: "to", agentIds: ["alice"] }, body: `note ${i}` });
+      await sendMessage(deps(), {
+        from: "bob",
+        token: agents.bob,
+        recipients: { kind: "to", agentIds: ["alice"] },
+        body: `note ${i}`,
+      });
     }
     await channelAction(deps(), { ...as("carol"), action: { kind: "create", channel: "release" } });
     await channelAction(deps(), { ...as("alice"), action: { kind: "join", channel: "release" } });
@@ -228,7 +237,9 @@ describe.each(storeNames)("the console's mesh pages and writes [%s]", (storeName
     expect(badName.text).toContain("to: &quot;-bob&quot; is not an agent name");
     expect(badName.text).toContain("hello there</textarea>");
     expect((await browserPost("/compose", { to: "alice", body: "  " })).text).toContain("body: write something to send");
-    expect((await browserPost("/compose", { to: "alice", body: "x".repeat(65_537) })).text).toContain("body: at most 65536 bytes");
+    expect((await browserPost("/compose", { to: "alice", body: "x".repeat(65_537) })).text).toContain(
+      "body: at most 65536 bytes",
+    );
     expect((await browserPost("/channels/post", { channel: "Release!", body: "x" })).text).toContain("channel: must be");
     expect(await messageCount()).toBe(before);
   });
@@ -251,7 +262,12 @@ describe.each(storeNames)("the console's mesh pages and writes [%s]", (storeName
   });
 
   test("a reply joins the sender's thread and marks the message read; a reply to mail the human never got is refused", async () => {
-    const ask = await sendMessage(deps(), { from: "alice", token: agents.alice, recipients: { kind: "to", agentIds: [HUMAN] }, body: "ok?" });
+    const ask = await sendMessage(deps(), {
+      from: "alice",
+      token: agents.alice,
+      recipients: { kind: "to", agentIds: [HUMAN] },
+      body: "ok?",
+    });
     expect(ask.recipients[0]?.outcome).toBe("live");
     expect((await page("/messages")).text).toContain(`href="/compose?reply_to=${ask.id}"`);
     const form = await page(`/compose?reply_to=${ask.id}`);

@@ -248,7 +248,9 @@ describe("writing from the console in headless Chromium [sqlite]", () => {
       .join("");
     const server = createServer((_, response) => {
       response.writeHead(200, { "content-type": "text/html" });
-      response.end(`<!doctype html><form method="post" action="${worker.url}/compose">${inputs}<button id="go">win a prize</button></form>`);
+      response.end(
+        `<!doctype html><form method="post" action="${worker.url}/compose">${inputs}<button id="go">win a prize</button></form>`,
+      );
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.2", resolve));
     return { url: `http://127.0.0.2:${(server.address() as AddressInfo).port}/`, close: () => server.close() };
@@ -297,7 +299,8 @@ describe("writing from the console in headless Chromium [sqlite]", () => {
     const post = (fields: Record<string, string>, credentials: "same-origin" | "omit") =>
       own.evaluate(
         async ([body, creds]) =>
-          (await fetch("/compose", { method: "POST", body: new URLSearchParams(body), credentials: creds, redirect: "manual" })).status,
+          (await fetch("/compose", { method: "POST", body: new URLSearchParams(body), credentials: creds, redirect: "manual" }))
+            .status,
         [fields, credentials] as const,
       );
     expect(await post({ to: "alice", body: "no form token" }, "same-origin")).toBe(403);
