@@ -13,12 +13,14 @@ import { formToken } from "../../app/agent_computer/src/console/form-guard.ts";
 import { consoleRoutes } from "../../app/agent_computer/src/console/routes.ts";
 import { checkIn } from "../../app/agent_computer/src/domain/agents/checkin.ts";
 import type { Deps, RateLimits } from "../../app/agent_computer/src/domain/deps.ts";
+import { saveLease } from "../../app/agent_computer/src/domain/herdr/leases.ts";
 import { newId } from "../../app/agent_computer/src/domain/ids.ts";
 import { channelAction } from "../../app/agent_computer/src/domain/mesh/channels.ts";
 import { manageContacts } from "../../app/agent_computer/src/domain/mesh/contacts.ts";
 import { sendMessage } from "../../app/agent_computer/src/domain/mesh/send.ts";
 import { reserve } from "../../app/agent_computer/src/domain/reservations/reserve.ts";
 import { postTask } from "../../app/agent_computer/src/domain/tasks/post.ts";
+import { herdrStateDirs } from "../../app/agent_computer/src/local/herdr-state.ts";
 import { resolvePaths } from "../../app/agent_computer/src/paths.ts";
 import type { Store } from "../../app/agent_computer/src/store/port.ts";
 import { createStoreTarget, type StoreTarget, storeNames } from "../helpers/stores.ts";
@@ -83,6 +85,26 @@ describe.each(storeNames)("the console's mesh pages and writes [%s]", (storeName
       logError: (msg, fields) => errors.push(`${msg} ${JSON.stringify(fields)}`),
     };
     routes = consoleRoutes(ctx);
+    const pane = (id: string, state: "active" | "closed") => ({
+      version: 1 as const,
+      lease_id: `lease_${id.repeat(32)}`,
+      type: "reviewer" as const,
+      controller_id: "proj.ctl",
+      state,
+      purpose: `review <u>${state}</u>`,
+      authority_ref: null,
+      authority_sha256: null,
+      agent_name: `reviewer-${state}`,
+      agent_kind: "claude",
+      cwd: "/wt/a",
+      pane_id: "p_1",
+      terminal_id: "t_1",
+      workspace_id: null,
+      created_at: Date.now(),
+      updated_at: Date.now(),
+    });
+    saveLease(herdrStateDirs(ctx.paths), pane("a", "active"), Date.now());
+    saveLease(herdrStateDirs(ctx.paths), pane("b", "closed"), Date.now());
     for (const name of ["alice", "bob", "carol"]) {
       agents[name] = (await checkIn(deps(), { agentId: name, token: undefined, ttlSeconds: 86_400, status: EVIL }))
         .agent_token as string;
@@ -184,7 +206,7 @@ describe.each(storeNames)("the console's mesh pages and writes [%s]", (storeName
     expect(errors).toEqual([]);
   });
 
-  test("channels with their members; tasks; Herdr leases without the controller's lease id; reservations", async () => {
+  test("channels with their members; tasks; Herdr leases (the controller's lease id left out, held panes of this host); reservations", async () => {
     const channels = await page("/channels");
     expect(channels.text).toMatch(/data-channel="release"[\s\S]*alice, carol/);
     const tasks = await page("/tasks");
@@ -194,6 +216,9 @@ describe.each(storeNames)("the console's mesh pages and writes [%s]", (storeName
     expect(leases.text).toContain('data-lease-id="lease_w1"');
     expect(leases.text).not.toContain("lease-secret-controller");
     expect(leases.text).toContain("src/**");
+    expect(leases.text).toContain(`data-pane-lease-id="lease_${"a".repeat(32)}"`);
+    expect(leases.text).toContain("review &lt;u&gt;active&lt;/u&gt;");
+    expect(leases.text).not.toContain("reviewer-closed");
   });
 
   test("agents by host, live and stale counted", async () => {

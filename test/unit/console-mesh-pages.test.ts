@@ -60,6 +60,19 @@ const leases = {
       created_at: T,
     },
   ],
+  panes: [
+    {
+      lease_id: EVIL,
+      type: EVIL,
+      controller_id: EVIL,
+      agent_name: EVIL,
+      agent_kind: EVIL,
+      state: EVIL,
+      purpose: EVIL,
+      pane_id: EVIL,
+      updated_at: T,
+    },
+  ],
 };
 const reservation = {
   id: EVIL,

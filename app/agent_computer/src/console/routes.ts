@@ -127,7 +127,7 @@ const readRoutes = (ctx: ConsoleDeps): ConsoleRoutes => ({
     GET: page(ctx, "/leases", async () => {
       const now = ctx.deps.now();
       const [leases, reservations] = await Promise.all([
-        leasesOverview(ctx.deps, LIMITS.leases),
+        leasesOverview(ctx.deps, ctx.paths, LIMITS.leases),
         ctx.deps.store.read((tx) => tx.reservations.live({}, now, LIMITS.leases)),
       ]);
       return leasesPage(leases, reservations.map(reservationView), LIMITS.leases);

@@ -1,8 +1,11 @@
 // Herdr leases as the operator's console shows them: controller leases still held and writer claims still holding
 // their branch and scopes, on every host that shares the store. A controller's lease id and fence are credentials
 // and are left out; a writer claim's lease id names its reservations (herdr-writer:<id>) and is shown.
+import { herdrStateDirs } from "../../local/herdr-state.ts";
+import type { Paths } from "../../paths.ts";
 import type { Deps } from "../deps.ts";
 import { iso } from "../deps.ts";
+import { isHeld, listLeases } from "./leases.ts";
 
 export interface ControllerLeaseView {
   controller_id: string;
@@ -25,13 +28,46 @@ export interface WriterClaimView {
   created_at: string;
 }
 
+/** A pane lease of this host (reviewer, writer or adopted): its records name panes, so only this host has them. */
+export interface PaneLeaseView {
+  lease_id: string;
+  type: string;
+  controller_id: string;
+  agent_name: string;
+  agent_kind: string;
+  state: string;
+  purpose: string;
+  pane_id: string | null;
+  updated_at: string;
+}
+
 export interface LeasesOverview {
   controllers: ControllerLeaseView[];
   writers: WriterClaimView[];
+  /** Held pane leases of this host, newest first. */
+  panes: PaneLeaseView[];
 }
 
-export const leasesOverview = async (deps: Deps, limit: number): Promise<LeasesOverview> =>
+const heldPaneLeases = (paths: Paths, limit: number): PaneLeaseView[] =>
+  listLeases(herdrStateDirs(paths))
+    .filter((lease) => isHeld(lease.state))
+    .reverse()
+    .slice(0, limit)
+    .map((lease) => ({
+      lease_id: lease.lease_id,
+      type: lease.type,
+      controller_id: lease.controller_id,
+      agent_name: lease.agent_name,
+      agent_kind: lease.agent_kind,
+      state: lease.state,
+      purpose: lease.purpose,
+      pane_id: lease.pane_id,
+      updated_at: iso(lease.updated_at),
+    }));
+
+export const leasesOverview = async (deps: Deps, paths: Paths, limit: number): Promise<LeasesOverview> =>
   deps.store.read(async (tx) => ({
+    panes: heldPaneLeases(paths, limit),
     controllers: (await tx.overview.controllerLeases(limit)).map((l) => ({
       controller_id: l.controllerId,
       host_id: l.hostId,
