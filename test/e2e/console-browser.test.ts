@@ -5,8 +5,7 @@
 // writes from it as human-<user>: a message, then a reply to an agent's answer; a form posted by a page of another
 // origin, a POST without the form's token and one without the cookie are refused and store nothing.
 import { mkdirSync, mkdtempSync } from "node:fs";
-import { createServer, request } from "node:http";
-import type { AddressInfo } from "node:net";
+import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
@@ -15,6 +14,7 @@ import { checkInAgent, type TestAgent } from "../helpers/agents.ts";
 import { automationEnv, cli, consoleLinkFor, type Daemon, jobDir, startDaemon } from "../helpers/automation.ts";
 import { repoRoot } from "../helpers/bin.ts";
 import { type Browser, launchChromium } from "../helpers/chromium.ts";
+import { forgerSite } from "../helpers/forger-site.ts";
 import { createStoreTarget, type StoreTarget } from "../helpers/stores.ts";
 
 const STATUS = 'reviewing <b>PR #12</b> & "flaky" tests';
@@ -241,21 +241,6 @@ describe("the console in headless Chromium [sqlite]", () => {
 describe("writing from the console in headless Chromium [sqlite]", () => {
   const BODY = '<b>ship</b> it? <script>alert("w")</script>';
 
-  /** A page of another origin (its own server, no CSP of the console's) that posts a form to the console. */
-  const forgerSite = async (fields: Record<string, string>) => {
-    const inputs = Object.entries(fields)
-      .map(([name, value]) => `<input type="hidden" name="${name}" value="${value}">`)
-      .join("");
-    const server = createServer((_, response) => {
-      response.writeHead(200, { "content-type": "text/html" });
-      response.end(
-        `<!doctype html><form method="post" action="${worker.url}/compose">${inputs}<button id="go">win a prize</button></form>`,
-      );
-    });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.2", resolve));
-    return { url: `http://127.0.0.2:${(server.address() as AddressInfo).port}/`, close: () => server.close() };
-  };
-
   test("compose, an agent's answer, a reply in its thread; forged, tokenless and cookieless posts store nothing", async () => {
     const { page, dialogs, problems } = await open(withJs, "/compose");
     await page.fill('form[data-form="compose"] input[name="to"]', "alice");
@@ -286,7 +271,11 @@ describe("writing from the console in headless Chromium [sqlite]", () => {
     // The forger even holds a valid form token: the browser sends no cookie (SameSite=Strict), and the Origin is not ours.
     const compose = await (await open(withJs, "/compose")).page.content();
     const formToken = /name="form_token" value="([^"]+)"/.exec(compose)?.[1] as string;
-    const forger = await forgerSite({ form_token: formToken, to: "alice", body: "forged by another site" });
+    const forger = await forgerSite(`${worker.url}/compose`, {
+      form_token: formToken,
+      to: "alice",
+      body: "forged by another site",
+    });
     try {
       const evil = await withJs.context.newPage();
       await evil.goto(forger.url);

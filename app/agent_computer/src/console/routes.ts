@@ -37,7 +37,7 @@ export { CONTENT_SECURITY_POLICY } from "./responses.ts";
 /** The answer to a page whose load failed: a bad address is the reader's to fix; anything else is in the log. */
 const failedPage = (ctx: ConsoleDeps, path: ConsolePath, error: unknown): { status: number; content: Page } => {
   if (error instanceof AppError && error.code === "INVALID_INPUT") {
-    return { status: 400, content: { title: "Not found", body: html`<p class="error">${error.message}</p>` } };
+    return { status: 400, content: { title: "Bad address", body: html`<p class="error">${error.message}</p>` } };
   }
   // The message could name the database server; it goes to the log, not to the page.
   ctx.logError("console page failed", { path, error: errorText(error) });
