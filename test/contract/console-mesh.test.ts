@@ -310,6 +310,30 @@ describe.each(storeNames)("the console's mesh pages and writes [%s]", (storeName
     expect(refused.text).toContain("MESSAGE_NOT_FOUND");
   });
 
+  test("unread mail of the human can be marked read from its row, by that form's token only", async () => {
+    const note = await sendMessage(deps(), {
+      from: "bob",
+      token: agents.bob,
+      recipients: { kind: "to", agentIds: [HUMAN] },
+      body: "fyi",
+    });
+    const row = (await page("/messages")).text.split(`data-message-id="${note.id}"`)[1]?.split("</tr>")[0] ?? "";
+    expect(row).toContain(`name="message_id" value="${note.id}"`);
+    expect(row).toContain(`value="${formToken(TOKEN, "/messages/ack")}"`);
+    const state = async () =>
+      (await target.sql("SELECT state FROM deliveries WHERE message_id = $1 AND recipient = $2", [note.id, HUMAN]))[0]?.state;
+    const withComposeToken = await browserPost("/messages/ack", {
+      message_id: note.id,
+      form_token: formToken(TOKEN, "/compose"),
+    });
+    expect(withComposeToken.status).toBe(403);
+    expect(await state()).toBe("pending");
+    const marked = await browserPost("/messages/ack", { message_id: note.id });
+    expect(marked.status).toBe(303);
+    expect(await state()).toBe("acked");
+    expect((await page("/messages")).text.split(`data-message-id="${note.id}"`)[1]?.split("</tr>")[0]).not.toContain("Mark read");
+  });
+
   test("the recipient's policy and the rate limit hold for the console's human as for any agent", async () => {
     await manageContacts(deps(), { ...as("carol"), change: { kind: "block", contacts: [HUMAN] } });
     const before = await messageCount();

@@ -94,8 +94,16 @@ const compose = {
 };
 
 const pages = {
-  messages: layout(messagesPage({ messages: [message], next_cursor: EVIL }, EVIL, 50, false), "/messages", new Date(T)).text,
-  thread: layout(threadPage(EVIL, { messages: [message], next_cursor: EVIL }, EVIL, 100), "/messages", new Date(T)).text,
+  messages: layout(
+    messagesPage({ messages: [message], next_cursor: EVIL }, { human: EVIL, ackToken: EVIL }, 50, false),
+    "/messages",
+    new Date(T),
+  ).text,
+  thread: layout(
+    threadPage(EVIL, { messages: [message], next_cursor: EVIL }, { human: EVIL, ackToken: EVIL }, 100),
+    "/messages",
+    new Date(T),
+  ).text,
   channels: layout(channelsPage({ channels: [channel], more: true }, 200), "/channels", new Date(T)).text,
   tasks: layout(tasksPage([task], 100), "/tasks", new Date(T)).text,
   leases: layout(leasesPage(leases, [reservation], 200), "/leases", new Date(T)).text,

@@ -27,7 +27,7 @@ const problem = (s: ComposeState, form: "compose" | "channel"): Html | false =>
 
 const messageForm = (s: ComposeState): Html => html`<section class="compose" id="write">
 <h2 class="part">${s.replyTo ? html`Reply to ${s.replyTo.from}` : "Write a message"}</h2>
-${s.replyTo && messageTable([s.replyTo], s.human, THREAD_BODY_CHARS)}
+${s.replyTo && messageTable([s.replyTo], { human: s.human }, THREAD_BODY_CHARS)}
 ${problem(s, "compose")}
 <form method="post" action="${COMPOSE_ACTION}" data-form="compose">
 <input type="hidden" name="${FORM_TOKEN_FIELD}" value="${s.tokens.compose}">

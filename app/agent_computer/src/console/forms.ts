@@ -30,6 +30,8 @@ export const channelPostSchema = z.object({
   body,
 });
 
+export const markReadSchema = z.object({ message_id: messageId });
+
 export type ComposeForm = z.output<typeof composeSchema>;
 export type ChannelPostForm = z.output<typeof channelPostSchema>;
 
@@ -61,6 +63,9 @@ export const parseCompose = (fields: Record<string, string>): Parsed<ComposeForm
 };
 
 export const parseChannelPost = (fields: Record<string, string>): Parsed<ChannelPostForm> => parseWith(channelPostSchema, fields);
+
+export const parseMessageId = (fields: Record<string, string>): Parsed<{ message_id: string }> =>
+  parseWith(markReadSchema, fields);
 
 const parseWith = <T>(schema: z.ZodMiniType<T>, fields: Record<string, string>): Parsed<T> => {
   const result = z.safeParse(schema, fields);

@@ -17,11 +17,13 @@ import { ASSETS } from "./assets.ts";
 import { channelsPage } from "./channels-page.ts";
 import { composeRoute } from "./compose-route.ts";
 import { type ConsoleDeps, type ConsoleRoutes, LIMITS, type RouteHandler } from "./console-deps.ts";
+import { formToken } from "./form-guard.ts";
 import { hostAllowed } from "./host-guard.ts";
 import { html } from "./html.ts";
 import { jobsPage } from "./jobs-page.ts";
 import type { ConsolePath, Page } from "./layout.ts";
 import { leasesPage } from "./leases-page.ts";
+import { ACK_ACTION, type Reader } from "./message-list.ts";
 import { messagesPage } from "./messages-page.ts";
 import { webhooksPage } from "./outbound-webhooks-page.ts";
 import { COMMON_HEADERS, denied, pageResponse, refusedHost } from "./responses.ts";
@@ -85,6 +87,8 @@ const assetRoutes = (ctx: ConsoleDeps): ConsoleRoutes =>
     ]),
   );
 
+const reader = (ctx: ConsoleDeps): Reader => ({ human: ctx.humanAgentId, ackToken: formToken(ctx.token, ACK_ACTION) });
+
 const param = (url: URL, name: string): string | undefined => url.searchParams.get(name) ?? undefined;
 
 const readRoutes = (ctx: ConsoleDeps): ConsoleRoutes => ({
@@ -105,14 +109,14 @@ const readRoutes = (ctx: ConsoleDeps): ConsoleRoutes => ({
     GET: page(ctx, "/messages", async (url) => {
       const cursor = param(url, "cursor");
       const found = await messagesOverview(ctx.deps, { cursor, limit: LIMITS.messages });
-      return messagesPage(found, ctx.humanAgentId, LIMITS.messages, cursor === undefined);
+      return messagesPage(found, reader(ctx), LIMITS.messages, cursor === undefined);
     }),
   },
   "/thread": {
     GET: page(ctx, "/messages", async (url) => {
       const threadId = param(url, "id") ?? "";
       const found = await threadOverview(ctx.deps, { threadId, cursor: param(url, "cursor"), limit: LIMITS.threadMessages });
-      return threadPage(threadId, found, ctx.humanAgentId, LIMITS.threadMessages);
+      return threadPage(threadId, found, reader(ctx), LIMITS.threadMessages);
     }),
   },
   "/channels": {

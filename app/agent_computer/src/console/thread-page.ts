@@ -3,16 +3,16 @@
 import type { MessagePage } from "../domain/mesh/operator-view.ts";
 import { html } from "./html.ts";
 import type { Page } from "./layout.ts";
-import { messageTable, pager } from "./message-list.ts";
+import { messageTable, pager, type Reader } from "./message-list.ts";
 
 export const THREAD_BODY_CHARS = 8000;
 
-export const threadPage = (threadId: string, page: MessagePage, human: string, limit: number): Page => ({
+export const threadPage = (threadId: string, page: MessagePage, reader: Reader, limit: number): Page => ({
   title: "Thread",
   body:
     page.messages.length === 0
       ? html`<p class="empty">No message <code>${threadId}</code> here. <a href="/messages">All messages</a>.</p>`
       : html`<p class="hint">Thread <code data-field="thread-id">${threadId}</code>, oldest first, ${limit} a page. <a href="/messages">All messages</a>.</p>
-${messageTable(page.messages, human, THREAD_BODY_CHARS)}
+${messageTable(page.messages, reader, THREAD_BODY_CHARS)}
 ${pager(page.next_cursor && `/thread?id=${encodeURIComponent(threadId)}&cursor=${page.next_cursor}`, `Later messages (next ${limit})`)}`,
 });

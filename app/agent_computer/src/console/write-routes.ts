@@ -1,4 +1,4 @@
-// The console's two writes: a message (or a reply) and a channel post, sent as the console's human agent through
+// The console's writes: a message (or a reply), a channel post and marking the human's mail read, sent as the console's human agent through
 // the same services every agent's sends and posts go through (recipients' policies, rate limits, delivery rules).
 // Nothing is read from a form until the cookie and the Origin pass, nothing is written until its token and its
 // fields pass (form-guard.ts, forms.ts); a refused write answers with the reason and writes nothing.
@@ -10,9 +10,10 @@ import { CHANNEL_POST_ACTION, COMPOSE_ACTION, composePage } from "./compose-page
 import { type ComposeInput, composeState } from "./compose-route.ts";
 import type { ConsoleDeps, ConsoleRoutes, RouteHandler } from "./console-deps.ts";
 import { MAX_FORM_BYTES, refuseBeforeBody, refuseFormToken } from "./form-guard.ts";
-import { fieldsOf, parseChannelPost, parseCompose } from "./forms.ts";
+import { fieldsOf, parseChannelPost, parseCompose, parseMessageId } from "./forms.ts";
 import { hostAllowed } from "./host-guard.ts";
 import { ensureHumanAgent, type HumanAgent } from "./human-agent.ts";
+import { ACK_ACTION } from "./message-list.ts";
 import { pageResponse, refusedHost, refusedWrite, seeOther } from "./responses.ts";
 
 const HTTP_STATUS: Record<number, number> = {
@@ -117,8 +118,20 @@ export const writeRoutes = (ctx: ConsoleDeps): ConsoleRoutes => {
       return refusedForm(ctx, input, error);
     }
   };
+  const markRead = async (form: URLSearchParams): Promise<Response> => {
+    const parsed = parseMessageId(fieldsOf(form, ["message_id"]));
+    if (!parsed.ok) return refusedWrite(400, parsed.error);
+    try {
+      const me = await human();
+      await ackMessages(ctx.deps, { agentId: me.agentId, token: me.token, messageIds: [parsed.value.message_id] });
+      return seeOther(`/messages#${parsed.value.message_id}`);
+    } catch (error) {
+      return refusedForm(ctx, {}, error);
+    }
+  };
   return {
     [COMPOSE_ACTION]: { POST: guarded(ctx, COMPOSE_ACTION, send) },
     [CHANNEL_POST_ACTION]: { POST: guarded(ctx, CHANNEL_POST_ACTION, post) },
+    [ACK_ACTION]: { POST: guarded(ctx, ACK_ACTION, markRead) },
   };
 };
