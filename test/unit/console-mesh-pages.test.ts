@@ -6,6 +6,7 @@ import { channelsPage } from "../../app/agent_computer/src/console/channels-page
 import { composePage } from "../../app/agent_computer/src/console/compose-page.ts";
 import { formToken } from "../../app/agent_computer/src/console/form-guard.ts";
 import { parseCompose } from "../../app/agent_computer/src/console/forms.ts";
+import { humanAgentId } from "../../app/agent_computer/src/console/human-agent.ts";
 import { layout } from "../../app/agent_computer/src/console/layout.ts";
 import { leasesPage } from "../../app/agent_computer/src/console/leases-page.ts";
 import { canReply } from "../../app/agent_computer/src/console/message-list.ts";
@@ -169,5 +170,15 @@ describe("the form token and the cursor", () => {
       ok: false,
       error: "reply_to: must be a message id (msg_…)",
     });
+  });
+});
+
+describe("the console's human agent's name", () => {
+  test("human-<user> from USER or LOGNAME, kept to the agent-id alphabet; never human-unknown", () => {
+    expect(humanAgentId({ USER: "ada" })).toBe("human-ada");
+    expect(humanAgentId({ LOGNAME: "Jean Luc@corp" })).toBe("human-Jean_Luc_corp");
+    expect(humanAgentId({ USER: "x".repeat(80) })).toHaveLength(64);
+    expect(humanAgentId({})).toMatch(/^human-[A-Za-z0-9_.-]+$/);
+    expect(humanAgentId({})).not.toBe("human-unknown");
   });
 });

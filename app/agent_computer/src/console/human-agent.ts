@@ -20,11 +20,17 @@ export interface HumanAgent {
   token: string;
 }
 
-/** human-<user>, the user's name kept to the agent-id alphabet and length. */
-export const humanAgentId = (env: Record<string, string | undefined>): string => {
-  const user = env.USER || env.LOGNAME || userInfo().username;
-  return `human-${user.replace(/[^A-Za-z0-9_.-]/g, "_")}`.slice(0, 64);
+/** The Unix user's name; Bun answers "unknown" where the environment names none, so the uid stands in then. */
+const userName = (env: Record<string, string | undefined>): string => {
+  const fromEnv = env.USER || env.LOGNAME;
+  if (fromEnv) return fromEnv;
+  const info = userInfo();
+  return info.username && info.username !== "unknown" ? info.username : `uid${info.uid}`;
 };
+
+/** human-<user>, the user's name kept to the agent-id alphabet and length. */
+export const humanAgentId = (env: Record<string, string | undefined>): string =>
+  `human-${userName(env).replace(/[^A-Za-z0-9_.-]/g, "_")}`.slice(0, 64);
 
 const session = { role: HUMAN_ROLE, ttlSeconds: TTL_MAX_SECONDS, status: "writing from the console" };
 

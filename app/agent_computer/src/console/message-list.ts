@@ -59,11 +59,7 @@ const actions = (m: MessageView, reader: Reader): Html =>
   }`;
 
 const where = (m: MessageView): Html =>
-  m.channel
-    ? html`<a href="/channels#${m.channel}">#${m.channel}</a>`
-    : m.thread_id || m.reply_to
-      ? html`<a href="${threadHref(m)}">thread</a>`
-      : html`<a href="${threadHref(m)}">alone</a>`;
+  m.channel ? html`<a href="/channels#${m.channel}">#${m.channel}</a>` : html`<a href="${threadHref(m)}">thread</a>`;
 
 export const messageRow = (
   m: MessageView,
