@@ -1,5 +1,5 @@
 // The console's routes, served on the worker's HTTP server (loopback by default; worker/console.ts mounts them):
-// pages that read the mesh and the automation, two forms that write as the console's human agent
+// pages that read the mesh and the automation, three forms that write as the console's human agent
 // (write-routes.ts), and two static files. A request naming a foreign Host is refused (host-guard.ts), and a page
 // is only shown to a browser that holds the console token (access.ts); the stylesheet and the refresh script hold
 // no data and are served to anyone.

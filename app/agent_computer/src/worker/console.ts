@@ -1,4 +1,4 @@
-// The web console as a worker service: its read-only pages on the worker's HTTP server, no background work.
+// The web console as a worker service: its pages and forms on the worker's HTTP server, no background work.
 import { consoleLink, linkCommand } from "../console/access.ts";
 import { humanAgentId } from "../console/human-agent.ts";
 import { consoleRoutes } from "../console/routes.ts";
