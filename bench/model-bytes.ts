@@ -50,10 +50,11 @@ const runBinary = async (env: Record<string, string>, words: string[]) => {
     extendEnv: false,
     reject: false,
     timeout: 60_000,
+    stripFinalNewline: false,
   });
   return {
     exitCode: result.exitCode ?? -1,
-    text: `${result.stdout}${result.stderr ? `\n${result.stderr}` : ""}`,
+    text: `${result.stdout}${result.stderr}`,
     stdout: result.stdout,
   };
 };
@@ -62,8 +63,17 @@ const runBinary = async (env: Record<string, string>, words: string[]) => {
 const modelRuns = async (ctx: Context, env: Record<string, string>, words: string[], line: string) => {
   const result = await runBinary(env, words);
   if (result.exitCode !== 0) throw new Error(`${line} exited ${result.exitCode}: ${result.text}`);
-  ctx.add("command", words.slice(0, 2).join(" "), line);
-  ctx.add("output", words.slice(0, 2).join(" "), result.text);
+  const command = words
+    .slice(
+      0,
+      Math.max(
+        1,
+        words.findIndex((word) => word.startsWith("-")),
+      ),
+    )
+    .join(" ");
+  ctx.add("command", command, line);
+  ctx.add("output", command, result.text);
   return result;
 };
 
@@ -142,7 +152,6 @@ const herdrWorkflow = async (json: boolean) => {
     const coordinator = await fake.script({ op: "createAgent", kind: "claude", cwd: home, name: "coord" });
     const env = {
       ...fake.env,
-      PATH: process.env.PATH ?? "",
       HOME: home,
       AGENT_COMPUTER_HOME: join(home, "state"),
       HERDR_ENV: "1",
@@ -246,6 +255,23 @@ const anchors = [
 ];
 
 const listing = listingBytes(skillListingLines());
+/** The part of a workflow that stays in context whatever the calls return: listing, SKILL.md and helps. */
+const fixedPart = (s: ReturnType<typeof summary>): number => s.by_kind.skill_listing + s.by_kind.skill_file + s.by_kind.help;
+const comparison = {
+  note:
+    "A tool schema sits in the context of every session from its first request, used or not; here only the Skills' " +
+    "listing lines do, and the SKILL.md and helps enter the context once, when a workflow needs them. " +
+    "fixed_bytes = listing + SKILL.md + helps of the workflow (text form).",
+  every_session_bytes: listing,
+  fixed_bytes: {
+    a_mail: fixedPart(workflows.a_mail.text),
+    b_herdr_review: fixedPart(workflows.b_herdr_review.text),
+  },
+  help_share_of_total: {
+    a_mail: round(workflows.a_mail.text.by_kind.help / workflows.a_mail.text.total_bytes),
+    b_herdr_review: round(workflows.b_herdr_review.text.by_kind.help / workflows.b_herdr_review.text.total_bytes),
+  },
+};
 writeResults("model-bytes", {
   method:
     "bytes that reach the model: the Skills' listing lines, the one SKILL.md opened, each --help read once, each command " +
@@ -255,6 +281,7 @@ writeResults("model-bytes", {
   per_request_bytes: { skill_listing_lines: listing, note: "the only part this project puts in every request" },
   workflows,
   anchors,
+  comparison,
 });
 
 const kb = (n: number): string => `${round(n / 1000, 1)} KB`;
@@ -280,3 +307,8 @@ for (const [name, w] of Object.entries(workflows)) {
 }
 console.log(`\nin every request: the Skills' listing lines, ${listing} bytes (~${Math.round(listing / 4)} tokens)`);
 for (const a of anchors) console.log(`anchor (${a.source}): ${a.system}, ${a.what}: ${kb(a.bytes)}`);
+console.log(
+  `fixed part of a workflow (listing + SKILL.md + helps): (a) ${kb(comparison.fixed_bytes.a_mail)}, ` +
+    `(b) ${kb(comparison.fixed_bytes.b_herdr_review)}; helps are ${Math.round(comparison.help_share_of_total.a_mail * 100)}% ` +
+    `and ${Math.round(comparison.help_share_of_total.b_herdr_review * 100)}% of the totals`,
+);
