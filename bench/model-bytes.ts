@@ -11,6 +11,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
+import { binaries } from "../app/agent_computer/src/cli/binaries.ts";
 import { startFakeHerdr } from "../test/fixtures/fake-herdr/control.ts";
 import { FAST_TIMING, SHA_A, turn } from "../test/helpers/herdr-world.ts";
 import { listingBytes, skillListingLines } from "../test/helpers/skills.ts";
@@ -254,6 +255,24 @@ const anchors = [
   },
 ];
 
+/** Every command's --help size (the budget is 8 KB each), largest first: where the margin is thin. */
+const helpSizes = async (): Promise<{ command: string; bytes: number }[]> => {
+  const env = { PATH: process.env.PATH ?? "", HOME: tmpdir() };
+  const names: string[] = [];
+  for (const [binary, load] of Object.entries(binaries)) {
+    const def = await load();
+    names.push(binary);
+    for (const loadSub of Object.values(def.subcommands ?? {})) names.push((await loadSub()).name);
+  }
+  const sizes: { command: string; bytes: number }[] = [];
+  for (const command of names) {
+    const result = await runBinary(env, [...command.split(" "), "--help"]);
+    sizes.push({ command, bytes: bytes(result.stdout) });
+  }
+  return sizes.sort((x, y) => y.bytes - x.bytes);
+};
+const helps = await helpSizes();
+
 const listing = listingBytes(skillListingLines());
 /** The part of a workflow that stays in context whatever the calls return: listing, SKILL.md and helps. */
 const fixedPart = (s: ReturnType<typeof summary>): number => s.by_kind.skill_listing + s.by_kind.skill_file + s.by_kind.help;
@@ -282,6 +301,7 @@ writeResults("model-bytes", {
   workflows,
   anchors,
   comparison,
+  help_budget: { budget_bytes: 8192, commands: helps.length, largest: helps.slice(0, 10) },
 });
 
 const kb = (n: number): string => `${round(n / 1000, 1)} KB`;
@@ -307,6 +327,12 @@ for (const [name, w] of Object.entries(workflows)) {
 }
 console.log(`\nin every request: the Skills' listing lines, ${listing} bytes (~${Math.round(listing / 4)} tokens)`);
 for (const a of anchors) console.log(`anchor (${a.source}): ${a.system}, ${a.what}: ${kb(a.bytes)}`);
+console.log(
+  `largest --help of ${helps.length}: ${helps
+    .slice(0, 5)
+    .map((h) => `${h.command} ${h.bytes} B`)
+    .join(", ")}`,
+);
 console.log(
   `fixed part of a workflow (listing + SKILL.md + helps): (a) ${kb(comparison.fixed_bytes.a_mail)}, ` +
     `(b) ${kb(comparison.fixed_bytes.b_herdr_review)}; helps are ${Math.round(comparison.help_share_of_total.a_mail * 100)}% ` +
