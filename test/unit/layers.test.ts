@@ -40,6 +40,7 @@ const UNITS: readonly (readonly [prefix: string, rank: number])[] = [
   ["paths.ts", 10],
   ["errors.ts", 5],
   ["command-line.ts", 5],
+  ["close-words.ts", 5],
   ["agent-id.ts", 5],
   ["terminal-text.ts", 5],
   ["token-shape.ts", 5],

@@ -130,23 +130,22 @@ export default defineCommand({
   name: "register-agent-cli",
   summary: "register this terminal as a named agent (token once, presence, auto-assigned tasks); call it first in a session",
   description:
-    "Idempotent upsert of the agent --name, first in a session and on reconnect (as a first agent-checkin-cli " +
-    "--confirm does); each call starts or renews its presence session.\n" +
-    "Token: the first registration prints it ONCE (agent_token), saves it to this host's 0600 vault and stores only its " +
-    "SHA-256. Re-registering keeps it and needs it (--token-file, RELAY_AGENT_TOKEN or the vault).\n" +
-    "Fixed at first registration: capabilities (a different set gives capabilities_note; see agent-identity-cli " +
-    "expand-capabilities), class, host id, managed (a different value is INVALID_INPUT). Description is kept " +
-    "when omitted; pid, shell pids, cli profile and title (the holder's) are replaced.\n" +
-    "Live holder: re-registering a name whose holder is alive fails NAME_COLLISION_ACTIVE (existing_session_id). " +
-    "Where its --agent-pid was recorded the process decides (gone, zombie or another start time = dead; running = " +
-    "alive); elsewhere its ttl does. The holder itself (same pid and start time) renews.\n" +
-    "Takeover: --force --expected-session-id <id|null> is a compare-and-swap on the session id you read (agents-list-cli; " +
-    "null = none open). Of racing takeovers one wins; the loser gets FORCE_PRECONDITION_FAILED and must re-read, not " +
-    "retry. --force alone is INVALID_INPUT. The ended session's unread mail bounces to its senders.\n" +
-    "Recovery: after agent-identity-cli revoke-token --issue-recovery, registering without --recovery-token-file is " +
-    "AUTH_FAILED, with a wrong one RECOVERY_REQUIRED; the right one mints a fresh token (recovery_completed: true), " +
-    "history kept. A name revoked without recovery is re-registered with a new token and none of its history.\n" +
-    "Queued tasks its capabilities cover, of posters it accepts, are assigned to it (auto_assigned_tasks; agent-task-cli --help). Rate limits: " +
+    "Idempotent upsert of --name, first in a session and on reconnect (as a first agent-checkin-cli --confirm); each " +
+    "call starts or renews its presence session.\n" +
+    "Token: printed ONCE at first registration (agent_token) and saved to this host's 0600 vault; only its SHA-256 is " +
+    "stored. Re-registering keeps it and needs it (--token-file, RELAY_AGENT_TOKEN or the vault).\n" +
+    "Fixed at first registration: capabilities (another set: capabilities_note; agent-identity-cli " +
+    "expand-capabilities), class, host id, managed (another value: INVALID_INPUT). Description kept when omitted; pid, " +
+    "shell pids, cli profile and title (the holder's) replaced.\n" +
+    "Live holder: NAME_COLLISION_ACTIVE (existing_session_id). Where its --agent-pid was recorded the process decides " +
+    "(gone, zombie or another start time = dead); elsewhere its ttl. The holder itself (same pid and start) renews.\n" +
+    "Takeover: --force with --expected-session-id <id|null> (both or neither: INVALID_INPUT) compare-and-swaps the " +
+    "session id you read (agents-list-cli; null = none open); a racing loser gets FORCE_PRECONDITION_FAILED: re-read, " +
+    "do not retry. The ended session's unread mail bounces to its senders.\n" +
+    "Recovery: after agent-identity-cli revoke-token --issue-recovery, only --recovery-token-file registers (without: " +
+    "AUTH_FAILED; wrong: RECOVERY_REQUIRED) and mints a fresh token (recovery_completed), history kept. Revoked " +
+    "without recovery: a new token, none of its history.\n" +
+    "It takes queued tasks its capabilities cover, of posters it accepts (auto_assigned_tasks). Rate limits: " +
     "Environment. Tokens stop impersonation between agents, not a hostile process of the same user.",
   schema: registerOptionsSchema,
   flags: {
