@@ -15,11 +15,14 @@ import { type ProcessSpec, percentile, round, spread, timeAlternating } from "./
 const root = join(import.meta.dir, "..");
 
 export interface Budget {
-  /** Most timed calls of one kind, and the most wall time spent on them (whichever comes first, after 3). */
+  /** Most timed calls of one kind on one store, and the most wall time spent on them (whichever comes first). */
   maxRuns: number;
   maxMs: number;
-  /** Whole-process runs of each command, in alternation. */
+  /** Rounds taken whatever maxMs says: every store is called at least this often. */
+  minRounds: number;
+  /** Whole-process runs of each command, in alternation, after processWarmup untimed rounds. */
   processRuns: number;
+  processWarmup: number;
 }
 
 export interface CallFigures {
@@ -62,31 +65,59 @@ const callOnce = async (ctx: Ctx, argv: readonly string[]): Promise<{ text: stri
   return { text: invocation.def.render(result, invocation.options as never), result };
 };
 
-/** Times one kind of call until maxRuns or maxMs (at least 3), after one warm-up call that also gives the sizes. */
-const timeCall = async (ctx: Ctx, argv: readonly string[], budget: Budget): Promise<CallResult> => {
-  let first: { text: string; result: unknown };
-  try {
-    first = await callOnce(ctx, argv);
-  } catch (error) {
-    if (isAppError(error)) return { refused: `${error.code}: ${error.message.slice(0, 300)}` };
-    throw error;
-  }
-  const samples: number[] = [];
-  const started = performance.now();
-  while (samples.length < budget.maxRuns && (samples.length < 3 || performance.now() - started < budget.maxMs)) {
-    const t0 = performance.now();
-    await callOnce(ctx, argv);
-    samples.push(performance.now() - t0);
-  }
+type Sizes = Pick<CallFigures, "text_bytes" | "json_bytes"> & { result: unknown };
+
+const figuresOf = (samples: number[], sizes: Sizes): CallFigures => {
   const mean = samples.reduce((a, b) => a + b, 0) / samples.length;
   return {
     n: samples.length,
     p50_ms: round(percentile(samples, 50), 3),
     p95_ms: round(percentile(samples, 95), 3),
     ops_per_s: round(1000 / mean, 1),
-    text_bytes: Buffer.byteLength(first.text),
-    json_bytes: Buffer.byteLength(`${safeJson(first.result, 2)}\n`),
+    text_bytes: sizes.text_bytes,
+    json_bytes: sizes.json_bytes,
   };
+};
+
+/** Per round, each store gets calls for this long (at least one), so a slow scale and a fast one take turns. */
+const SLICE_MS = 25;
+
+/**
+ * Times one kind of call on every store in alternation (the order reversed every other round), so a machine whose
+ * speed drifts moves every scale alike: rounds until maxMs (at least minRounds), at most maxRuns calls per store. One
+ * warm-up call per store first, which also gives the sizes; a store that refuses the call is reported as refused.
+ */
+const timeCallAcross = async (ctxs: Ctx[], argvs: (readonly string[])[], budget: Budget): Promise<CallResult[]> => {
+  const sizes: (Sizes | { refused: string })[] = [];
+  for (const [i, ctx] of ctxs.entries()) {
+    try {
+      const first = await callOnce(ctx, argvs[i] as readonly string[]);
+      sizes.push({
+        text_bytes: Buffer.byteLength(first.text),
+        json_bytes: Buffer.byteLength(`${safeJson(first.result, 2)}\n`),
+        result: first.result,
+      });
+    } catch (error) {
+      if (!isAppError(error)) throw error;
+      sizes.push({ refused: `${error.code}: ${error.message.slice(0, 300)}` });
+    }
+  }
+  const samples: number[][] = ctxs.map(() => []);
+  const live = ctxs.map((_, i) => i).filter((i) => !("refused" in (sizes[i] as object)));
+  const started = performance.now();
+  for (let round = 0; round < budget.minRounds || performance.now() - started < budget.maxMs; round++) {
+    const open = live.filter((i) => (samples[i] as number[]).length < budget.maxRuns);
+    if (open.length === 0) break;
+    for (const i of round % 2 === 0 ? open : [...open].reverse()) {
+      const sliceStart = performance.now();
+      do {
+        const t0 = performance.now();
+        await callOnce(ctxs[i] as Ctx, argvs[i] as readonly string[]);
+        (samples[i] as number[]).push(performance.now() - t0);
+      } while (performance.now() - sliceStart < SLICE_MS && (samples[i] as number[]).length < budget.maxRuns);
+    }
+  }
+  return sizes.map((size, i) => ("refused" in size ? size : { ...figuresOf(samples[i] as number[], size), result: size.result }));
 };
 
 /** How many recipients one broadcast reached, read from its result whatever shape it has (full list or summary). */
@@ -101,46 +132,62 @@ const recipientsOf = (result: unknown): number | undefined => {
   return Array.isArray(r.recipients) ? r.recipients.length : undefined;
 };
 
-/** Every call of callArgv on one store, in this process. */
+/** Every call of callArgv on every store, in this process, the stores in alternation; results by store. */
 export const timeCallsInProcess = async (
-  store: SeededStore,
+  stores: readonly SeededStore[],
   filter: readonly string[],
   budget: Budget,
-): Promise<Record<string, CallResult>> => {
-  const ctx = createContext(store.env);
-  const figures: Record<string, CallResult> = {};
+): Promise<Record<string, CallResult>[]> => {
+  const ctxs = stores.map((store) => createContext(store.env));
+  const figures: Record<string, CallResult>[] = stores.map(() => ({}));
   try {
-    for (const [label, argv] of Object.entries(callArgv(store, filter))) {
+    const argvs = stores.map((store) => callArgv(store, filter));
+    for (const label of Object.keys(argvs[0] as object) as (keyof ReturnType<typeof callArgv>)[]) {
       const broadcast = label === "broadcast";
       // A broadcast to 10,000 writes 10,000 deliveries: fewer of them, so the store does not grow out of shape.
-      const result = await timeCall(ctx, argv, broadcast ? { ...budget, maxRuns: Math.min(budget.maxRuns, 10) } : budget);
-      if (broadcast && "p50_ms" in result) {
-        const recipients = recipientsOf((await callOnce(ctx, argv)).result) ?? store.agents - 1;
-        result.recipients = recipients;
-        result.us_per_recipient = round((result.p50_ms * 1000) / recipients, 2);
+      const results = await timeCallAcross(
+        ctxs,
+        argvs.map((a) => a[label]),
+        broadcast ? { ...budget, maxRuns: Math.min(budget.maxRuns, 10) } : budget,
+      );
+      for (const [i, result] of results.entries()) {
+        if ("result" in result) {
+          const { result: output, ...rest } = result as CallFigures & { result: unknown };
+          if (broadcast) {
+            const recipients = recipientsOf(output) ?? (stores[i] as SeededStore).agents - 1;
+            rest.recipients = recipients;
+            rest.us_per_recipient = round((rest.p50_ms * 1000) / recipients, 2);
+          }
+          (figures[i] as Record<string, CallResult>)[label] = rest;
+        } else (figures[i] as Record<string, CallResult>)[label] = result;
       }
-      figures[label] = result;
     }
   } finally {
-    await ctx.closeStore();
+    for (const ctx of ctxs) await ctx.closeStore();
   }
   return figures;
 };
 
-/** The directory page and a send as whole compiled processes, in alternation with `true` and the binary's --version. */
-export const timeCallsAsProcesses = (store: SeededStore, budget: Budget) => {
-  const argv = callArgv(store, []);
-  const spec = (words: readonly string[]): ProcessSpec => {
+/**
+ * The directory page and a send as whole compiled processes on every store, all in one alternation (lib.ts
+ * timeAlternating) with two floors, `true` and the binary's --version. Figures by command, "<call> @<agents>".
+ */
+export const timeCallsAsProcesses = (stores: readonly SeededStore[], budget: Budget) => {
+  const spec = (store: SeededStore, words: readonly string[]): ProcessSpec => {
     const [name, ...args] = words;
     return { argv: [join(root, "bin", name as string), ...args], env: { PATH: process.env.PATH, ...store.env }, cwd: root };
   };
+  const first = stores[0] as SeededStore;
   const commands: Record<string, ProcessSpec> = {
     floor_true: { argv: ["true"], env: { PATH: process.env.PATH }, cwd: root },
-    floor_version: spec(["agents-list-cli", "--version"]),
-    directory_page: spec(argv.directory_page),
-    send: spec(argv.send),
+    floor_version: spec(first, ["agents-list-cli", "--version"]),
   };
-  const samples = timeAlternating(commands, budget.processRuns, 2);
+  for (const store of stores) {
+    const argv = callArgv(store, []);
+    commands[`directory_page @${store.agents}`] = spec(store, argv.directory_page);
+    commands[`send @${store.agents}`] = spec(store, argv.send);
+  }
+  const samples = timeAlternating(commands, budget.processRuns, budget.processWarmup);
   return Object.fromEntries(
     Object.entries(samples).map(([name, s]) => [name, { wall: spread(s.wall_ms), cpu_p50_ms: round(percentile(s.cpu_ms, 50)) }]),
   );

@@ -6,9 +6,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
+import { checkIn } from "../app/agent_computer/src/domain/agents/checkin.ts";
 import { readInbox } from "../app/agent_computer/src/domain/mesh/inbox.ts";
 import { sendMessage } from "../app/agent_computer/src/domain/mesh/send.ts";
-import { checkIn } from "../app/agent_computer/src/domain/agents/checkin.ts";
 import { type SimHost, startHost } from "./growth-hosts.ts";
 import { round, summarize } from "./lib.ts";
 import { DATABASE, startOwnPostgres, treeCpuMs, whyNoOwnPostgres } from "./own-postgres.ts";
@@ -101,7 +101,13 @@ const idleWindow = async (monitor: Monitor, postmaster: number, hosts: number, m
 };
 
 /** A message to one armed agent among all the hosts' agents: from the send to the prompt in its pane. */
-const wakeLatency = async (monitor: Monitor, postmaster: number, hosts: SimHost[], sleepers: { agentId: string; token: string }[], samples: number) => {
+const wakeLatency = async (
+  monitor: Monitor,
+  postmaster: number,
+  hosts: SimHost[],
+  sleepers: { agentId: string; token: string }[],
+  samples: number,
+) => {
   const sender = hosts[0] as SimHost;
   const waker = await checkIn(sender.deps, { agentId: "waker", token: undefined, ttlSeconds: 86_400 });
   const latencies: number[] = [];
@@ -155,7 +161,10 @@ export const measureFleet = async (budget: FleetBudget, extraEnv: Record<string,
     await Bun.sleep(budget.settleMs);
     const armed = await idleWindow(monitor, pg.postmasterPid(), hosts.length, budget.windowMs);
     const wake = await wakeLatency(monitor, pg.postmasterPid(), hosts, sleepers, budget.wakeSamples);
-    const logged = hosts.reduce((a, h) => ({ warn: a.warn + h.logged.warn, error: a.error + h.logged.error }), { warn: 0, error: 0 });
+    const logged = hosts.reduce((a, h) => ({ warn: a.warn + h.logged.warn, error: a.error + h.logged.error }), {
+      warn: 0,
+      error: 0,
+    });
     return {
       hosts: hosts.length,
       server: `PostgreSQL 15 of the bench's own (max_connections ${pg.maxConnections}, pg_stat_statements), on this machine`,

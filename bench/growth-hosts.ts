@@ -5,8 +5,8 @@
 // times out, which records each prompt typed into it (100 `herdr agent wait` processes would measure Herdr).
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { HerdrError } from "../app/agent_computer/src/adapters/herdr/failure-kinds.ts";
 import type { Herdr, HerdrAgent } from "../app/agent_computer/src/adapters/herdr/client.ts";
+import { HerdrError } from "../app/agent_computer/src/adapters/herdr/failure-kinds.ts";
 import { depsOver } from "../app/agent_computer/src/cli/kernel/composition-root.ts";
 import { checkIn } from "../app/agent_computer/src/domain/agents/checkin.ts";
 import type { Deps } from "../app/agent_computer/src/domain/deps.ts";

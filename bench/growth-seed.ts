@@ -182,7 +182,8 @@ export const seedStore = async (
       body: "template",
     });
     await store.close();
-    const raw = dialect === "sqlite" ? rawSqlite(resolvePaths(env).sqliteFile) : rawPostgres(env.AGENT_COMPUTER_DATABASE_URL as string);
+    const raw =
+      dialect === "sqlite" ? rawSqlite(resolvePaths(env).sqliteFile) : rawPostgres(env.AGENT_COMPUTER_DATABASE_URL as string);
     try {
       await copyTeam(raw, dialect, agents - 3, now);
     } finally {
@@ -200,7 +201,8 @@ export const seedStore = async (
     }
     await reopened.close();
     const query = async (text: string) => {
-      const r = dialect === "sqlite" ? rawSqlite(resolvePaths(env).sqliteFile) : rawPostgres(env.AGENT_COMPUTER_DATABASE_URL as string);
+      const r =
+        dialect === "sqlite" ? rawSqlite(resolvePaths(env).sqliteFile) : rawPostgres(env.AGENT_COMPUTER_DATABASE_URL as string);
       try {
         return await r.all(text);
       } finally {

@@ -1,7 +1,17 @@
 // A PostgreSQL 15 instance of the bench's own (initdb in a temp dir, loopback only, run as the postgres user), for
 // the 100-host simulation: it needs up to five connections a host, more than a shared server should give one
 // bench, and pg_stat_statements preloaded, which a shared server may not have. Root only.
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
