@@ -200,16 +200,18 @@ export const seedStore = async (
       });
     }
     await reopened.close();
-    const query = async (text: string) => {
-      const r =
+    // One connection for every query of the bench, opened at the first and closed with the store.
+    let open: Raw | undefined;
+    const query = (text: string) => {
+      open ??=
         dialect === "sqlite" ? rawSqlite(resolvePaths(env).sqliteFile) : rawPostgres(env.AGENT_COMPUTER_DATABASE_URL as string);
-      try {
-        return await r.all(text);
-      } finally {
-        await r.close();
-      }
+      return open.all(text);
     };
-    return { dialect, agents, env, tokenDir: home, query, drop };
+    const closeAndDrop = async () => {
+      await open?.close().catch(() => undefined);
+      await drop();
+    };
+    return { dialect, agents, env, tokenDir: home, query, drop: closeAndDrop };
   } catch (error) {
     await drop().catch(() => undefined);
     throw error;

@@ -5,7 +5,8 @@
 // PostgreSQL (growth-fleet.ts). Writes bench/results/growth.json and prints a summary.
 //
 //   node_modules/.bin/bun bench/growth.ts [--sqlite-only|--postgres-only] [--quick] [--no-fleet|--fleet-only]
-//     [--filter "<agents-list-cli flags>"] [--env NAME=VALUE]…
+//     [--filter "<agents-list-cli flags>"] [--env NAME=VALUE]… | --report-only
+// --report-only: measures nothing; judges the last results again and prints their summary.
 // --filter: the filtered page's flags; by default --role reviewer where agents-list-cli has --role, else
 // --include-stale. --env: set for every call (e.g. a broadcast's recipient maximum, to measure 10,000 recipients).
 // A partial run (--sqlite-only, --postgres-only, --no-fleet, --fleet-only) keeps the last run's other figures.
@@ -35,9 +36,13 @@ const pgUrl =
   process.env.AGENT_COMPUTER_TEST_PG_URL ??
   "postgres://agent_computer:agent_computer@127.0.0.1:5432/agent_computer_test";
 const dialects = (["sqlite", "postgres"] as const).filter(
-  (d) => !has("--fleet-only") && !(d === "sqlite" && has("--postgres-only")) && !(d === "postgres" && has("--sqlite-only")),
+  (d) =>
+    !has("--fleet-only") &&
+    !has("--report-only") &&
+    !(d === "sqlite" && has("--postgres-only")) &&
+    !(d === "postgres" && has("--sqlite-only")),
 );
-const runFleet = !has("--no-fleet") && !has("--sqlite-only");
+const runFleet = !has("--no-fleet") && !has("--sqlite-only") && !has("--report-only");
 if (!existsSync(join(import.meta.dir, "..", "dist", "agent-computer"))) {
   throw new Error("dist/agent-computer is missing: run `node_modules/.bin/bun scripts/build.ts` first");
 }
@@ -77,6 +82,7 @@ for (const dialect of dialects) {
       byScale[store.agents] = { in_process: inProcess[i], directory_query: await explainDirectory(store) };
     }
     stores[dialect] = {
+      measured_at: new Date().toISOString(),
       load_average_1m: { before: loadBefore, after_in_process: loadBetween, after_processes: round(loadavg()[0] ?? 0) },
       seed_seconds: seedSeconds,
       scales: byScale,
@@ -88,7 +94,7 @@ for (const dialect of dialects) {
   }
 }
 
-const fleet = runFleet ? await measureFleet(fleetBudget, extraEnv) : undefined;
+const fleet = runFleet ? { measured_at: new Date().toISOString(), ...(await measureFleet(fleetBudget, extraEnv)) } : undefined;
 
 const file = join(resultsDir, "growth.json");
 const last = existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>) : {};
@@ -99,9 +105,11 @@ const merged = {
 const results = {
   machine:
     "shared 2-core machine (other engineers' test suites ran at the same time): read every figure beside its load average; re-run on a quiet machine for absolute numbers",
-  mode: quick ? "quick" : "full",
-  filtered_page_flags: filter.join(" "),
-  extra_env: extraEnv,
+  // A partial run's settings are this run's; --report-only keeps the measured run's, and its date.
+  ...(has("--report-only") ? { measured_at: last.measured_at } : {}),
+  mode: has("--report-only") ? last.mode : quick ? "quick" : "full",
+  filtered_page_flags: has("--report-only") ? last.filtered_page_flags : filter.join(" "),
+  extra_env: has("--report-only") ? last.extra_env : extraEnv,
   seeding: `bulk SQL copies of a checked-in template: N agents with live sessions on ${HOSTS} hosts, one in ten of role ${RARE_ROLE}, ${MAIL_PER_AGENT} acknowledged messages each; the reader has 50 pending`,
   calls:
     "in_process: the binary's argv front end, composition root, command and renderer in this process (no start-up), one call after another; ops_per_s = 1000 / mean ms; text_bytes and json_bytes are what the CLI prints. whole_process: the compiled binary through bin/, spawned in alternation with `true` and `--version`",

@@ -15,6 +15,7 @@ for (const name of [
   "multi-host",
   "cli-send",
   "inbox-wait",
+  "growth",
 ]) {
   if (only.length > 0 && !only.includes(name)) continue;
   const file = join(import.meta.dir, `${name}.ts`);
