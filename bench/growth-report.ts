@@ -105,7 +105,7 @@ const directoryLimit = (store: unknown) => {
     `the default page prints ${page?.text_bytes} bytes of text (${page?.json_bytes} with --json): ` +
     "as written here, agents-list-cli reads every live session (no LIMIT, ORDER BY last_activity_at over all of them, " +
     "see directory_query.listing_plan), then looks up each agent by name, one statement per listed agent (10,000 " +
-    "round trips per page), and renders every one; the fix is the paged directory (issue 25 item 2): LIMIT/cursor in " +
+    "statements per page), and renders every one; the fix is the paged directory (issue 25 item 2): LIMIT/cursor in " +
     "the listing, the agents' rows joined in the same statement, an index on sessions (expires_at) where ended_at IS " +
     "NULL exists already (sessions_open_by_expiry) but the ORDER BY last_activity_at needs a sort of every live row"
   );
@@ -116,9 +116,11 @@ const broadcastLimit = (store: unknown) => {
   const refused = at(store, "scales", 10_000, "in_process", "broadcast", "refused");
   if (refused) return `refused at 10,000: ${String(refused)} (pass --env to raise the maximum)`;
   return (
-    `µs per recipient: ${b(100)} at 100, ${b(1_000)} at 1,000, ${b(10_000)} at 10,000; as written here a broadcast ` +
-    "takes an inbox slot and inserts a delivery per recipient, one statement each, and renders one line per recipient " +
-    "(issue 25 item 3 makes delivery one set-based statement and the result a summary)"
+    `µs per recipient: ${b(100)} at 100, ${b(1_000)} at 1,000, ${b(10_000)} at 10,000. As written here a broadcast ` +
+    "costs statements per recipient (seen in pg_stat_statements while this bench was written): the inbox slot and delivery " +
+    "(WITH slot AS (UPDATE agents SET last_seq …)), two reads of the recipient's agent row, a read of its webhook " +
+    "endpoints, a pg_notify and the delivery's foreign-key check; and the result renders one line per recipient " +
+    "(526 KB of text at 10,000). Issue 25 item 3 makes delivery one set-based statement and the result a summary"
   );
 };
 

@@ -58,7 +58,7 @@ const budget = quick
   ? { maxRuns: 20, maxMs: 400, minRounds: 2, processRuns: 3, processWarmup: 1, processMaxMs: 20_000 }
   : { maxRuns: 200, maxMs: 3_000, minRounds: 3, processRuns: 15, processWarmup: 2, processMaxMs: 90_000 };
 const fleetBudget = quick
-  ? { hosts: 100, windowMs: 8_000, settleMs: 3_000, wakeSamples: 5 }
+  ? { hosts: 100, windowMs: 6_000, settleMs: 2_000, wakeSamples: 5 }
   : { hosts: 100, windowMs: 30_000, settleMs: 5_000, wakeSamples: 20 };
 
 type StoreFigures = Record<string, unknown>;
