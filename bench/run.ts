@@ -16,6 +16,7 @@ for (const name of [
   "cli-send",
   "inbox-wait",
   "model-bytes",
+  "growth",
 ]) {
   if (only.length > 0 && !only.includes(name)) continue;
   const file = join(import.meta.dir, `${name}.ts`);
