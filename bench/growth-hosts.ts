@@ -52,6 +52,8 @@ const countingLogger = (counts: { warn: number; error: number; last: string }): 
       counts.last = `${msg} ${JSON.stringify(fields ?? {})}`.slice(0, 300);
     }
   },
+  format: "json",
+  plain: () => {},
   child: () => countingLogger(counts),
 });
 
