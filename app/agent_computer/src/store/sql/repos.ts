@@ -1,4 +1,5 @@
 import type { StoreTx } from "../port.ts";
+import { adminRepo } from "./admin.ts";
 import { automationRepo } from "./automation.ts";
 import { channelRepo } from "./channels.ts";
 import type { Db } from "./db.ts";
@@ -31,6 +32,7 @@ export const reposFor = (db: Db): StoreTx => {
       herdr: herdrRepo(db),
       webhooks,
       reservations: reservationRepo(db),
+      admin: adminRepo(db),
     };
     built.set(db, repos);
   }
