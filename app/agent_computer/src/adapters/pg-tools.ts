@@ -43,7 +43,9 @@ export const runPgTool = async (
   const program = findProgram(name, undefined, options.path);
   if (!program.path) return { kind: "not_installed", looked: program.looked };
   const connection = pgConnectionEnv(url);
-  const result = await execa(program.path, [...args], {
+  // Run by the name found on PATH, not its realpath: Debian's pg_dump is a link to a wrapper that picks the
+  // client version by the name it was called as.
+  const result = await execa(program.looked, [...args], {
     env: { PATH: options.path ?? "/usr/bin:/bin", LC_ALL: "C", ...connection },
     extendEnv: false,
     reject: false,
