@@ -166,7 +166,7 @@ describe.each(storeNames)("backup and restore [%s]", (storeName) => {
         const target = {
           AGENT_COMPUTER_HOME: join(dir, "..", "pg-restored"),
           AGENT_COMPUTER_DATABASE_URL: url.toString(),
-          PATH: env().PATH,
+          PATH: process.env.PATH ?? "/usr/bin:/bin",
         };
         const file = join(dir, "..", "fresh-postgres.bak");
         const restored = await restoreStore(target, file);
