@@ -38,7 +38,7 @@ export default defineCommand({
   env: ADMIN_ENV,
   examples: [
     'agent-computer-admin backup --to "agent-computer-$(date +%F).sqlite"',
-    "AGENT_COMPUTER_DATABASE_URL=postgres://ac@db/ac agent-computer-admin backup --to ac.pgdump --json",
+    "agent-computer-admin backup --to store.bak --json | jq .bytes",
   ],
   needs: { deps: "none" },
   run: runBackup,

@@ -85,8 +85,8 @@ export default defineCommand({
   errors: authenticatedErrorsWith("CONFLICT"),
   env: ["AGENT_COMPUTER_HOME", "AGENT_COMPUTER_DATABASE_URL", "RELAY_AGENT_TOKEN"],
   examples: [
-    "agent-computer-admin export --agent-id builder-1 --to builder-1-mail.jsonl",
-    "agent-computer-admin export --agent-id builder-1 --to mail.jsonl --token-file ~/.builder-1.token && jq -r .body mail.jsonl",
+    "agent-computer-admin export --agent-id builder-1 --to builder-1-mail.jsonl --token-file ./builder-1.token",
+    'RELAY_AGENT_TOKEN="$(cat ./builder-1.token)" agent-computer-admin export --agent-id builder-1 --to mail.jsonl && jq -r .body mail.jsonl',
   ],
   needs: { deps: "store", credential: ownCredential },
   run: runExport,

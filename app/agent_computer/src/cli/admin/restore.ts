@@ -31,8 +31,8 @@ export default defineCommand({
   errors: ["INVALID_INPUT", "CONFLICT", "NOT_FOUND", "UNAVAILABLE", "TIMEOUT", ...STORE_ERRORS, "INTERNAL"],
   env: ADMIN_ENV,
   examples: [
-    "AGENT_COMPUTER_HOME=~/.local/state/agent-computer-restored agent-computer-admin restore --from agent-computer-2026-12-01.sqlite",
-    "AGENT_COMPUTER_DATABASE_URL=postgres://ac@db/ac_new agent-computer-admin restore --from ac.pgdump",
+    "AGENT_COMPUTER_HOME=~/restored agent-computer-admin restore --from store.bak",
+    "AGENT_COMPUTER_HOME=~/copy agent-computer-admin restore --from store.bak --json | jq .migrations",
   ],
   needs: { deps: "none" },
   run: runRestore,

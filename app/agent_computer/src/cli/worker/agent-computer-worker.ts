@@ -237,7 +237,7 @@ export default defineCommand({
     "the deadline) kills them and releases their runs for another worker. Exit status: 0 when --once ran out of work; " +
     "stopped by SIGTERM or SIGINT, the worker prints its summary, then ends by that signal (a shell shows 143 or 130, " +
     "a supervisor a stop by signal); otherwise the codes below.\n" +
-    "Jobs and triggers: create-automation-job-cli --help.",
+    "Jobs and triggers: create-automation-job-cli --help. Upkeep: agent-computer-admin --help.",
   schema: workerOptionsSchema,
   writes:
     "trigger firings, runs and attempts (state, exit code, error, stdout/stderr tails), events in owners' sessions, " +
