@@ -7,6 +7,8 @@ import { previewPrune, prune, retentionDaysFromEnv } from "../../app/agent_compu
 import { ackMessages } from "../../app/agent_computer/src/domain/mesh/ack.ts";
 import { searchMessages } from "../../app/agent_computer/src/domain/mesh/search.ts";
 import { sendMessage } from "../../app/agent_computer/src/domain/mesh/send.ts";
+import { storeRetentionService } from "../../app/agent_computer/src/worker/store-retention.ts";
+import type { WorkerContext } from "../../app/agent_computer/src/worker/worker-context.ts";
 import { type MeshAgents, openMeshAgents } from "../helpers/mesh.ts";
 import { storeNames } from "../helpers/stores.ts";
 
@@ -136,6 +138,31 @@ describe.each(storeNames)("prune past the retention [%s]", (storeName) => {
     mesh.clock.advance(400 * DAY);
     expect((await prune(mesh.deps(), 1)).pruned.messages).toBe(before.length - 3);
     expect((await mesh.target.sql("SELECT id FROM messages")).map((r) => r.id)).toEqual([ids.pending]);
+  });
+  test("the worker prunes by itself past AGENT_COMPUTER_RETENTION_DAYS, and not at all with 0", async () => {
+    const logged: string[] = [];
+    const worker = (days: string) =>
+      storeRetentionService({
+        deps: mesh.deps(),
+        env: { AGENT_COMPUTER_RETENTION_DAYS: days },
+        options: { pollMs: 10 },
+        log: { child: () => ({ log: (_level: string, message: string) => logged.push(message) }) },
+      } as unknown as WorkerContext);
+    await mesh.target.sql(
+      "INSERT INTO messages (id, sender, kind, body, created_at) VALUES ('msg_aged', 'sender', 'message', 'aged', $1)",
+      [mesh.clock.now - 2 * DAY],
+    );
+    await mesh.target.sql(
+      "INSERT INTO deliveries (message_id, recipient, seq, state, acked_at) VALUES ('msg_aged', 'reader', 999999, 'acked', $1)",
+      [mesh.clock.now - 2 * DAY],
+    );
+    await worker("0").drainOnce?.();
+    expect(await mesh.count("SELECT COUNT(*) AS n FROM messages WHERE id = 'msg_aged'")).toBe(1);
+    await worker("3").drainOnce?.();
+    expect(await mesh.count("SELECT COUNT(*) AS n FROM messages WHERE id = 'msg_aged'")).toBe(1);
+    await worker("1").drainOnce?.();
+    expect(await mesh.count("SELECT COUNT(*) AS n FROM messages WHERE id = 'msg_aged'")).toBe(0);
+    expect(logged).toEqual(["pruned past the retention"]);
   });
 });
 
