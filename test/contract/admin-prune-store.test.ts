@@ -163,6 +163,14 @@ describe.each(storeNames)("prune past the retention [%s]", (storeName) => {
     await worker("1").drainOnce?.();
     expect(await mesh.count("SELECT COUNT(*) AS n FROM messages WHERE id = 'msg_aged'")).toBe(0);
     expect(logged).toEqual(["pruned past the retention"]);
+    // Ended webhook events are the webhook retention's (--webhook-retention-days): the store's leaves them.
+    await mesh.target.sql(
+      `INSERT INTO webhook_events (id, endpoint_id, type, payload, state, attempts, next_attempt_at, created_at, finished_at)
+        VALUES ('ev_aged', 'ep_1', 'message.received', '{}', 'delivered', 1, $1, $1, $1)`,
+      [mesh.clock.now - 2 * DAY],
+    );
+    await worker("1").drainOnce?.();
+    expect(await mesh.count("SELECT COUNT(*) AS n FROM webhook_events WHERE id = 'ev_aged'")).toBe(1);
   });
 });
 

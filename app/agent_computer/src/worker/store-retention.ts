@@ -1,7 +1,8 @@
 // Store retention: every hour the worker removes what nothing waits on any more and is older than
-// AGENT_COMPUTER_RETENTION_DAYS (default 30; 0 turns it off): acknowledged and expired mail, ended runs' output tails
-// and ended webhook events, as `agent-computer-admin prune --older-than <days> --confirm` does by hand. A backlog is
-// worked off in bounded rounds between the worker's other writes.
+// AGENT_COMPUTER_RETENTION_DAYS (default 30; 0 turns it off): acknowledged and expired mail and ended runs' output
+// tails, as `agent-computer-admin prune --older-than <days> --confirm` does by hand. Ended webhook events are left to
+// the webhook retention (outbound-webhook-retention.ts), so --webhook-retention-days alone decides how long they stay.
+// A backlog is worked off in bounded rounds between the worker's other writes.
 import { prune, retentionDaysFromEnv } from "../domain/admin/retention.ts";
 import { errorText } from "../errors.ts";
 import { Nudge } from "./nudge.ts";
@@ -21,12 +22,11 @@ export const storeRetentionService = (ctx: WorkerContext): WorkerService => {
 
   /** One round; true when it stopped with more left. */
   const round = async (): Promise<boolean> => {
-    const { pruned, more } = await prune(ctx.deps, days, { maxBatches: BATCHES_PER_ROUND });
-    if (pruned.messages + pruned.runTails + pruned.webhookEvents > 0) {
+    const { pruned, more } = await prune(ctx.deps, days, { maxBatches: BATCHES_PER_ROUND, webhookEvents: false });
+    if (pruned.messages + pruned.runTails > 0) {
       log.log("info", "pruned past the retention", {
         messages: pruned.messages,
         run_tails: pruned.runTails,
-        webhook_events: pruned.webhookEvents,
         retention_days: days,
         more,
       });

@@ -67,8 +67,9 @@ export default defineCommand({
     "Never: a message with a pending delivery, a queued or running run, a pending webhook event, an agent, a job, a " +
     "trigger, a lease or a reservation. A pruned message is gone from agent-sent-cli, agent-thread-cli and " +
     "agent-search-cli, and its idempotency key may be used again. Without --confirm it only counts what would go. " +
-    "Deletes in batches of 500 rows, one transaction each, so writers keep going meanwhile. The worker applies the " +
-    `same retention by itself every hour, ${RETENTION_ENV} days (default ${DEFAULT_RETENTION_DAYS}; 0 turns it off). ` +
+    "Deletes in batches of 500 rows, one transaction each, so writers keep going meanwhile. The worker prunes mail " +
+    `and run tails the same way by itself every hour, past ${RETENTION_ENV} days (default ${DEFAULT_RETENTION_DAYS}; ` +
+    "0 turns it off), and ended webhook events past its --webhook-retention-days. " +
     "No agent token: whoever can open the store (its file, or the database URL) may prune it.",
   schema: pruneOptionsSchema,
   flags: { olderThan: { placeholder: "<days>" } },

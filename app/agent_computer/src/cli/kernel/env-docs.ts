@@ -46,7 +46,7 @@ export const ENV_DOCS = {
   CLAUDE_CONFIG_DIR: "Claude Code's configuration directory (default ~/.claude): its skills/ and settings.json.",
   CODEX_HOME: "Codex's configuration directory (default ~/.codex): its hooks.json; Codex Skills are read from ~/.agents/skills.",
   AGENT_COMPUTER_RETENTION_DAYS:
-    "days the worker keeps acknowledged and expired mail, ended runs' output tails and ended webhook events before it prunes them, hourly (default 30; 0 turns it off).",
+    "days the worker keeps acknowledged and expired mail and ended runs' output tails before it prunes them, hourly (default 30; 0 turns it off).",
   AGENT_COMPUTER_RATE_REGISTER_PER_NAME: rateDoc("registrations", "agent name", RATE_SETTINGS.register.name.default),
   AGENT_COMPUTER_RATE_REGISTER_PER_HOST: rateDoc("registrations", "host (machine id)", RATE_SETTINGS.register.host.default),
   AGENT_COMPUTER_RATE_SEND_PER_NAME: rateDoc(

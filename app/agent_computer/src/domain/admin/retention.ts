@@ -49,12 +49,17 @@ export interface PruneOutcome {
 
 /**
  * Removes what is past the retention, in batches of one transaction each: messages, then run tails, then webhook
- * events (the same deletion the webhook retention makes). maxBatches bounds each kind's batches.
+ * events (the same deletion the webhook retention makes; webhookEvents false leaves them to it, for the worker, whose
+ * --webhook-retention-days keeps them). maxBatches bounds each kind's batches.
  */
 export const prune = async (
   deps: Deps,
   olderThanDays: number,
-  { batch = RETENTION_BATCH, maxBatches = Number.POSITIVE_INFINITY }: { batch?: number; maxBatches?: number } = {},
+  {
+    batch = RETENTION_BATCH,
+    maxBatches = Number.POSITIVE_INFINITY,
+    webhookEvents = true,
+  }: { batch?: number; maxBatches?: number; webhookEvents?: boolean } = {},
 ): Promise<PruneOutcome> => {
   const before = cutoffOf(deps.now(), olderThanDays);
   let more = false;
@@ -70,6 +75,6 @@ export const prune = async (
   };
   const messages = await drain((b) => deps.store.write((tx) => tx.admin.pruneMessages(b, batch)));
   const runTails = await drain((b) => deps.store.write((tx) => tx.admin.pruneRunTails(b, batch)));
-  const webhookEvents = await drain((b) => deps.store.write((tx) => tx.webhooks.pruneEndedEvents(b, batch)));
-  return { pruned: { messages, runTails, webhookEvents }, more };
+  const events = webhookEvents ? await drain((b) => deps.store.write((tx) => tx.webhooks.pruneEndedEvents(b, batch))) : 0;
+  return { pruned: { messages, runTails, webhookEvents: events }, more };
 };
