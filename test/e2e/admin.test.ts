@@ -1,7 +1,7 @@
 // agent-computer-admin through the real binary on the embedded store: doctor's report (text and --json, exit 4 when a
 // check is an error, bounded when the store does not answer, never echoing a password), and a backup restored into
 // an empty state directory that the agents' own tokens still open (export), with prune's preview on it.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -95,6 +95,14 @@ describe("agent-computer-admin", () => {
     expect(JSON.parse(again.stderr).error.code).toBe("CONFLICT");
 
     const file = join(dir, "alice.jsonl");
+    writeFileSync(join(dir, "bob.token"), mesh.token("bob") as string, { mode: 0o600 });
+    const refused = await runBin(
+      "agent-computer-admin",
+      ["export", "--agent-id", "alice", "--token-file", join(dir, "bob.token"), "--to", file],
+      { env: restoredEnv },
+    );
+    expect(refused.exitCode).toBe(3);
+    expect(existsSync(file)).toBe(false);
     const exported = await runBin(
       "agent-computer-admin",
       ["export", "--agent-id", "alice", "--token-file", join(dir, "alice.token"), "--to", file],

@@ -1,4 +1,4 @@
-import { closeSync, constants, openSync, rmSync, writeSync } from "node:fs";
+import { closeSync, constants, existsSync, openSync, rmSync, writeSync } from "node:fs";
 import * as z from "zod/mini";
 import { exportMail } from "../../domain/admin/export-mail.ts";
 import { agentIdSchema } from "../../domain/identity/names.ts";
@@ -42,26 +42,24 @@ const createExclusive = (path: string): number => {
 };
 
 const runExport = async (options: ExportOptions, deps: DepsOf<"store">): Promise<ExportResult> => {
-  const fd = createExclusive(options.to);
+  if (existsSync(options.to)) createExclusive(options.to);
+  // The file is made at the first page, so a refused token or an unknown agent leaves nothing behind.
+  let fd: number | undefined;
   let bytes = 0;
   try {
     const messages = await exportMail(deps, { agentId: options.agentId, token: deps.credential?.token }, async (lines) => {
+      fd ??= createExclusive(options.to);
       const chunk = Buffer.from(lines.map((l) => `${JSON.stringify(l)}\n`).join(""));
       for (let at = 0; at < chunk.length; ) at += writeSync(fd, chunk, at);
       bytes += chunk.length;
     });
+    fd ??= createExclusive(options.to);
     return { agent_id: options.agentId, file: options.to, messages, bytes };
   } catch (error) {
-    // A refused token or a failed read leaves no partial export behind.
-    closeSync(fd);
-    rmSync(options.to, { force: true });
+    if (fd !== undefined) rmSync(options.to, { force: true });
     throw error;
   } finally {
-    try {
-      closeSync(fd);
-    } catch {
-      // already closed on failure
-    }
+    if (fd !== undefined) closeSync(fd);
   }
 };
 
