@@ -3,7 +3,7 @@
 // ended runs' output tails (runs kept) and ended webhook events; never a message with a pending delivery, a queued
 // or running run, a pending webhook event, or anything newer than the cut-off. The preview counts exactly what goes.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { previewPrune, prune, retentionDaysFromEnv } from "../../app/agent_computer/src/domain/admin/retention.ts";
+import { previewPrune, prune, retentionDaysFromEnv } from "../../app/agent_computer/src/domain/admin/retention-prune.ts";
 import { ackMessages } from "../../app/agent_computer/src/domain/mesh/ack.ts";
 import { searchMessages } from "../../app/agent_computer/src/domain/mesh/search.ts";
 import { sendMessage } from "../../app/agent_computer/src/domain/mesh/send.ts";

@@ -3,7 +3,7 @@
 // tails, as `agent-computer-admin prune --older-than <days> --confirm` does by hand. Ended webhook events are left to
 // the webhook retention (outbound-webhook-retention.ts), so --webhook-retention-days alone decides how long they stay.
 // A backlog is worked off in bounded rounds between the worker's other writes.
-import { prune, retentionDaysFromEnv } from "../domain/admin/retention.ts";
+import { prune, retentionDaysFromEnv } from "../domain/admin/retention-prune.ts";
 import { errorText } from "../errors.ts";
 import { Nudge } from "./nudge.ts";
 import type { WorkerContext } from "./worker-context.ts";

@@ -1,6 +1,6 @@
 import * as z from "zod/mini";
 import { STORE_ERRORS } from "../../errors.ts";
-import type { BackupResult } from "../../store/admin/backup.ts";
+import type { BackupResult } from "../../store/admin/backup-store.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";
 import { neutralizeLine } from "../kernel/output.ts";
 import { ADMIN_ENV } from "./admin-env.ts";
@@ -17,7 +17,7 @@ export const backupOptionsSchema = z.object({
 type BackupOptions = z.output<typeof backupOptionsSchema>;
 
 const runBackup = async (options: BackupOptions, { ctx }: DepsOf<"none">): Promise<BackupResult> =>
-  (await import("../../store/admin/backup.ts")).backupStore(ctx.env, options.to);
+  (await import("../../store/admin/backup-store.ts")).backupStore(ctx.env, options.to);
 
 export default defineCommand({
   name: "agent-computer-admin backup",

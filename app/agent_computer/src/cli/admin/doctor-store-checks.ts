@@ -1,6 +1,5 @@
 // Doctor's checks of the store: reachable and migrated, a worker alive on this host, and (PostgreSQL) this host's
 // clock against the server's.
-import { hostName } from "../../adapters/local-host.ts";
 import { clockSkew, MAX_CLOCK_SKEW_MS } from "../../domain/admin/clock-skew.ts";
 import { errorText } from "../../errors.ts";
 import { neutralizeLine } from "../kernel/output.ts";
@@ -53,8 +52,9 @@ export const workerCheck: DoctorCheck = {
   name: "worker",
   timeoutMs: 10_000,
   run: async (ctx) => {
-    const [s, host] = await Promise.all([ctx.inspection().catch((error: unknown) => error as Error), hostName()]);
+    const s = await ctx.inspection().catch((error: unknown) => error as Error);
     if (s instanceof Error) return unreachable(s);
+    const host = s.host;
     const here = s.workers.filter((w) => w.host === host);
     if (here.length === 0) {
       const elsewhere = s.workers.length > 0 ? ` (${s.workers.length} on other hosts)` : "";

@@ -7,7 +7,7 @@ import {
   previewPrune,
   prune,
   RETENTION_ENV,
-} from "../../domain/admin/retention.ts";
+} from "../../domain/admin/retention-prune.ts";
 import { iso } from "../../domain/deps.ts";
 import { STORE_ERRORS } from "../../errors.ts";
 import type { PruneCounts } from "../../store/port.ts";

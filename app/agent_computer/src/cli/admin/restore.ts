@@ -1,6 +1,6 @@
 import * as z from "zod/mini";
 import { STORE_ERRORS } from "../../errors.ts";
-import type { RestoreResult } from "../../store/admin/restore.ts";
+import type { RestoreResult } from "../../store/admin/restore-store.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";
 import { neutralizeLine } from "../kernel/output.ts";
 import { ADMIN_ENV } from "./admin-env.ts";
@@ -11,7 +11,7 @@ export const restoreOptionsSchema = z.object({
 type RestoreOptions = z.output<typeof restoreOptionsSchema>;
 
 const runRestore = async (options: RestoreOptions, { ctx }: DepsOf<"none">): Promise<RestoreResult> =>
-  (await import("../../store/admin/restore.ts")).restoreStore(ctx.env, options.from);
+  (await import("../../store/admin/restore-store.ts")).restoreStore(ctx.env, options.from);
 
 export default defineCommand({
   name: "agent-computer-admin restore",

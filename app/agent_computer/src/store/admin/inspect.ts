@@ -2,6 +2,7 @@
 // records against the ones this build carries, and (PostgreSQL) the server's clock. Unlike openStore it never
 // creates or migrates anything: a missing SQLite file is reported, not made.
 import { existsSync } from "node:fs";
+import { hostName } from "../../adapters/local-host.ts";
 import { resolvePaths } from "../../paths.ts";
 import { storeDialect } from "../dialect.ts";
 
@@ -13,6 +14,8 @@ export interface StoreInspection {
   exists: boolean;
   applied: number[];
   registered: number[];
+  /** This host's name, as workers record theirs. */
+  host: string;
   /** Workers that reported within WORKER_SEEN_MS, on any host. */
   workers: { host: string; pid: number; url: string; lastSeenAt: number }[];
   /** PostgreSQL: this host's clock around the server's clock_timestamp(). */
@@ -53,7 +56,10 @@ const appliedVersions = async (db: Reader): Promise<number[]> => {
   }
 };
 
-const inspectSqlite = async (env: Record<string, string | undefined>, now: () => number): Promise<StoreInspection> => {
+const inspectSqlite = async (
+  env: Record<string, string | undefined>,
+  now: () => number,
+): Promise<Omit<StoreInspection, "host">> => {
   const { sqliteFile } = resolvePaths(env);
   const { sqliteMigrations } = await import("../sqlite/migration-set.ts");
   const registered = sqliteMigrations.map((m) => m.version);
@@ -87,7 +93,10 @@ export const postgresLocation = (rawUrl: string): string => {
   return url ? `postgres://${url.host}${url.pathname}` : "postgres://(unparsable URL)";
 };
 
-const inspectPostgres = async (env: Record<string, string | undefined>, now: () => number): Promise<StoreInspection> => {
+const inspectPostgres = async (
+  env: Record<string, string | undefined>,
+  now: () => number,
+): Promise<Omit<StoreInspection, "host">> => {
   const url = env.AGENT_COMPUTER_DATABASE_URL ?? "";
   const [{ openPostgres }, { postgresMigrations }] = await Promise.all([
     import("../postgres/driver.ts"),
@@ -115,5 +124,13 @@ const inspectPostgres = async (env: Record<string, string | undefined>, now: () 
 };
 
 /** Looks at the store the environment names. `now` is this host's clock (a test may shift it). */
-export const inspectStore = (env: Record<string, string | undefined>, now: () => number = Date.now): Promise<StoreInspection> =>
-  storeDialect(env) === "postgres" ? inspectPostgres(env, now) : inspectSqlite(env, now);
+export const inspectStore = async (
+  env: Record<string, string | undefined>,
+  now: () => number = Date.now,
+): Promise<StoreInspection> => {
+  const [inspection, host] = await Promise.all([
+    storeDialect(env) === "postgres" ? inspectPostgres(env, now) : inspectSqlite(env, now),
+    hostName(),
+  ]);
+  return { ...inspection, host };
+};
