@@ -8,7 +8,7 @@ import { runPgTool } from "../../adapters/pg-tools.ts";
 import { AppError } from "../../errors.ts";
 import { resolvePaths } from "../../paths.ts";
 import { storeDialect } from "../dialect.ts";
-import { postgresLocation } from "./inspect.ts";
+import { postgresLocation, postgresUrlOf } from "./inspect.ts";
 import { pgToolError } from "./pg-tool-errors.ts";
 
 /** A dump of a large database takes a while; past this something is wrong. */
@@ -63,7 +63,7 @@ const backupSqlite = async (env: Record<string, string | undefined>, to: string)
 };
 
 const backupPostgres = async (env: Record<string, string | undefined>, to: string): Promise<BackupResult> => {
-  const url = env.AGENT_COMPUTER_DATABASE_URL ?? "";
+  const url = postgresUrlOf(env);
   createTarget(to);
   // pg_dump opens --file for writing without O_CREAT|O_EXCL: it writes into the 0600 file made above.
   const outcome = await runPgTool("pg_dump", ["--format=custom", "--no-owner", "--no-privileges", "--file", to], url, {

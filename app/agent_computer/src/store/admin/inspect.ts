@@ -3,6 +3,7 @@
 // creates or migrates anything: a missing SQLite file is reported, not made.
 import { existsSync } from "node:fs";
 import { hostName } from "../../adapters/local-host.ts";
+import { AppError } from "../../errors.ts";
 import { resolvePaths } from "../../paths.ts";
 import { storeDialect } from "../dialect.ts";
 
@@ -87,6 +88,18 @@ const inspectSqlite = async (
   }
 };
 
+/** AGENT_COMPUTER_DATABASE_URL when it is a PostgreSQL URL; refused as openStore refuses it otherwise. */
+export const postgresUrlOf = (env: Record<string, string | undefined>): string => {
+  const url = env.AGENT_COMPUTER_DATABASE_URL ?? "";
+  if (!/^postgres(ql)?:$/.test(URL.parse(url)?.protocol ?? "")) {
+    throw new AppError("CONFIG_INVALID", "AGENT_COMPUTER_DATABASE_URL is not a postgres:// or postgresql:// URL", {
+      hint: "unset it to use the embedded SQLite store, or set it to postgres://user:password@host:port/database",
+      details: { variable: "AGENT_COMPUTER_DATABASE_URL" },
+    });
+  }
+  return url;
+};
+
 /** The URL as a person may see it: host, port and database, no user or password. */
 export const postgresLocation = (rawUrl: string): string => {
   const url = URL.parse(rawUrl);
@@ -97,7 +110,7 @@ const inspectPostgres = async (
   env: Record<string, string | undefined>,
   now: () => number,
 ): Promise<Omit<StoreInspection, "host">> => {
-  const url = env.AGENT_COMPUTER_DATABASE_URL ?? "";
+  const url = postgresUrlOf(env);
   const [{ openPostgres }, { postgresMigrations }] = await Promise.all([
     import("../postgres/driver.ts"),
     import("../postgres/migration-set.ts"),

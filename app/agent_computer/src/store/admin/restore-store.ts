@@ -8,7 +8,7 @@ import { ensurePrivateDir, ensurePrivateFile } from "../../local/private-files.t
 import { resolvePaths } from "../../paths.ts";
 import { storeDialect } from "../dialect.ts";
 import { openStore } from "../open.ts";
-import { inspectStore, postgresLocation } from "./inspect.ts";
+import { inspectStore, postgresLocation, postgresUrlOf } from "./inspect.ts";
 import { pgToolError } from "./pg-tool-errors.ts";
 
 const PG_TOOL_TIMEOUT_MS = 3_600_000;
@@ -99,7 +99,7 @@ const restoreSqlite = async (env: Record<string, string | undefined>, from: stri
 };
 
 const restorePostgres = async (env: Record<string, string | undefined>, from: string): Promise<RestoreResult> => {
-  const url = env.AGENT_COMPUTER_DATABASE_URL ?? "";
+  const url = postgresUrlOf(env);
   const { openPostgres } = await import("../postgres/driver.ts");
   const driver = openPostgres(url);
   let tables: number;
