@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, test } from "vitest";
 import { repoRoot, runBin } from "../helpers/bin.ts";
 import { allCommands, binaryNames } from "../helpers/registry.ts";
 
-const POINTER = /`?([a-z][a-z0-9-]*(?:-cli|-worker|-control))(?: [a-z-]+)? --help`?/g;
+const POINTER = /`?([a-z][a-z0-9-]*(?:-cli|-worker|-control|-admin))(?: [a-z-]+)? --help`?/g;
 const skillsDir = join(repoRoot, "skills");
 const skills = readdirSync(skillsDir).map((name) => ({ name, text: readFileSync(join(skillsDir, name, "SKILL.md"), "utf8") }));
 

@@ -1,6 +1,7 @@
 // The store port: domain-level operations, not SQL. Both adapters (SQLite, PostgreSQL) implement it and
 // pass the same contract suites (test/contract/*-store.test.ts, each run against both stores).
 
+import type { AdminRepo } from "./port-admin.ts";
 import type { AutomationRepo } from "./port-automation.ts";
 import type { ChannelRepo } from "./port-channels.ts";
 import type { HerdrRepo } from "./port-herdr.ts";
@@ -11,6 +12,7 @@ import type { OverviewRepo } from "./port-overview.ts";
 import type { ReservationRepo } from "./port-reservations.ts";
 import type { WakeRepo } from "./port-wake.ts";
 
+export type * from "./port-admin.ts";
 export type * from "./port-automation.ts";
 export { AUTOMATION_CHANNEL } from "./port-automation.ts";
 export type * from "./port-channels.ts";
@@ -36,6 +38,7 @@ export interface StoreTx {
   reservations: ReservationRepo;
   /** The operator's reads across every agent (the console). */
   overview: OverviewRepo;
+  admin: AdminRepo;
 }
 
 /** What a write transaction is, when the store can use knowing it; the store decides what follows from it. */

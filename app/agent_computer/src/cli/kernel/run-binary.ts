@@ -95,6 +95,7 @@ export const runBinary = async (binary: BinaryDef, argv: readonly string[], use:
       const options = invocation.options as never;
       const result = await runCommand(invocation.def, options, ctx);
       reachedPhase("command-run");
+      exitCode = invocation.def.exitCode?.(result) ?? EXIT.ok;
       if (json) await writeJsonStdout(result);
       else {
         const text = invocation.def.render(result, options);

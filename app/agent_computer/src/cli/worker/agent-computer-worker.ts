@@ -207,8 +207,8 @@ export default defineCommand({
     "One per host; several may share a PostgreSQL store, which still consumes each trigger once. On one HTTP server " +
     "(loopback by default): the scheduler (checkbacks, cron), the run executor (fenced attempts, --concurrency at a " +
     "time), the webhook receiver (POST /hooks/<endpoint-id>: create-webhook-cli --help) and its scripts' emitEvent " +
-    "calls, the outbound webhook sender, the console (read-only live pages: jobs, recent runs and output tails, " +
-    "triggers, agents; loopback host names only). Logs go to stderr, stdout gets only the summary; `ps` names it " +
+    "calls, the outbound webhook sender, the console (live pages: jobs, runs, tails, triggers, the mesh; " +
+    "writes as its owner's human agent; loopback host names only). Logs go to stderr, stdout gets only the summary; `ps` names it " +
     `agent-computer-worker. On PostgreSQL times are the server's clock: the host's offset is measured at start and ` +
     `every 5 min, and one over ${SKEW_BOUND_MS} ms is logged as a warning.\n` +
     "Console: only a browser holding the console token, a random secret kept 0600 in $AGENT_COMPUTER_HOME/console-token " +
@@ -230,7 +230,7 @@ export default defineCommand({
     "--once does not wait. Shutdown: the first SIGTERM/SIGINT stops intake and lets attempts finish for up to " +
     "--drain-seconds; a second signal (or the deadline) kills them and releases their runs to other workers. Exit: 0 " +
     "when --once ran out of work; stopped by a signal, it prints its summary and ends by that signal (143 or 130 in a " +
-    "shell, a stop by signal to a supervisor); else the codes below. Jobs and triggers: create-automation-job-cli --help.",
+    "shell, a stop by signal to a supervisor); else the codes below. Jobs and triggers: create-automation-job-cli --help. Upkeep: agent-computer-admin --help.",
   schema: workerOptionsSchema,
   writes:
     "trigger firings, runs and attempts (state, exit code, error, output tails), events in owners' sessions, outbound " +

@@ -1,4 +1,5 @@
 import type { StoreTx } from "../port.ts";
+import { adminRepo } from "./admin.ts";
 import { automationRepo } from "./automation.ts";
 import { channelRepo } from "./channels.ts";
 import type { Db } from "./db.ts";
@@ -33,6 +34,7 @@ export const reposFor = (db: Db): StoreTx => {
       webhooks,
       reservations: reservationRepo(db),
       overview: overviewRepo(db),
+      admin: adminRepo(db),
     };
     built.set(db, repos);
   }
