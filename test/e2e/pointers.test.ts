@@ -16,7 +16,7 @@ const pointerSentences = (text: string): string[] => [
   ...text.split("\n").filter((line) => /^- .*--help/.test(line)),
 ];
 
-const named = (text: string): string[] => [...text.matchAll(POINTER)].map((m) => m[1] as string);
+const named = (text: string): string[] => [...text.replace(/\s+/g, " ").matchAll(POINTER)].map((m) => m[1] as string);
 
 const helps = new Map<string, string>();
 beforeAll(async () => {
