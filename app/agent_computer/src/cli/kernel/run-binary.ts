@@ -38,7 +38,7 @@ export const createContext = (
 const hintFor = async (binary: BinaryDef, def: CommandDef | undefined, error: AppError): Promise<string> => {
   const help = `see ${def?.name ?? binary.name} --help`;
   if (error.code !== "INVALID_INPUT") return error.hint ?? help;
-  if (!def) return help;
+  if (!def) return error.hint ?? help;
   const { shortUsage } = await import("./help.ts");
   return `usage: ${shortUsage(def)}; ${help}`;
 };
@@ -66,6 +66,9 @@ const reportError = async (binary: BinaryDef, def: CommandDef | undefined, error
 };
 
 const helpText = async (binary: BinaryDef, subcommand: string | undefined): Promise<string> => {
+  if (subcommand === "completion" && !binary.subcommands?.completion) {
+    return (await import("./completion/script.ts")).completionHelp(binary.name);
+  }
   const { renderBinaryHelp, renderCommandHelp } = await import("./help.ts");
   const load = subcommand === undefined ? undefined : binary.subcommands?.[subcommand];
   return load ? renderCommandHelp(await load()) : renderBinaryHelp(binary);
@@ -90,7 +93,10 @@ export const runBinary = async (binary: BinaryDef, argv: readonly string[], use:
     });
     reachedPhase("argv-parsed");
     if (invocation.kind === "help") await writeStdout(await helpText(binary, invocation.subcommand));
-    else if (invocation.kind === "version") await writeStdout(`${(await import("./version.ts")).VERSION}\n`);
+    else if (invocation.kind === "completion") {
+      def = undefined;
+      await writeStdout(await (await import("./completion/script.ts")).completionScript(binary, invocation.shell));
+    } else if (invocation.kind === "version") await writeStdout(`${(await import("./version.ts")).VERSION}\n`);
     else {
       const options = invocation.options as never;
       const result = await runCommand(invocation.def, options, ctx);
