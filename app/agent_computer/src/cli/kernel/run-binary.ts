@@ -6,6 +6,7 @@ import { wantsJson } from "./argv.ts";
 import type { BinaryDef, CommandDef } from "./command.ts";
 import type { CommandContext } from "./command-context.ts";
 import { writeJsonStderr, writeJsonStdout, writeStderr, writeStdout } from "./output.ts";
+import { withConfigFile } from "./settings.ts";
 import { reachedPhase } from "./startup-phase.ts";
 
 /** Builds the real context; the store is opened lazily so help and usage errors never load a driver. */
@@ -84,7 +85,7 @@ const runCommand = async (def: CommandDef, options: never, ctx: CommandContext):
 export const runBinary = async (binary: BinaryDef, argv: readonly string[], use: StoreUse = {}): Promise<never> => {
   const json = wantsJson(argv);
   let def: CommandDef | undefined;
-  const ctx = createContext(process.env, use);
+  let ctx: ReturnType<typeof createContext> | undefined;
   let exitCode: number = EXIT.ok;
   try {
     const { parseArgv } = await import("./front.ts");
@@ -99,6 +100,7 @@ export const runBinary = async (binary: BinaryDef, argv: readonly string[], use:
     } else if (invocation.kind === "version") await writeStdout(`${(await import("./version.ts")).VERSION}\n`);
     else {
       const options = invocation.options as never;
+      ctx = createContext(await withConfigFile(process.env), use);
       const result = await runCommand(invocation.def, options, ctx);
       reachedPhase("command-run");
       if (json) await writeJsonStdout(result);
@@ -114,6 +116,6 @@ export const runBinary = async (binary: BinaryDef, argv: readonly string[], use:
   } catch (error) {
     exitCode = await reportError(binary, def, error, json);
   }
-  await ctx.closeStore().catch(() => undefined);
+  await ctx?.closeStore().catch(() => undefined);
   process.exit(exitCode);
 };
