@@ -12,7 +12,7 @@ const roffText = (text: string): string =>
   text
     .replace(/\\/g, "\\e")
     .replace(/-/g, "\\-")
-    .replace(/[^\x20-\x7e]/gu, (c) => `\\[u${(c.codePointAt(0) ?? 0x3f).toString(16).toUpperCase().padStart(4, "0")}]`);
+    .replace(/[^ -~]/gu, (c) => `\\[u${(c.codePointAt(0) ?? 0x3f).toString(16).toUpperCase().padStart(4, "0")}]`);
 
 /** A line of text that roff must not read as a request (a leading . or '). */
 const roffLine = (line: string): string => {
