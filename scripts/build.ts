@@ -1,7 +1,7 @@
 // `npm run build`: the fast form. One compiled multi-call executable with bytecode that dispatches on the
 // name it is invoked as (bin/<name> sets it). It never autoloads .env or bunfig.toml from the working dir.
 // Every binary's --help is rendered first, by its source form, and baked in (cli/kernel/static-help.ts); the same
-// text becomes its man page, dist/man/<binary>.1 (scripts/man-pages.ts).
+// text becomes its man page, dist/man/man1/<binary>.1 (scripts/man-pages.ts).
 
 import { existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -1,7 +1,7 @@
 // Man pages, generated at build time from each binary's --help (scripts/build.ts renders the help, then calls this):
 // the help is the contract, so the page is that text in roff. The title line gives NAME, each "Heading:" line at the
 // left margin after a blank line opens a section, the description's paragraphs are left for man to fill, and every
-// other section keeps its layout (flags, usage lines, examples). Written to dist/man/<binary>.1 (git-ignored; the
+// other section keeps its layout (flags, usage lines, examples). Written to dist/man/man1/<binary>.1 (git-ignored; the
 // package lists them in package.json "man", scripts/write-bin.ts keeps that list).
 
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
@@ -69,9 +69,11 @@ export const manPage = (binary: string, help: string, version: string): string =
   return `${out.join("\n")}\n`;
 };
 
-/** Replaces dir's pages with one per binary. */
+/** Replaces dir's pages with one per binary, in dir/man1 (so dir can be put on MANPATH). */
 export const writeManPages = (dir: string, help: Readonly<Record<string, string>>, version: string): void => {
   rmSync(dir, { recursive: true, force: true });
-  mkdirSync(dir, { recursive: true });
-  for (const [binary, text] of Object.entries(help)) writeFileSync(join(dir, `${binary}.1`), manPage(binary, text, version));
+  mkdirSync(join(dir, "man1"), { recursive: true });
+  for (const [binary, text] of Object.entries(help)) {
+    writeFileSync(join(dir, "man1", `${binary}.1`), manPage(binary, text, version));
+  }
 };

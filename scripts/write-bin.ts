@@ -45,7 +45,7 @@ const packageText = readFileSync(packageFile, "utf8");
 const pkg = JSON.parse(packageText) as { bin?: Record<string, string>; man?: string[] };
 pkg.bin = Object.fromEntries([...wanted.keys()].sort().map((name) => [name, `bin/${name}`]));
 // The man pages scripts/build.ts generates, one per binary: npm links them when the package is installed globally.
-pkg.man = [...wanted.keys()].sort().map((name) => `dist/man/${name}.1`);
+pkg.man = [...wanted.keys()].sort().map((name) => `dist/man/man1/${name}.1`);
 const wantedPackage = `${JSON.stringify(pkg, null, 2)}\n`;
 if (wantedPackage !== packageText) {
   stale.push("package.json#bin/man");

@@ -1,4 +1,4 @@
-// Man pages: the build writes dist/man/<binary>.1 for every binary of the registry, from the same --help text it
+// Man pages: the build writes dist/man/man1/<binary>.1 for every binary of the registry, from the same --help text it
 // bakes into the compiled form, and package.json lists them for npm to link. Each page renders with groff without a
 // warning, and man(1) shows it with the binary's name, options and exit codes.
 import { existsSync, readFileSync } from "node:fs";
@@ -10,7 +10,7 @@ import { manPage } from "../../scripts/man-pages.ts";
 import { repoRoot, runBin } from "../helpers/bin.ts";
 import { binaryNames } from "../helpers/registry.ts";
 
-const page = (name: string): string => join(repoRoot, "dist/man", `${name}.1`);
+const page = (name: string): string => join(repoRoot, "dist/man/man1", `${name}.1`);
 const has = (tool: string): boolean => Bun.spawnSync(["sh", "-c", `command -v ${tool}`]).exitCode === 0;
 
 describe("man pages", () => {
@@ -18,7 +18,7 @@ describe("man pages", () => {
     const missing = binaryNames.filter((name) => !existsSync(page(name)));
     expect(missing, "missing pages: run npm run build").toEqual([]);
     const pkg = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { man: string[]; files: string[] };
-    expect(pkg.man).toEqual(binaryNames.map((name) => `dist/man/${name}.1`));
+    expect(pkg.man).toEqual(binaryNames.map((name) => `dist/man/man1/${name}.1`));
     expect(pkg.files).toContain("dist/");
   });
 
