@@ -101,6 +101,9 @@ describe("completion scripts", () => {
     // "list" is --reason's value here, not the subcommand: the path stays at reserve.
     expect(await bashOffers(["agent-reserve-cli", "reserve", "--reason", "list", "--sh"])).toEqual(["--shared"]);
     expect(await bashOffers(["agent-send-cli", "--body", ""])).toEqual([]);
+    // --view=l: bash splits it at the "=".
+    expect(await bashOffers(["agents-list-cli", "--view", "=", "l"])).toEqual(["list"]);
+    expect(await bashOffers(["agents-list-cli", "--view", "="])).toEqual(["list", "topology"]);
     const dir = mkdtempSync(join(scratch, "files-"));
     writeFileSync(join(dir, "token.txt"), "");
     expect(await bashOffers(["agent-inbox-cli", "--token-file", "tok"], dir)).toEqual(["token.txt"]);
@@ -146,8 +149,13 @@ describe("completion scripts", () => {
     expect(bad.exitCode).toBe(2);
     expect(bad.stdout).toBe("");
     expect(bad.stderr).toContain("completion: the shell must be one of bash, zsh, fish (got tcsh)");
-    const help = await runBin("agent-inbox-cli", ["completion", "--help"]);
-    expect(help.exitCode).toBe(0);
-    expect(help.stdout).toContain("agent-inbox-cli completion bash|zsh|fish");
+    for (const asked of [
+      ["completion", "--help"],
+      ["help", "completion"],
+    ]) {
+      const help = await runBin("agent-inbox-cli", asked);
+      expect(help.exitCode, asked.join(" ")).toBe(0);
+      expect(help.stdout).toContain("agent-inbox-cli completion bash|zsh|fish");
+    }
   });
 });

@@ -219,7 +219,7 @@ export const parseArgv = async (
     .argument("[subcommand...]")
     .action((words: string[]) => {
       const key = words.join(" ");
-      if (words.length > 0 && !(key in subcommands)) throw program.unknownSubcommand(key);
+      if (words.length > 0 && !(key in subcommands) && key !== COMPLETION) throw program.unknownSubcommand(key);
       done({ kind: "help", subcommand: words.length > 0 ? key : undefined });
     });
   program

@@ -49,12 +49,13 @@ const tables = (id: string, nodes: readonly CompletionNode[]): string => {
  */
 const walk = (id: string, first: string, last: string): string =>
   [
-    `  local ac_at= ac_word ac_skip= ac_i`,
+    "  local ac_at= ac_word ac_flag= ac_skip= ac_i",
     `  for ((ac_i = ${first}; ac_i < ${last}; ac_i++)); do`,
     `    ac_word=\${words_[ac_i]}`,
-    "    if [[ -n $ac_skip ]]; then ac_skip=; continue; fi",
+    // bash splits --flag=value at the "=" (COMP_WORDBREAKS): the "=" is not the value.
+    '    if [[ -n $ac_skip ]]; then [[ $ac_word == "=" ]] || ac_skip=; continue; fi',
     "    if [[ $ac_word == -* ]]; then",
-    `      [[ $ac_word != *=* ]] && _ac_${id}_value "$ac_at" "$ac_word" >/dev/null && ac_skip=1`,
+    `      [[ $ac_word != *=* ]] && _ac_${id}_value "$ac_at" "$ac_word" >/dev/null && ac_skip=1 ac_flag=$ac_word`,
     "      continue",
     "    fi",
     `    if [[ " $(_ac_${id}_words "$ac_at") " == *" $ac_word "* ]]; then ac_at=\${ac_at:+$ac_at }$ac_word; fi`,
@@ -73,7 +74,8 @@ export const bashScript = (binary: string, nodes: readonly CompletionNode[]): st
     "  COMPREPLY=()",
     "  if [[ -n $ac_skip ]]; then",
     "    local ac_values",
-    `    ac_values=$(_ac_${id}_value "$ac_at" "\${COMP_WORDS[COMP_CWORD-1]}")`,
+    '    [[ $cur == "=" ]] && cur=',
+    `    ac_values=$(_ac_${id}_value "$ac_at" "$ac_flag")`,
     '    if [[ $ac_values == "<file>" ]]; then mapfile -t COMPREPLY < <(compgen -f -- "$cur")',
     '    else mapfile -t COMPREPLY < <(compgen -W "$ac_values" -- "$cur"); fi',
     "    return 0",
@@ -101,7 +103,7 @@ export const zshScript = (binary: string, nodes: readonly CompletionNode[]): str
     walk(id, "2", "CURRENT"),
     "  if [[ -n $ac_skip ]]; then",
     "    local ac_values",
-    `    ac_values=$(_ac_${id}_value "$ac_at" "\${words[CURRENT-1]}")`,
+    `    ac_values=$(_ac_${id}_value "$ac_at" "$ac_flag")`,
     '    if [[ $ac_values == "<file>" ]]; then _files; return; fi',
     `    ac_list=(\${=ac_values})`,
     `  elif [[ $cur == -* ]]; then ac_list=(\${=$(_ac_${id}_flags "$ac_at")})`,
