@@ -143,8 +143,10 @@ describe("config file: on disk", () => {
 
   test("loadEffectiveSettings names the file it read, for the operator's doctor", async () => {
     const { env, file } = configHome('agent_id = "cfg"\n');
-    const { file: read, settings } = await loadEffectiveSettings(env);
+    const { file: read, present, settings } = await loadEffectiveSettings(env);
     expect(read).toBe(file);
+    expect(present).toBe(true);
+    expect((await loadEffectiveSettings({ HOME: "/h", XDG_CONFIG_HOME: join(root, "none") })).present).toBe(false);
     expect(settings.find((s) => s.key === "agent_id")).toMatchObject({ value: "cfg", source: "config" });
   });
 });

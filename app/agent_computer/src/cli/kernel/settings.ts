@@ -67,10 +67,16 @@ export const loadConfigFile = async (env: Env): Promise<ConfigFile | undefined> 
   return (await import("../../local/config-file.ts")).readConfigFile(file, homeOf(env));
 };
 
-/** For the operator's doctor: every setting with its source, the file read as a command would. */
-export const loadEffectiveSettings = async (env: Env, flags: Partial<ConfigFile> = {}) => {
-  const file = settingsFile(env);
-  return { file, settings: effectiveSettings(env, await loadConfigFile(env), flags) };
+/**
+ * For the operator's doctor: the file's path, whether it exists, and every setting with its value and source, the
+ * file read as a command reads it. Throws CONFIG_INVALID (naming the file and key) for a bad or non-private file.
+ */
+export const loadEffectiveSettings = async (
+  env: Env,
+  flags: Partial<ConfigFile> = {},
+): Promise<{ file: string; present: boolean; settings: Setting[] }> => {
+  const loaded = await loadConfigFile(env);
+  return { file: settingsFile(env), present: loaded !== undefined, settings: effectiveSettings(env, loaded, flags) };
 };
 
 /**
