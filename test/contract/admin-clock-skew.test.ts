@@ -28,7 +28,7 @@ describe.skipIf(!pgUrl)("doctor's clock check against the PostgreSQL server [pos
   const check = (shiftMs: number) => {
     const now = () => Date.now() + shiftMs;
     const env = { AGENT_COMPUTER_DATABASE_URL: pgUrl as string };
-    return clockCheck.run({ env, stateDir: "/nonexistent", now, inspection: () => inspectStore(env, now) });
+    return clockCheck.run({ env, launchEnv: env, stateDir: "/nonexistent", now, inspection: () => inspectStore(env, now) });
   };
 
   test("a host in step is ok; one five minutes ahead or behind is an error with the fix", async () => {
