@@ -1,0 +1,32 @@
+// On PostgreSQL a command opens its store first to read the server's clock; a call that reads only this host's files
+// (herdr-lease-cli bridge-status, agent-wake-cli's status) must not wait on it. The server here accepts connections
+// and never answers, as a hung or firewalled one does: the driver gives up on it only after 5 s.
+import { afterAll, beforeAll, expect, test } from "vitest";
+import { runBin } from "../helpers/bin.ts";
+
+let silent: Bun.TCPSocketListener | undefined;
+beforeAll(() => {
+  silent = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data: () => {} } });
+});
+afterAll(() => silent?.stop(true));
+
+const timed = async (name: string, args: string[]) => {
+  const started = performance.now();
+  const result = await runBin(name, args, {
+    env: { ...process.env, AGENT_COMPUTER_DATABASE_URL: `postgres://u:secret@127.0.0.1:${silent?.port}/db` },
+  });
+  return { ...result, ms: performance.now() - started };
+};
+
+test("with a PostgreSQL server that never answers, the status calls that need no store answer at once", async () => {
+  const [bridge, wake] = await Promise.all([
+    timed("herdr-lease-cli", ["bridge-status", "--json"]),
+    timed("agent-wake-cli", ["--json"]),
+  ]);
+  expect(bridge.exitCode, bridge.stderr).toBe(0);
+  expect(bridge.json()).toHaveProperty("reservation_locks");
+  expect(wake.exitCode, wake.stderr).toBe(0);
+  expect(wake.json()).toMatchObject({ outcome: "status", watcher: null });
+  // Far under the driver's 5 s connect timeout that they waited out before.
+  expect(Math.max(bridge.ms, wake.ms)).toBeLessThan(4_000);
+});
