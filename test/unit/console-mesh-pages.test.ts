@@ -30,8 +30,9 @@ const message = {
   channel: null,
   created_at: T,
   recipients: [{ agent_id: EVIL, state: "pending" as const }],
+  recipient_count: 1,
 };
-const channel = { name: EVIL, created_by: EVIL, created_at: T, members: [EVIL] };
+const channel = { name: EVIL, created_by: EVIL, created_at: T, members: [EVIL], member_count: 1 };
 const task = {
   id: EVIL,
   title: EVIL,
