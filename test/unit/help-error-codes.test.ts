@@ -157,6 +157,22 @@ const UNREACHABLE: Record<string, Record<string, string>> = {
       "domain/outbound-webhooks/endpoints.ts is loaded for the console's Webhooks page (webhooksOverview), which only reads; " +
         "add, remove and enable, which refuse, are agent-webhook-cli's",
     ),
+    ...exempt(
+      [
+        "FORCE_PRECONDITION_FAILED",
+        "IDEMPOTENCY_CONFLICT",
+        "MESSAGE_NOT_FOUND",
+        "NAME_COLLISION_ACTIVE",
+        "NAME_LOOKALIKE",
+        "NOT_A_MEMBER",
+        "NOT_CHECKED_IN",
+        "RATE_LIMITED",
+        "REFUSED_BY_POLICY",
+        "UNAVAILABLE",
+      ],
+      "the console's writes (console/write-routes.ts: its human agent's registration, sends, channel posts, mark read) " +
+        "answer a refusal as the form's page with its HTTP status, never the worker's exit",
+    ),
   },
   ...automationExemptions(),
   ...herdrExemptions(),
