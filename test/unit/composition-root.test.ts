@@ -5,7 +5,9 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { describe, expect, test } from "vitest";
+import receipts from "../../app/agent_computer/src/cli/herdr/control-receipts.ts";
 import bridgeStatus from "../../app/agent_computer/src/cli/herdr/lease-bridge-status.ts";
+import waitAny from "../../app/agent_computer/src/cli/herdr/lease-wait-any.ts";
 import type { CommandDef, DepsKind, Needs } from "../../app/agent_computer/src/cli/kernel/command.ts";
 import type { CommandContext } from "../../app/agent_computer/src/cli/kernel/command-context.ts";
 import { depsFor, lazyStore } from "../../app/agent_computer/src/cli/kernel/composition-root.ts";
@@ -123,8 +125,8 @@ describe("the composition root", () => {
     expect(opens).toBe(0);
   });
 
-  test("the calls that read no store say so: bridge-status, and agent-wake-cli without --run", () => {
-    expect(bridgeStatus.needs.usesStore?.({})).toBe(false);
+  test("the calls that read no store say so: bridge-status, wait-any, receipts, and agent-wake-cli without --run", () => {
+    for (const def of [bridgeStatus, waitAny, receipts]) expect(def.needs.usesStore?.({} as never), def.name).toBe(false);
     expect(wakeCli.needs.usesStore?.({ run: false })).toBe(false);
     expect(wakeCli.needs.usesStore?.({ run: true })).toBe(true);
   });
