@@ -276,6 +276,12 @@ describe("help error codes equal the codes the code can throw", () => {
     for (const name of [...Object.keys(NO_STORE), ...Object.keys(UNREACHABLE)]) expect(names.has(name), name).toBe(true);
   });
 
+  test("a command that never opens the store declares so, and on PostgreSQL never waits on the server's clock", () => {
+    for (const { def } of commands.filter((c) => c.def.name in NO_STORE)) {
+      expect(def.needs.deps === "none" || def.needs.usesStore?.({} as never) === false, def.name).toBe(true);
+    }
+  });
+
   test.each(commands.map((c) => [c.def.name, c.def] as const))("%s", (name, def) => {
     const scanned = thrownCodes(moduleGraph(files.get(name) as string));
     const unreachable = UNREACHABLE[name] ?? {};
