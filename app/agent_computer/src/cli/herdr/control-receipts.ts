@@ -39,7 +39,7 @@ export default defineCommand({
     "herdr-agent-control receipts",
     "herdr-agent-control receipts --json | jq '.receipts[] | select(.state==\"pending\")'",
   ],
-  needs: { deps: "herdr" },
+  needs: { deps: "herdr", usesStore: () => false },
   run: runReceipts,
   render,
 });

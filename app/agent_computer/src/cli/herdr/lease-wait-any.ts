@@ -53,7 +53,7 @@ export default defineCommand({
     "herdr-lease-cli wait-any --worker rev-a --worker rev-b --after-seq rev-a=118 --after-seq rev-b=121 --json",
     "herdr-lease-cli wait-any --worker w1:p4 --timeout-ms 60000",
   ],
-  needs: { deps: "herdr" },
+  needs: { deps: "herdr", usesStore: () => false },
   run: runWaitAny,
   render: (r) =>
     [

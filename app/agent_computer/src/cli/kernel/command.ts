@@ -48,6 +48,11 @@ export interface Needs<Options, Kind extends DepsKind> {
   deps: Kind;
   /** For "store": "call" (default) stops the clock when the deps are built; "live" reads it at each look. */
   clock?: Clock;
+  /**
+   * false for a call that reads only this host's files (a status): it gets the host's clock and no store, so on
+   * PostgreSQL it is not held up measuring the server's clock, nor by a server that does not answer. Default: true.
+   */
+  usesStore?: (options: Options) => boolean;
   /** Whose token the command presents (undefined for a call that presents none). */
   credential?: (options: Options) => CredentialRequest | undefined;
 }
