@@ -4,7 +4,7 @@ import type { HandoffOutput } from "../../domain/herdr/handoff-results.ts";
 import { RECEIPT_TOKEN_PATTERN } from "../../domain/herdr/receipts.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";
 import { HANDOFF_OUTPUT, RESULT_STATES } from "./handoff-docs.ts";
-import { AUTHORITY_ERRORS, CONTROL_ENV, modeSchema, readLinesSchema, renderHandoff, timeoutMsSchema } from "./shared.ts";
+import { authorityErrorsWith, CONTROL_ENV, modeSchema, readLinesSchema, renderHandoff, timeoutMsSchema } from "./shared.ts";
 
 export const collectOptionsSchema = z.object({
   receipt: z
@@ -36,7 +36,7 @@ export default defineCommand({
   schema: collectOptionsSchema,
   writes: "the state of each receipt that completes or fails; nothing is typed into any pane.",
   output: HANDOFF_OUTPUT,
-  errors: [...AUTHORITY_ERRORS, "RESERVATION_BUSY", "IDENTITY_CHANGED", "INTERNAL"],
+  errors: authorityErrorsWith("IDENTITY_CHANGED"),
   env: CONTROL_ENV,
   examples: [
     "herdr-agent-control collect --receipt herdr-receipt-v1.0b6e4d9e-1f1a-4c35-9d0e-5d7f0f3c2a11",

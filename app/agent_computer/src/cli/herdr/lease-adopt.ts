@@ -4,7 +4,7 @@ import { leaseView } from "../../domain/herdr/inventory.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";
 import { oneLine } from "../kernel/one-line.ts";
 import { LEASE_OUTPUT } from "./lease-docs.ts";
-import { AUTHORITY_ERRORS, agentNameSchema, BINDING_ENV, kindSchema, renderLease, seqSchema, sha256Schema } from "./shared.ts";
+import { agentNameSchema, authorityErrorsWith, BINDING_ENV, kindSchema, renderLease, seqSchema, sha256Schema } from "./shared.ts";
 
 const paneIdSchema = z.string().regex(/^[A-Za-z0-9]+:[A-Za-z0-9]+$/, "must be a Herdr pane id (w1:p2)");
 
@@ -46,15 +46,7 @@ export default defineCommand({
   flags: { target: { placeholder: "<name-or-pane>" } },
   writes: "an adopted lease in this host's state dir.",
   output: LEASE_OUTPUT,
-  errors: [
-    ...AUTHORITY_ERRORS,
-    "RESERVATION_BUSY",
-    "CONFLICT",
-    "IDENTITY_CHANGED",
-    "AGENT_NOT_SETTLED",
-    "CURSOR_MOVED",
-    "INTERNAL",
-  ],
+  errors: authorityErrorsWith("CONFLICT", "IDENTITY_CHANGED", "AGENT_NOT_SETTLED", "CURSOR_MOVED"),
   env: BINDING_ENV,
   examples: [
     "herdr-lease-cli adopt --target old-rev --expected-pane-id w1:p4 --expected-name old-rev --expected-kind claude " +

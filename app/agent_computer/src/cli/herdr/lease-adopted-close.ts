@@ -3,8 +3,8 @@ import { closeAdopted } from "../../domain/herdr/adopt.ts";
 import { closeView } from "../../domain/herdr/inventory.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";
 import { oneLine } from "../kernel/one-line.ts";
-import { CLOSE_OUTPUT, CLOSE_RULES } from "./lease-docs.ts";
-import { AUTHORITY_ERRORS, BINDING_ENV, leaseIdSchema, readLinesSchema, seqSchema, sha256Schema } from "./shared.ts";
+import { CLOSE_OUTPUT, CLOSE_RULES, closeErrors } from "./lease-docs.ts";
+import { BINDING_ENV, leaseIdSchema, readLinesSchema, seqSchema, sha256Schema } from "./shared.ts";
 
 export const adoptedCloseOptionsSchema = z.object({
   leaseId: leaseIdSchema.describe("the adopted lease to close"),
@@ -25,16 +25,7 @@ export default defineCommand({
   schema: adoptedCloseOptionsSchema,
   writes: "the lease state and checkpoint reference/digest; closes one Herdr pane.",
   output: CLOSE_OUTPUT,
-  errors: [
-    ...AUTHORITY_ERRORS,
-    "RESERVATION_BUSY",
-    "CONFLICT",
-    "RECEIPT_OUTSTANDING",
-    "IDENTITY_CHANGED",
-    "AGENT_NOT_SETTLED",
-    "CURSOR_MOVED",
-    "INTERNAL",
-  ],
+  errors: closeErrors(),
   env: BINDING_ENV,
   examples: [
     "herdr-lease-cli adopted close --lease-id lease_5d2b9a1b2c3d4e5f60718293a4b5c6d7 --expected-seq 77 --checkpoint-ref acme/api#5-c1 " +

@@ -2,8 +2,9 @@
 import { z } from "zod";
 import type { ControllerView } from "../../domain/herdr/controller-lease.ts";
 import { DEFAULT_CONTROLLER_TTL_SECONDS } from "../../domain/herdr/controller-lease.ts";
+import { type ErrorCode, STORE_ERRORS } from "../../errors.ts";
 import { oneLine } from "../kernel/one-line.ts";
-import { sha256Schema } from "./shared.ts";
+import { HERDR_READ_ERRORS, sha256Schema } from "./shared.ts";
 
 export const ttlSchema = z.coerce
   .number()
@@ -22,6 +23,18 @@ export const authorityOptionsSchema = z.object({
   ttlSeconds: ttlSchema,
 });
 export type AuthorityOptions = z.output<typeof authorityOptionsSchema>;
+
+/** The errors of binding a controller lease to this caller (acquire, resume, takeover), its refusals in between. */
+export const bindingErrors = (...refusals: ErrorCode[]): readonly ErrorCode[] => [
+  "INVALID_INPUT",
+  "CONTROLLER_CONTEXT_MISSING",
+  "CONTROLLER_AUTH_FAILED",
+  ...refusals,
+  "RESERVATION_BUSY",
+  ...HERDR_READ_ERRORS,
+  ...STORE_ERRORS,
+  "INTERNAL",
+];
 
 export const CONTROLLER_FIELDS =
   '"controller_id","lease_ref":"<controller_id>:g<generation>","generation","state":"active|released","expires_at",' +

@@ -3,7 +3,7 @@ import { type ControllerView, releaseController } from "../../domain/herdr/contr
 import { type DepsOf, defineCommand } from "../kernel/command.ts";
 import { oneLine } from "../kernel/one-line.ts";
 import { CONTROLLER_OUTPUT, renderController } from "./lease-controller-options.ts";
-import { AUTHORITY_ERRORS, BINDING_ENV, sha256Schema } from "./shared.ts";
+import { authorityErrorsWith, BINDING_ENV, sha256Schema } from "./shared.ts";
 
 export const releaseOptionsSchema = z.object({
   checkpointRef: oneLine(500, {
@@ -27,7 +27,7 @@ export default defineCommand({
   schema: releaseOptionsSchema,
   writes: "the controller lease row (state released, checkpoint); removes this host's binding and credential files.",
   output: CONTROLLER_OUTPUT,
-  errors: [...AUTHORITY_ERRORS, "RESERVATION_BUSY", "INTERNAL"],
+  errors: authorityErrorsWith(),
   env: BINDING_ENV,
   examples: [
     "herdr-lease-cli controller release --checkpoint-ref https://github.com/acme/api/issues/7#c9 --checkpoint-sha256 $(sha256sum < checkpoint-c9.md | cut -c1-64)",

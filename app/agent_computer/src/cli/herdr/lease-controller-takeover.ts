@@ -1,10 +1,9 @@
 import { z } from "zod";
 import { type TakeoverView, takeoverController } from "../../domain/herdr/controller-takeover.ts";
 import { LEASE_REF_PATTERN } from "../../domain/herdr/lease-ref.ts";
-import { STORE_ERRORS } from "../../errors.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";
-import { authorityOptionsSchema, renderController, TAKEOVER_OUTPUT } from "./lease-controller-options.ts";
-import { BINDING_ENV, HERDR_READ_ERRORS } from "./shared.ts";
+import { authorityOptionsSchema, bindingErrors, renderController, TAKEOVER_OUTPUT } from "./lease-controller-options.ts";
+import { BINDING_ENV } from "./shared.ts";
 
 export const takeoverOptionsSchema = z.object({
   expectedLease: z
@@ -39,17 +38,7 @@ export default defineCommand({
   schema: takeoverOptionsSchema,
   writes: "the controller lease row (shared store); this host's binding and 0600 credential files.",
   output: TAKEOVER_OUTPUT,
-  errors: [
-    "INVALID_INPUT",
-    "CONTROLLER_CONTEXT_MISSING",
-    "CONTROLLER_AUTH_FAILED",
-    "CONTROLLER_HELD",
-    "CONTROLLER_LEASE_CHANGED",
-    "RESERVATION_BUSY",
-    ...HERDR_READ_ERRORS,
-    ...STORE_ERRORS,
-    "INTERNAL",
-  ],
+  errors: bindingErrors("CONTROLLER_HELD", "CONTROLLER_LEASE_CHANGED"),
   env: BINDING_ENV,
   examples: [
     "herdr-lease-cli controller takeover --expected-lease proj.ctl:g3 --authority-ref acme/api#7 --authority-sha256 $(sha256sum < issue7.md | cut -c1-64)",

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { type ReconcileResult, reconcileLeases } from "../../domain/herdr/reconcile.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";
-import { AUTHORITY_ERRORS, BINDING_ENV, dryRunOf } from "./shared.ts";
+import { authorityErrorsWith, BINDING_ENV, dryRunOf } from "./shared.ts";
 
 export const reconcileOptionsSchema = z.object({
   apply: z.boolean().default(false).describe("end the leases found gone and release their reservations (default: a dry run)"),
@@ -45,7 +45,7 @@ export default defineCommand({
   output:
     '{"controller_id","dry_run","leases":[{"lease_id","type","agent_name","pane_id","state_before","outcome":"lost|would_lose|' +
     'kept|unknown","evidence","released":{"writer_claim","receipts":[]}}]}',
-  errors: ["INVALID_INPUT", ...AUTHORITY_ERRORS, "RESERVATION_BUSY", "INTERNAL"],
+  errors: authorityErrorsWith(),
   env: BINDING_ENV,
   examples: ["herdr-lease-cli reconcile", "herdr-lease-cli reconcile --apply --json"],
   needs: { deps: "herdr" },

@@ -5,8 +5,8 @@ import { type DepsOf, defineCommand } from "../kernel/command.ts";
 import { oneLine } from "../kernel/one-line.ts";
 import { LEASE_OUTPUT } from "./lease-docs.ts";
 import {
-  AUTHORITY_ERRORS,
   agentNameSchema,
+  authorityErrorsWith,
   BINDING_ENV,
   busyWindowSchema,
   kindSchema,
@@ -60,7 +60,7 @@ export default defineCommand({
   rest: { key: "nativeArgs", name: "NATIVE_ARGS" },
   writes: "a reviewer lease in this host's state dir; a Herdr tab and agent.",
   output: LEASE_OUTPUT,
-  errors: [...AUTHORITY_ERRORS, "RESERVATION_BUSY", "CONFLICT", "IDENTITY_CHANGED", "INTERNAL"],
+  errors: authorityErrorsWith("CONFLICT", "IDENTITY_CHANGED"),
   env: BINDING_ENV,
   examples: [
     "herdr-lease-cli reviewer start --name rev-pr42 --kind claude --cwd /srv/wt/pr42 --purpose 'review PR 42' -- --model opus --effort high",

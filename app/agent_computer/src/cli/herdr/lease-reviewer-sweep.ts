@@ -40,7 +40,7 @@ export default defineCommand({
   output:
     '{"controller_id","dry_run","reviewers":[{"lease_id","agent_name","pane_id","outcome":"closed|would_close|preserved",' +
     '"reason","observed_status"?,"observed_seq"?,"capture_sha256"?}]}',
-  errors: ["INVALID_INPUT", ...AUTHORITY_ERRORS, "INTERNAL"],
+  errors: [...AUTHORITY_ERRORS, "INTERNAL"],
   env: BINDING_ENV,
   examples: ["herdr-lease-cli reviewer sweep", "herdr-lease-cli reviewer sweep --apply --json"],
   needs: { deps: "herdr" },

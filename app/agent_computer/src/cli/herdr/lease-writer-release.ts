@@ -3,16 +3,8 @@ import { closeView } from "../../domain/herdr/inventory.ts";
 import { releaseWriter } from "../../domain/herdr/writer.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";
 import { oneLine } from "../kernel/one-line.ts";
-import { CLOSE_OUTPUT, CLOSE_RULES } from "./lease-docs.ts";
-import {
-  AUTHORITY_ERRORS,
-  BINDING_ENV,
-  commitSchema,
-  leaseIdSchema,
-  readLinesSchema,
-  seqSchema,
-  sha256Schema,
-} from "./shared.ts";
+import { CLOSE_OUTPUT, CLOSE_RULES, closeErrors } from "./lease-docs.ts";
+import { BINDING_ENV, commitSchema, leaseIdSchema, readLinesSchema, seqSchema, sha256Schema } from "./shared.ts";
 
 export const writerReleaseOptionsSchema = z.object({
   leaseId: leaseIdSchema.describe("the writer lease to release"),
@@ -48,17 +40,7 @@ export default defineCommand({
   schema: writerReleaseOptionsSchema,
   writes: "the lease and claim states, the checkpoint reference and digest; closes one Herdr pane.",
   output: CLOSE_OUTPUT,
-  errors: [
-    ...AUTHORITY_ERRORS,
-    "RESERVATION_BUSY",
-    "CONFLICT",
-    "WRITER_ADMISSION_REFUSED",
-    "RECEIPT_OUTSTANDING",
-    "IDENTITY_CHANGED",
-    "AGENT_NOT_SETTLED",
-    "CURSOR_MOVED",
-    "INTERNAL",
-  ],
+  errors: closeErrors("WRITER_ADMISSION_REFUSED"),
   env: BINDING_ENV,
   examples: [
     "herdr-lease-cli writer release --lease-id lease_7a1e9a1b2c3d4e5f60718293a4b5c6d7 --expected-seq 240 " +

@@ -5,8 +5,8 @@ import { type DepsOf, defineCommand } from "../kernel/command.ts";
 import { oneLine } from "../kernel/one-line.ts";
 import { LEASE_OUTPUT } from "./lease-docs.ts";
 import {
-  AUTHORITY_ERRORS,
   agentNameSchema,
+  authorityErrorsWith,
   BINDING_ENV,
   busyWindowSchema,
   commitSchema,
@@ -74,15 +74,7 @@ export default defineCommand({
   schema: writerStartOptionsSchema,
   writes: "a writer claim (shared store) and lease (this host); a Herdr tab and agent. Git is only read.",
   output: LEASE_OUTPUT,
-  errors: [
-    ...AUTHORITY_ERRORS,
-    "RESERVATION_BUSY",
-    "WRITER_ADMISSION_REFUSED",
-    "SCOPE_CONFLICT",
-    "CONFLICT",
-    "IDENTITY_CHANGED",
-    "INTERNAL",
-  ],
+  errors: authorityErrorsWith("WRITER_ADMISSION_REFUSED", "SCOPE_CONFLICT", "CONFLICT", "IDENTITY_CHANGED"),
   env: BINDING_ENV,
   examples: [
     "herdr-lease-cli writer start --name w-api --kind codex --purpose 'ticket 7' --ticket-ref acme/api#7 --authority-ref acme/api#7 " +

@@ -34,6 +34,14 @@ export const AUTHORITY_ERRORS: readonly ErrorCode[] = [
   ...STORE_ERRORS,
 ];
 
+/** The errors of a command that loads controller authority and takes a reservation lock, its own in between. */
+export const authorityErrorsWith = (...own: ErrorCode[]): readonly ErrorCode[] => [
+  ...AUTHORITY_ERRORS,
+  "RESERVATION_BUSY",
+  ...own,
+  "INTERNAL",
+];
+
 export const sha256Schema = z.string().regex(/^[0-9a-f]{64}$/, "must be a lowercase hex SHA-256 (64 characters)");
 export const commitSchema = z.string().regex(/^([0-9a-f]{40}|[0-9a-f]{64})$/, "must be a full lowercase commit id");
 export const agentNameSchema = z.string().regex(HERDR_AGENT_NAME_PATTERN, "must be a Herdr agent name: [a-z][a-z0-9_-]{0,31}");
