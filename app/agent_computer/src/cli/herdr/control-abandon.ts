@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import { type AbandonResult, abandonReceipt } from "../../domain/herdr/abandon.ts";
 import { RECEIPT_TOKEN_PATTERN } from "../../domain/herdr/receipts.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";
@@ -7,8 +7,10 @@ import { authorityErrorsWith, CONTROL_ENV } from "./shared.ts";
 export const abandonOptionsSchema = z.object({
   receipt: z
     .string()
-    .regex(RECEIPT_TOKEN_PATTERN, "must be a receipt token (herdr-receipt-v1.<uuid>)")
-    .describe("the receipt to abandon"),
+    .check(
+      z.regex(RECEIPT_TOKEN_PATTERN, "must be a receipt token (herdr-receipt-v1.<uuid>)"),
+      z.describe("the receipt to abandon"),
+    ),
 });
 
 export type AbandonOptions = z.output<typeof abandonOptionsSchema>;

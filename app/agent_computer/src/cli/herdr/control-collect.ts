@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import { collectReceipts } from "../../domain/herdr/collect.ts";
 import type { HandoffOutput } from "../../domain/herdr/handoff-results.ts";
 import { RECEIPT_TOKEN_PATTERN } from "../../domain/herdr/receipts.ts";
@@ -8,10 +8,8 @@ import { authorityErrorsWith, CONTROL_ENV, modeSchema, readLinesSchema, renderHa
 
 export const collectOptionsSchema = z.object({
   receipt: z
-    .array(z.string().regex(RECEIPT_TOKEN_PATTERN, "must be a receipt token (herdr-receipt-v1.<uuid>)"))
-    .min(1)
-    .max(8)
-    .describe("receipt tokens from ask/ask-many (1-8)"),
+    .array(z.string().check(z.regex(RECEIPT_TOKEN_PATTERN, "must be a receipt token (herdr-receipt-v1.<uuid>)")))
+    .check(z.minLength(1), z.maxLength(8), z.describe("receipt tokens from ask/ask-many (1-8)")),
   mode: modeSchema,
   timeoutMs: timeoutMsSchema,
   readLines: readLinesSchema,

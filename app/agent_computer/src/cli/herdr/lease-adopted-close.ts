@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import { closeAdopted } from "../../domain/herdr/adopt.ts";
 import { closeView } from "../../domain/herdr/inventory.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";
@@ -7,10 +7,10 @@ import { CLOSE_OUTPUT, CLOSE_RULES, closeErrors } from "./lease-docs.ts";
 import { BINDING_ENV, leaseIdSchema, readLinesSchema, seqSchema, sha256Schema } from "./shared.ts";
 
 export const adoptedCloseOptionsSchema = z.object({
-  leaseId: leaseIdSchema.describe("the adopted lease to close"),
-  expectedSeq: seqSchema.describe("the agent's state_change_seq you last observed"),
+  leaseId: leaseIdSchema.check(z.describe("the adopted lease to close")),
+  expectedSeq: seqSchema.check(z.describe("the agent's state_change_seq you last observed")),
   checkpointRef: oneLine(500, { min: 1, describe: "durable, content-free checkpoint of what the agent left" }),
-  checkpointSha256: sha256Schema.describe("SHA-256 of that checkpoint"),
+  checkpointSha256: sha256Schema.check(z.describe("SHA-256 of that checkpoint")),
   readLines: readLinesSchema,
 });
 export type AdoptedCloseOptions = z.output<typeof adoptedCloseOptionsSchema>;

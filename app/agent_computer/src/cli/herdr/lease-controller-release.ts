@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import { type ControllerView, releaseController } from "../../domain/herdr/controller-lease.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";
 import { oneLine } from "../kernel/one-line.ts";
@@ -10,7 +10,7 @@ export const releaseOptionsSchema = z.object({
     min: 1,
     describe: "durable reference to a content-free checkpoint of where coordination stands",
   }),
-  checkpointSha256: sha256Schema.describe("the SHA-256 of that checkpoint"),
+  checkpointSha256: sha256Schema.check(z.describe("the SHA-256 of that checkpoint")),
 });
 export type ReleaseOptions = z.output<typeof releaseOptionsSchema>;
 

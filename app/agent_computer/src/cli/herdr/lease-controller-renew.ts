@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import { type ControllerView, renewController } from "../../domain/herdr/controller-lease.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";
 import { CONTROLLER_OUTPUT, renderController, ttlSchema } from "./lease-controller-options.ts";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import { type TakeoverView, takeoverController } from "../../domain/herdr/controller-takeover.ts";
 import { LEASE_REF_PATTERN } from "../../domain/herdr/lease-ref.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";
@@ -8,8 +8,10 @@ import { BINDING_ENV } from "./shared.ts";
 export const takeoverOptionsSchema = z.object({
   expectedLease: z
     .string()
-    .regex(LEASE_REF_PATTERN, "must be a controller lease ref <controller_id>:g<generation>, e.g. proj.ctl:g3")
-    .describe("the lease you saw and mean to replace (lease_ref from herdr-agent-control status or controller acquire)"),
+    .check(
+      z.regex(LEASE_REF_PATTERN, "must be a controller lease ref <controller_id>:g<generation>, e.g. proj.ctl:g3"),
+      z.describe("the lease you saw and mean to replace (lease_ref from herdr-agent-control status or controller acquire)"),
+    ),
   ...authorityOptionsSchema.shape,
 });
 export type TakeoverOptions = z.output<typeof takeoverOptionsSchema>;

@@ -1,11 +1,13 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import { type ReconcileResult, reconcileLeases } from "../../domain/herdr/reconcile.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";
 import { authorityErrorsWith, BINDING_ENV, dryRunOf } from "./shared.ts";
 
 export const reconcileOptionsSchema = z.object({
-  apply: z.boolean().default(false).describe("end the leases found gone and release their reservations (default: a dry run)"),
-  dryRun: z.boolean().default(false).describe("report what would be ended, change nothing (the default)"),
+  apply: z
+    ._default(z.boolean(), false)
+    .check(z.describe("end the leases found gone and release their reservations (default: a dry run)")),
+  dryRun: z._default(z.boolean(), false).check(z.describe("report what would be ended, change nothing (the default)")),
 });
 export type ReconcileOptions = z.output<typeof reconcileOptionsSchema>;
 

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import { closeView } from "../../domain/herdr/inventory.ts";
 import { closeReviewer } from "../../domain/herdr/reviewer.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";
@@ -6,8 +6,8 @@ import { CLOSE_OUTPUT, CLOSE_RULES, closeErrors } from "./lease-docs.ts";
 import { BINDING_ENV, leaseIdSchema, readLinesSchema, seqSchema } from "./shared.ts";
 
 export const reviewerCloseOptionsSchema = z.object({
-  leaseId: leaseIdSchema.describe("the reviewer lease to close"),
-  expectedSeq: seqSchema.describe("the reviewer's state_change_seq you last observed"),
+  leaseId: leaseIdSchema.check(z.describe("the reviewer lease to close")),
+  expectedSeq: seqSchema.check(z.describe("the reviewer's state_change_seq you last observed")),
   readLines: readLinesSchema,
 });
 export type ReviewerCloseOptions = z.output<typeof reviewerCloseOptionsSchema>;
