@@ -12,6 +12,7 @@ import type { SendResult } from "../../app/agent_computer/src/domain/mesh/send.t
 import { isAppError } from "../../app/agent_computer/src/errors.ts";
 import { writeVaultToken } from "../../app/agent_computer/src/local/vault.ts";
 import { resolvePaths } from "../../app/agent_computer/src/paths.ts";
+import type { Store } from "../../app/agent_computer/src/store/port.ts";
 import { type MeshAgents, openMeshAgents } from "../helpers/mesh.ts";
 import { storeNames } from "../helpers/stores.ts";
 
@@ -20,11 +21,13 @@ describe.each(storeNames)("agent-send-cli tells the sender the truth [%s]", (sto
 
   const ctxWith = (env: Record<string, string | undefined> = {}): CommandContext => {
     const full = { ...mesh.target.env, RELAY_AGENT_TOKEN: undefined, ...env };
+    // The suite's clock stands for the cluster's: without serverNow the kernel takes it as the server's.
+    const onSuiteClock: Store = { ...mesh.store, serverNow: undefined };
     return {
       env: full,
       paths: resolvePaths(full),
       now: () => mesh.clock.now,
-      store: async () => mesh.store,
+      store: async () => onSuiteClock,
       readInput: readLimited,
     };
   };

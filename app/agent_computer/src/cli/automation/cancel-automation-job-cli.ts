@@ -1,11 +1,14 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import { type CancelJobResult, cancelJob } from "../../domain/automation/jobs.ts";
 import { STORE_ERRORS } from "../../errors.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";
 import { ownCredential } from "../kernel/credential.ts";
 import { jobIdSchema, OWNER_ENV, OWNER_ERRORS, owner, ownerFields } from "./shared.ts";
 
-export const cancelJobOptionsSchema = z.object({ ...ownerFields, jobId: jobIdSchema.describe("the automation job to cancel") });
+export const cancelJobOptionsSchema = z.object({
+  ...ownerFields,
+  jobId: jobIdSchema.check(z.describe("the automation job to cancel")),
+});
 
 export type CancelJobOptions = z.output<typeof cancelJobOptionsSchema>;
 

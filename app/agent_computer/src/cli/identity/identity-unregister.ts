@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import { type UnregisterResult, unregisterAgent } from "../../domain/agents/unregister.ts";
 import { removeVaultToken } from "../../local/vault.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";

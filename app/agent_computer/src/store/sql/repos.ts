@@ -6,6 +6,7 @@ import { herdrRepo } from "./herdr.ts";
 import { identityRepo } from "./identity.ts";
 import { meshRepo } from "./mesh.ts";
 import { webhookRepo } from "./outbound-webhooks.ts";
+import { overviewRepo } from "./overview.ts";
 import { reservationRepo } from "./reservations.ts";
 import { tasksRepo } from "./tasks.ts";
 import { wakeRepo } from "./wake.ts";
@@ -31,6 +32,7 @@ export const reposFor = (db: Db): StoreTx => {
       herdr: herdrRepo(db),
       webhooks,
       reservations: reservationRepo(db),
+      overview: overviewRepo(db),
     };
     built.set(db, repos);
   }
