@@ -14,8 +14,6 @@ import type { BinaryDef } from "../../app/agent_computer/src/cli/kernel/command.
  */
 const SPLIT_ON_ANOTHER_BRANCH: ReadonlySet<string> = new Set([
   "agent-channel-cli", // cli/mesh/channel-commands.ts: split by the paging branch while it changes `list`
-  "agent-task-cli", // cli/identity/task-transitions.ts (accept, complete, reject, cancel): the zod branch converts it
-  "worker-env-cli", // cli/automation/worker-env-cli.ts (set, list, unset and the binary): the zod branch converts it
 ]);
 
 // The test runner rewrites `import(` to its own loader and the path to a root-relative one; both forms are one lazy
