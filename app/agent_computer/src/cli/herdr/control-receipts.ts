@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import { receiptList } from "../../domain/herdr/inventory.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";
 import { CONTROL_ENV } from "./shared.ts";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import { bridgeStatus } from "../../domain/herdr/inventory.ts";
 import { herdrStateDirs } from "../../local/herdr-state.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";
