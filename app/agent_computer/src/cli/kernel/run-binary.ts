@@ -104,6 +104,8 @@ export const runBinary = async (binary: BinaryDef, argv: readonly string[], use:
         const warning = (result as { warning?: unknown } | undefined)?.warning;
         if (typeof warning === "string") await writeStderr(`${invocation.def.name}: warning: ${warning}\n`);
       }
+      const failure = invocation.def.failsWith?.(result as never);
+      if (failure) exitCode = await reportError(binary, def, failure, json);
     }
   } catch (error) {
     exitCode = await reportError(binary, def, error, json);
