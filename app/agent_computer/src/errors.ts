@@ -15,9 +15,9 @@ export const EXIT = {
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
 export const EXIT_CODE_TABLE =
-  "0 ok · 1 unexpected/internal failure · 2 usage or validation error · 3 authentication failed · " +
+  "0 ok · 1 internal failure · 2 invalid input · 3 authentication failed · " +
   "4 conflict or failed precondition · 5 not found · 6 rate limited · 7 timed out · 8 unavailable (retryable) · " +
-  "9 sent, but not delivered";
+  "9 sent, not delivered";
 
 /** Every stable error code, with the exit code it maps to and a one-line meaning for --help. */
 export const ERROR_CODES = {

@@ -7,8 +7,8 @@ export interface BroadcastAudience {
   role?: string | undefined;
   /** The repo of the agent's live session, as the directory shows it. */
   repo?: string | undefined;
-  /** One of the capabilities of the agent's live session, as the directory shows them. */
-  capability?: string | undefined;
+  /** Capabilities the agent's live session must all have, as the directory shows them. */
+  capabilities?: readonly string[] | undefined;
 }
 
 /** A broadcast's writes: the message, the sender's presence, and one delivery to each selected agent that accepts it. */

@@ -31,7 +31,9 @@ export const sendOptionsSchema = z
     repo: z
       .optional(z.string().check(z.minLength(1), z.maxLength(256), notAToken()))
       .check(z.describe("with --broadcast: only agents on this repo")),
-    capability: z.optional(capabilitySchema).check(z.describe("with --broadcast: only agents with this capability")),
+    capabilities: z
+      .optional(z.array(capabilitySchema).check(z.minLength(1), z.maxLength(16)))
+      .check(z.describe("with --broadcast: only agents with all of these")),
     ...bodySchemas,
     thread: z.optional(threadLabelSchema).check(z.describe("a thread label (Replies)")),
     replyTo: z
@@ -62,7 +64,7 @@ export const sendOptionsSchema = z
       if (o.to && o.broadcast) issue("to", "give exactly one of --to or --broadcast");
       else if (!o.to && !o.broadcast && !o.replyTo)
         issue("to", "give --to, --broadcast, or --reply-to (which answers the sender)");
-      const filter = o.role ? "role" : o.repo ? "repo" : o.capability ? "capability" : undefined;
+      const filter = o.role ? "role" : o.repo ? "repo" : o.capabilities ? "capabilities" : undefined;
       if (!o.broadcast && filter) issue(filter, "only applies with --broadcast");
       if (!o.broadcast && (o.recipients || o.limit !== undefined))
         issue(o.recipients ? "recipients" : "limit", "only applies with --broadcast or --cursor");
@@ -89,7 +91,7 @@ export const runSend = async (options: SendOptions, { ctx, ...deps }: DepsOf<"st
     from,
     token,
     recipients: options.broadcast
-      ? { kind: "broadcast", role: options.role, repo: options.repo, capability: options.capability }
+      ? { kind: "broadcast", role: options.role, repo: options.repo, capabilities: options.capabilities }
       : options.to
         ? { kind: "to", agentIds: options.to }
         : { kind: "reply" },
@@ -148,7 +150,7 @@ export default defineCommand({
     "not_checked_in (stored, NOT delivered: mail reaches only live sessions); unknown_agent, " +
     "refused_by_policy (its contact policy refuses you): nothing stored. None registered: UNKNOWN_AGENT, all refuse " +
     "you: REFUSED_BY_POLICY, nothing sent; none live or process_exited: NOT_DELIVERED, outcomes on stdout.\n" +
-    "Broadcasts: every live agent but you, narrowed by --role, --repo, --capability (as agents-list-cli shows them); " +
+    "Broadcasts: every live agent but you, narrowed by --role, --repo, --capabilities (as agents-list-cli shows them); " +
     "prints per outcome a count, the first 5 names and the command listing all. --recipients lists those it was " +
     "stored for, a page of --limit, then the next page's command (--cursor). Selecting " +
     "more than its bound (Environment): refused whole, never cut short (INVALID_INPUT); none: NOT_FOUND.\n" +
@@ -168,7 +170,7 @@ export default defineCommand({
     to: { placeholder: "<id>" },
     bodyFile: { placeholder: "<path|->" },
     replyTo: { placeholder: "<message-id>" },
-    capability: { placeholder: "<cap>" },
+    capabilities: { aliases: ["--caps"], placeholder: "<cap>" },
   },
   writes: "the message, a delivery per recipient (with its inbox number), the sender's presence (at most once a second).",
   output:
@@ -194,7 +196,7 @@ export default defineCommand({
   ],
   examples: [
     "git diff --stat | agent-send-cli --agent-id builder-1 --to reviewer-1 --body-file - --thread pr-12 --idempotency-key pr-12-ready",
-    "agent-send-cli --agent-id release --broadcast --role builder --capability ts --body 'freeze: main is locked until 18:00'",
+    "agent-send-cli --agent-id release --broadcast --role builder --caps ts --body 'freeze: main is locked until 18:00'",
     "agent-send-cli --agent-id reviewer-1 --reply-to msg_0193a1b2c3d4e5f60718293a4b5c6d7e --body 'looks good, merging'",
   ],
   needs: { deps: "store", credential: ownCredential },

@@ -11,7 +11,7 @@ import type { RecipientOutcome } from "./send.ts";
 export interface BroadcastFilters {
   role?: string | undefined;
   repo?: string | undefined;
-  capability?: string | undefined;
+  capabilities?: readonly string[] | undefined;
 }
 
 export interface BroadcastRecipient {
@@ -24,7 +24,7 @@ const filterText = (f: BroadcastFilters): string => {
   const given = [
     f.role === undefined ? "" : `--role ${f.role}`,
     f.repo === undefined ? "" : `--repo ${f.repo}`,
-    f.capability === undefined ? "" : `--capability ${f.capability}`,
+    f.capabilities?.length ? `--capabilities ${f.capabilities.join(",")}` : "",
   ].filter(Boolean);
   return given.length === 0 ? "--broadcast" : `--broadcast ${given.join(" ")}`;
 };
@@ -41,7 +41,7 @@ const checkAudienceSize = (deps: Deps, filters: BroadcastFilters, selected: numb
     throw new AppError(
       "INVALID_INPUT",
       `${filterText(filters)} selects ${selected} live agents, more than one broadcast may reach (at most ${max}, ` +
-        "AGENT_COMPUTER_BROADCAST_MAX_RECIPIENTS); nothing was sent. Narrow it with --role, --repo or --capability " +
+        "AGENT_COMPUTER_BROADCAST_MAX_RECIPIENTS); nothing was sent. Narrow it with --role, --repo or --capabilities " +
         "(agents-list-cli shows who they select), or send in parts",
       { details: { selected, max } },
     );

@@ -78,7 +78,9 @@ const requestHash = (input: SendInput): string => {
             broadcast: {
               role: input.recipients.role ?? null,
               repo: input.recipients.repo ?? null,
-              ...(input.recipients.capability === undefined ? {} : { capability: input.recipients.capability }),
+              ...(input.recipients.capabilities?.length
+                ? { capabilities: [...new Set(input.recipients.capabilities)].sort() }
+                : {}),
             },
           };
   const request = JSON.stringify({
@@ -271,8 +273,8 @@ const sendOnce = (deps: Deps, input: SendInput): Promise<SendResult> => {
       };
       let recipients: SendResult["recipients"];
       if (input.recipients.kind === "broadcast") {
-        const { role, repo, capability } = input.recipients;
-        recipients = await deliverBroadcast(deps, tx, message, { role, repo, capability }, caller, rateKeys);
+        const { role, repo, capabilities } = input.recipients;
+        recipients = await deliverBroadcast(deps, tx, message, { role, repo, capabilities }, caller, rateKeys);
       } else {
         const names = named ?? [reply?.parent.sender as string];
         // Checked in the transaction that delivers: a policy change commits either before this send or after it.

@@ -25,8 +25,8 @@ const audienceWhere = (db: Db, a: BroadcastAudience, now: number, first: number)
   const conditions = [liveAt(`$${first + 1}`, "s."), `s.agent_name <> $${first}`];
   if (a.role !== undefined) conditions.push(`s.role = ${next(a.role)}`);
   if (a.repo !== undefined) conditions.push(`s.repo = ${next(a.repo)}`);
-  if (a.capability !== undefined) {
-    const cap = next(a.capability);
+  for (const capability of a.capabilities ?? []) {
+    const cap = next(capability);
     conditions.push(
       db.dialect === "postgres"
         ? `s.caps::jsonb @> jsonb_build_array(${cap}::text)`
