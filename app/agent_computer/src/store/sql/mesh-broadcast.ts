@@ -36,9 +36,12 @@ const audienceWhere = (db: Db, a: BroadcastAudience, now: number, first: number)
   return { sql: conditions.join(" AND "), params };
 };
 
-/** Whether the agent of session `s` refuses the sender `$first` (the reach rule). */
+/**
+ * Whether the agent of session `s` refuses `sender` (the reach rule). The agents that refuse the sender are found
+ * once, among the policy rows, and the selection is matched against them: its cost does not grow per recipient.
+ */
 const refusedBy = (sender: string): string =>
-  `EXISTS (SELECT 1 FROM ${REFUSAL_TABLES(sender)} WHERE p.agent_name = s.agent_name AND ${REFUSES(sender)})`;
+  `s.agent_name IN (SELECT p.agent_name FROM ${REFUSAL_TABLES(sender)} WHERE ${REFUSES(sender)})`;
 
 /**
  * PostgreSQL, one statement: the audience with the rule's answer for each, the agents' rows (the sender's and the
@@ -91,6 +94,9 @@ export const broadcastOps = (
     const params = [message.id, ...where.params];
     let rows: Row[];
     if (db.dialect === "postgres") {
+      // The planner's guess for a statement over CTEs runs to millions of rows, past the JIT thresholds, and
+      // compiling it costs seconds for a statement that runs in milliseconds; off for the rest of this transaction.
+      await db.run("SET LOCAL jit = off");
       rows = await db.all<Row>(postgresDeliverSql(where.sql), params);
     } else {
       const sql = sqliteDeliverSql(where.sql);
