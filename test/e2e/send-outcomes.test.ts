@@ -58,7 +58,7 @@ describe("agent-send-cli outcomes and broadcast output (sqlite)", () => {
     const paged = await send(["--broadcast", "--role", "so", "--body", "paged", "--recipients", "--limit", "2"]);
     expect(paged.stdout).toContain("recipients:\n  so-r1: live (seq ");
     const next = paged.stdout.trimEnd().split("\n").at(-1) as string;
-    expect(next).toMatch(/^1 not shown; next page: agent-send-cli /);
+    expect(next).toMatch(/^1 more not shown: agent-send-cli /);
     const [binary, ...args] = shellWords(next.slice(next.indexOf("agent-send-cli")));
     const page2 = await runBin(binary as string, args, { env });
     expect(page2.exitCode).toBe(0);

@@ -9,14 +9,16 @@ import { MESSAGE_RATE_ENV, RATE_RULE, REACH_RULE } from "../kernel/reach-help.ts
 import { bodySchemas, readBody } from "./send-body.ts";
 import {
   broadcastOutput,
-  decodeCursor,
-  encodeCursor,
   isSend,
-  listCommand,
+  listLine,
   type Output,
   RECIPIENTS_LIMIT,
-  renderPage,
+  readRecipientsCursor,
+  recipientsCursor,
+  renderRecipients,
   renderSummary,
+  type SendOutput,
+  SUMMARY_TEXT,
   undelivered,
 } from "./send-output.ts";
 
@@ -48,7 +50,7 @@ export const sendOptionsSchema = z
       .check(z.describe(`recipients per page, default ${RECIPIENTS_LIMIT.default}`)),
     cursor: z
       .optional(z.string().check(z.minLength(1), z.maxLength(600)))
-      .check(z.describe("with --recipients: the page next_cursor names; sends nothing")),
+      .check(z.describe("with --recipients: the page a recipients_cursor or next_cursor names; sends nothing")),
     tokenFile: tokenFileSchema,
   })
   .check(
@@ -81,11 +83,11 @@ export const runSend = async (options: SendOptions, { ctx, ...deps }: DepsOf<"st
   const from = options.agentId;
   const token = deps.credential?.token;
   if (options.cursor !== undefined) {
-    const { messageId, after } = decodeCursor(options.cursor);
+    const { messageId, after } = readRecipientsCursor(options.cursor);
     const limit = pageSize(options) ?? RECIPIENTS_LIMIT.default;
     const { left, ...page } = await recipientsPage(deps, { agentId: from, token, messageId, after, limit });
     const last = page.recipients.at(-1)?.agent_id;
-    return { ...page, recipients_left: left, next_cursor: left > 0 && last ? encodeCursor(messageId, last) : null };
+    return { ...page, next_cursor: left > 0 && last ? recipientsCursor(messageId, last) : null, not_shown: left };
   }
   const result = await sendMessage(deps, {
     from,
@@ -112,26 +114,31 @@ const OUTCOME_TEXT: Record<RecipientOutcome, string> = {
   refused_by_policy: "REFUSED BY POLICY: it accepts no mail from you; nothing was stored for it",
 };
 
-const render = (r: Output, options: SendOptions): string => {
-  if (!isSend(r)) {
-    return [`recipients of ${r.id}:`, ...renderPage(r.from, r.recipients, r.next_cursor, r.recipients_left, options.limit)].join(
-      "\n",
-    );
+/** Up to this many named recipients get a line that explains their outcome; more get short lines and a legend. */
+const EXPLAINED_RECIPIENTS = 10;
+
+const recipientLines = (listed: NonNullable<SendOutput["recipients"]>): string[] => {
+  if (listed.length <= EXPLAINED_RECIPIENTS) {
+    return listed.map((x) => `  ${x.agent_id}: ${OUTCOME_TEXT[x.outcome]}${x.seq !== null ? ` (seq ${x.seq})` : ""}`);
   }
+  const outcomes = [...new Set(listed.map((x) => x.outcome))];
+  return [...renderRecipients(listed), ...outcomes.map((o) => `${o}: ${SUMMARY_TEXT[o]}`)];
+};
+
+const render = (r: Output, options: SendOptions): string => {
+  // A page's last line, the command for the next page, is the kernel's (cli/kernel/paging.ts).
+  if (!isSend(r)) return [`recipients of ${r.id}:`, ...renderRecipients(r.recipients)].join("\n");
   const total = Object.values(r.summary).reduce((n, c) => n + c.count, 0);
-  const broadcast = r.next_cursor !== undefined;
+  const broadcast = r.recipients_cursor !== undefined;
   const listed = r.recipients ?? [];
+  const more = broadcast ? listLine(r, options.limit) : undefined;
   return [
     `${r.replayed ? "replayed (idempotency key seen before; nothing new sent)" : "sent"} ${r.id} from ${r.from}` +
       (r.reply_to ? ` in reply to ${r.reply_to}` : "") +
       (broadcast ? ` to ${total} selected agent(s):` : ""),
-    ...(broadcast
-      ? renderSummary(r)
-      : listed.map((x) => `  ${x.agent_id}: ${OUTCOME_TEXT[x.outcome]}${x.seq !== null ? ` (seq ${x.seq})` : ""}`)),
-    ...(broadcast && options.recipients
-      ? ["recipients:", ...renderPage(r.from, listed, r.next_cursor ?? null, r.recipients_left, options.limit)]
-      : []),
-    ...(broadcast && !options.recipients ? [listCommand(r)] : []),
+    ...(broadcast ? renderSummary(r) : recipientLines(listed)),
+    ...(broadcast && options.recipients ? ["recipients:", ...renderRecipients(listed)] : []),
+    ...(more ? [more] : []),
     ...(r.sender_checkin
       ? [`YOUR SESSION HAS EXPIRED: replies to you will NOT reach you until you check in again: ${r.sender_checkin}`]
       : []),
@@ -175,8 +182,8 @@ export default defineCommand({
   writes: "the message, a delivery per recipient (with its inbox number), the sender's presence (at most once a second).",
   output:
     '{"id","from","created_at","thread_id","reply_to","replayed","summary":{"<outcome>":{"count","first"}},' +
-    '"recipients"?:[{"agent_id","outcome","seq"}] (--to, --reply-to, a page),"next_cursor"?,"recipients_left"?,' +
-    '"sender_session":"live|expired","sender_checkin"?}; --cursor: id, from, recipients, recipients_left, next_cursor',
+    '"recipients"?:[{"agent_id","outcome","seq"}] (--to, --reply-to, a page),"recipients_cursor"?,"recipients_left"?,' +
+    '"sender_session":"live|expired","sender_checkin"?}; --cursor: id, from, recipients, next_cursor, not_shown',
   errors: authenticatedErrorsWith(
     "IDEMPOTENCY_CONFLICT",
     "REFUSED_BY_POLICY",

@@ -5,45 +5,51 @@ import type { RecipientsPage } from "../../domain/mesh/recipients-page.ts";
 import type { RecipientOutcome, SendResult } from "../../domain/mesh/send.ts";
 import { noneWillRead } from "../../domain/mesh/send-summary.ts";
 import { AppError } from "../../errors.ts";
+import { decodeCursor, encodeCursor, type Paged } from "../kernel/paging.ts";
 
 export const RECIPIENTS_LIMIT = { default: 100, max: 1000 } as const;
 
-/** A send's result as printed: a broadcast's `recipients` only with --recipients, then one page of them. */
+/**
+ * A send's result as printed: a broadcast's `recipients` only with --recipients (one page of them), and where the
+ * listing continues (`recipients_cursor`, for `--recipients --cursor`). Not `next_cursor`: the next page is not this
+ * command again with another cursor, which would send again.
+ */
 export type SendOutput = Omit<SendResult, "recipients"> & {
   recipients?: SendResult["recipients"];
   /** A broadcast's: the cursor of the (next) page of its recipients; null when none is left. */
-  next_cursor?: string | null;
+  recipients_cursor?: string | null;
   /** With a page: how many recipients follow it. */
   recipients_left?: number;
 };
 
-export type PageOutput = Omit<RecipientsPage, "left"> & { recipients_left: number; next_cursor: string | null };
+/** A page of an earlier message's recipients (--cursor): paged by the family's convention (cli/kernel/paging.ts). */
+export type PageOutput = Omit<RecipientsPage, "left"> & Paged;
 
 export type Output = SendOutput | PageOutput;
 
 export const isSend = (out: Output): out is SendOutput => "summary" in out;
 
-/** The opaque cursor: the message and the last name shown (null: before the first). */
-export const encodeCursor = (messageId: string, after: string | null): string =>
-  Buffer.from(JSON.stringify([messageId, after])).toString("base64url");
+const COMMAND = "agent-send-cli";
 
-export const decodeCursor = (cursor: string): { messageId: string; after: string | null } => {
-  try {
-    const [messageId, after] = JSON.parse(Buffer.from(cursor, "base64url").toString()) as unknown[];
-    if (typeof messageId === "string" && /^msg_[0-9a-f]{32}$/.test(messageId) && (after === null || typeof after === "string")) {
-      return { messageId, after };
-    }
-  } catch {}
-  throw new AppError("INVALID_INPUT", "--cursor: not a cursor agent-send-cli printed (copy it whole from next_cursor)");
+/** The opaque cursor: the message and the last name shown ("": before the first). */
+export const recipientsCursor = (messageId: string, after: string | null): string =>
+  encodeCursor(COMMAND, {}, [messageId, after ?? ""]);
+
+export const readRecipientsCursor = (cursor: string): { messageId: string; after: string | null } => {
+  const [messageId, after] = decodeCursor(COMMAND, {}, cursor, ["string", "string"]) as [string, string];
+  if (!/^msg_[0-9a-f]{32}$/.test(messageId)) {
+    throw new AppError("INVALID_INPUT", "--cursor: is not a cursor agent-send-cli printed");
+  }
+  return { messageId, after: after === "" ? null : after };
 };
 
-const nextCommand = (from: string, cursor: string, limit: number | undefined): string =>
-  commandLine("agent-send-cli", "--agent-id", from, "--recipients", "--cursor", cursor, ...(limit ? ["--limit", limit] : []));
+const listCommandFor = (from: string, cursor: string, limit: number | undefined): string =>
+  commandLine(COMMAND, "--agent-id", from, "--recipients", "--cursor", cursor, ...(limit ? ["--limit", limit] : []));
 
 /** A broadcast's output: the summary, and with `page` (a limit) the first page of its recipients. */
 export const broadcastOutput = (r: SendResult, page: number | undefined): SendOutput => {
   const { recipients, ...rest } = r;
-  if (page === undefined) return { ...rest, next_cursor: encodeCursor(r.id, null) };
+  if (page === undefined) return { ...rest, recipients_cursor: recipientsCursor(r.id, null) };
   // A page lists the recipients the message was stored for, as later pages (from the store) do.
   const stored = recipients.filter((x) => x.seq !== null);
   const shown = stored.slice(0, page);
@@ -52,11 +58,11 @@ export const broadcastOutput = (r: SendResult, page: number | undefined): SendOu
     ...rest,
     recipients: shown,
     recipients_left: stored.length - shown.length,
-    next_cursor: stored.length > shown.length && last ? encodeCursor(r.id, last) : null,
+    recipients_cursor: stored.length > shown.length && last ? recipientsCursor(r.id, last) : null,
   };
 };
 
-const SUMMARY_TEXT: Record<RecipientOutcome, string> = {
+export const SUMMARY_TEXT: Record<RecipientOutcome, string> = {
   live: "live (checked in, will see it)",
   process_exited: "PROCESS EXITED (reads it only if it checks in again before its session expires)",
   not_checked_in: "NOT CHECKED IN (stored, will NOT be delivered)",
@@ -70,21 +76,16 @@ export const renderSummary = (r: SendOutput): string[] =>
     return `  ${SUMMARY_TEXT[outcome as RecipientOutcome]}: ${count}: ${first.join(", ")}${more}`;
   });
 
-/** The recipients of a page, and the line that fetches the next one. */
-export const renderPage = (
-  from: string,
-  recipients: SendResult["recipients"],
-  nextCursor: string | null,
-  left: number | undefined,
-  limit: number | undefined,
-): string[] => [
-  ...recipients.map((x) => `  ${x.agent_id}: ${x.outcome}${x.seq !== null ? ` (seq ${x.seq})` : ""}`),
-  ...(nextCursor ? [`${left === undefined ? "more" : left} not shown; next page: ${nextCommand(from, nextCursor, limit)}`] : []),
-];
+/** The recipients of a page, one line each. */
+export const renderRecipients = (recipients: SendResult["recipients"]): string[] =>
+  recipients.map((x) => `  ${x.agent_id}: ${x.outcome}${x.seq !== null ? ` (seq ${x.seq})` : ""}`);
 
-/** The summary's pointer to the full list. */
-export const listCommand = (r: SendOutput): string =>
-  `each recipient: ${nextCommand(r.from, r.next_cursor ?? encodeCursor(r.id, null), undefined)}`;
+/** The last line of a broadcast's output: the command that lists its recipients, or fetches the next page of them. */
+export const listLine = (r: SendOutput, limit: number | undefined): string | undefined => {
+  if (!r.recipients_cursor) return undefined;
+  const command = listCommandFor(r.from, r.recipients_cursor, limit);
+  return r.recipients ? `${r.recipients_left} more not shown: ${command}` : `each recipient: ${command}`;
+};
 
 /** A send that no recipient will read: printed as usual, then NOT_DELIVERED and its own exit code. */
 export const undelivered = (out: Output): AppError | undefined => {
