@@ -50,7 +50,7 @@ export const sendOptionsSchema = z
       .check(z.describe(`recipients per page, default ${RECIPIENTS_LIMIT.default}`)),
     cursor: z
       .optional(z.string().check(z.minLength(1), z.maxLength(600)))
-      .check(z.describe("with --recipients: the page a recipients_cursor or next_cursor names; sends nothing")),
+      .check(z.describe("with --recipients: a recipients_cursor or next_cursor; sends nothing")),
     tokenFile: tokenFileSchema,
   })
   .check(
