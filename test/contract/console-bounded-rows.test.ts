@@ -51,7 +51,13 @@ describe.each(storeNames)("console rows that name many agents [%s]", (storeName)
       env: {},
       paths: resolvePaths({ AGENT_COMPUTER_HOME: mkdtempSync(join(tmpdir(), "ac-console-rows-")) }),
       humanAgentId: HUMAN,
-      deps: { store, now: () => Date.now(), host: "test-host", newId, limits: { rule: () => null } },
+      deps: {
+        store,
+        now: () => Date.now(),
+        host: "test-host",
+        newId,
+        limits: { rule: () => null, broadcastMaxRecipients: () => 1000 },
+      },
       logError: (msg) => {
         throw new Error(msg);
       },

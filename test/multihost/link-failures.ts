@@ -58,7 +58,13 @@ export const hostCutOff = async (h: HostsUnderTest): Promise<void> => {
       120_000,
       "the cut host's agent to turn stale elsewhere",
     );
-    const during = await as<SendJson>(sender, "agent-send-cli", ["--to", idle.id, "--body", "sent while its host was cut off"]);
+    // Stored, but no recipient will read it: printed on stdout all the same, and exit 9 NOT_DELIVERED.
+    const during = await as<SendJson>(
+      sender,
+      "agent-send-cli",
+      ["--to", idle.id, "--body", "sent while its host was cut off"],
+      9,
+    );
     expect(during.recipients[0]?.outcome).toBe("not_checked_in");
     const sent = await as<{ messages: { id: string; recipients: { agent_id: string; state: string }[] }[] }>(
       sender,

@@ -5,7 +5,8 @@ import type { Store } from "../../store/port.ts";
 import { wantsJson } from "./argv.ts";
 import type { BinaryDef, CommandDef } from "./command.ts";
 import type { CommandContext } from "./command-context.ts";
-import { writeJsonStderr, writeJsonStdout, writeStderr, writeStdout } from "./output.ts";
+import { writeJsonResult, writeJsonStderr, writeResultText, writeStderr, writeStdout } from "./output.ts";
+import { pagingFooter } from "./paging.ts";
 import { withConfigFile } from "./settings.ts";
 import { reachedPhase } from "./startup-phase.ts";
 
@@ -103,16 +104,16 @@ export const runBinary = async (binary: BinaryDef, argv: readonly string[], use:
       ctx = createContext(await withConfigFile(process.env), use);
       const result = await runCommand(invocation.def, options, ctx);
       reachedPhase("command-run");
-      exitCode = invocation.def.exitCode?.(result) ?? EXIT.ok;
-      if (json) await writeJsonStdout(result);
+      if (json) await writeJsonResult(result);
       else {
-        const text = invocation.def.render(result, options);
-        await writeStdout(text.endsWith("\n") || text === "" ? text : `${text}\n`);
+        await writeResultText(invocation.def.render(result, options), pagingFooter(result, binary.name, argv));
         // A result may carry a warning (e.g. presence not renewed on a full disk): in the JSON document, and for a
         // person on stderr, so the answer on stdout stays what it always is.
         const warning = (result as { warning?: unknown } | undefined)?.warning;
         if (typeof warning === "string") await writeStderr(`${invocation.def.name}: warning: ${warning}\n`);
       }
+      const failure = invocation.def.failsWith?.(result as never);
+      if (failure) exitCode = await reportError(binary, def, failure, json);
     }
   } catch (error) {
     exitCode = await reportError(binary, def, error, json);
