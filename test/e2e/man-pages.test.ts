@@ -38,7 +38,7 @@ describe("man pages", () => {
     const text = String(r.stdout);
     expect(text).toContain("agent-inbox-cli - read this agent's unacknowledged Agent Mesh messages");
     expect(text).toMatch(/^OPTIONS\n\s+--agent-id <id>$/m);
-    expect(text).toMatch(/^EXIT CODES\n\s+0 ok · 1 unexpected\/internal failure/m);
+    expect(text).toMatch(/^EXIT CODES\n\s+0 ok · 1 internal failure · 2 invalid input/m);
   });
 
   test("text that looks like roff stays text", () => {
