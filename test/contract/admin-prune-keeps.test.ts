@@ -87,12 +87,16 @@ describe.each(storeNames)("prune keeps what is still in use [%s]", (storeName) =
             SELECT 'msg_bulk_' || i, 'sender', 'message', 'b', i FROM generate_series(1, 20000) i`,
     );
     if (storeName === "sqlite") {
-      const plan = (await mesh.target.sql(`EXPLAIN QUERY PLAN ${PRUNABLE_BATCH}`, [1, 1, 500])).map((r) => String(r.detail));
+      const plan = (await mesh.target.sql(`EXPLAIN QUERY PLAN ${PRUNABLE_BATCH}`, [1, 1, 500, -1, ""])).map((r) =>
+        String(r.detail),
+      );
       expect(plan.join("\n")).toMatch(/SEARCH m USING (COVERING )?INDEX messages_by_age/);
       expect(plan.join("\n")).not.toMatch(/TEMP B-TREE/);
     } else {
       await mesh.target.sql("ANALYZE messages");
-      const plan = (await mesh.target.sql(`EXPLAIN ${PRUNABLE_BATCH}`, [1_000, 1_000, 500])).map((r) => String(r["QUERY PLAN"]));
+      const plan = (await mesh.target.sql(`EXPLAIN ${PRUNABLE_BATCH}`, [1_000, 1_000, 500, -1, ""])).map((r) =>
+        String(r["QUERY PLAN"]),
+      );
       expect(plan.join("\n")).toMatch(/(Index|Index Only|Bitmap Index) Scan (using|on) messages_by_age/);
       expect(plan.join("\n")).not.toMatch(/Seq Scan on messages m/);
     }

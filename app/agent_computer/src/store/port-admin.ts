@@ -42,8 +42,15 @@ export interface PruneCutoff {
 export interface AdminRepo {
   /** How many rows a prune with this cut-off would remove. Reads only. */
   pruneCounts(cutoff: PruneCutoff): Promise<PruneCounts>;
-  /** Deletes at most `limit` prunable messages past the cut-off, oldest first; returns how many. */
-  pruneMessages(cutoff: PruneCutoff, limit: number): Promise<number>;
+  /**
+   * Deletes the prunable messages among the next `limit` past the cut-off, oldest first, after `after` when given:
+   * how many it deleted and selected, and the last one selected (where the next batch starts).
+   */
+  pruneMessages(
+    cutoff: PruneCutoff,
+    limit: number,
+    after?: MailCursor,
+  ): Promise<{ deleted: number; selected: number; last?: MailCursor }>;
   /** Clears the output tails of at most `limit` runs that ended before `cutoff.before`; returns how many. */
   pruneRunTails(cutoff: PruneCutoff, limit: number): Promise<number>;
   /** The agent's own mail (sent, or delivered to it pending or acked, in its current holder's time), oldest first. */

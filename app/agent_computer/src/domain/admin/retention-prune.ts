@@ -4,7 +4,7 @@
 // event, a message of a thread that has a message inside the retention, a message whose idempotency key a retry may
 // still use, and anything not yet past the cut-off.
 import { AppError } from "../../errors.ts";
-import type { PruneCounts, PruneCutoff } from "../../store/port.ts";
+import type { MailCursor, PruneCounts, PruneCutoff } from "../../store/port.ts";
 import type { Deps } from "../deps.ts";
 import { IDEMPOTENCY_WINDOW_MS } from "../mesh/send.ts";
 
@@ -76,18 +76,27 @@ export const prune = async (
 ): Promise<PruneOutcome> => {
   const before = pruneCutoff(deps.now(), olderThanDays);
   let more = false;
-  const drain = async (step: (before: PruneCutoff) => Promise<number>): Promise<number> => {
+  /** Runs batches until one comes back short of `batch` rows looked at; adds up the rows removed. */
+  const drain = async (step: (before: PruneCutoff) => Promise<{ removed: number; looked: number }>): Promise<number> => {
     let total = 0;
     for (let round = 0; round < maxBatches; round++) {
-      const done = await step(before);
-      total += done;
-      if (done < batch) return total;
+      const { removed, looked } = await step(before);
+      total += removed;
+      if (looked < batch) return total;
     }
     more = true;
     return total;
   };
-  const messages = await drain((b) => deps.store.write((tx) => tx.admin.pruneMessages(b, batch)));
-  const runTails = await drain((b) => deps.store.write((tx) => tx.admin.pruneRunTails(b, batch)));
-  const events = webhookEvents ? await drain((b) => deps.store.write((tx) => tx.webhooks.pruneEndedEvents(b.before, batch))) : 0;
+  const counted = async (n: Promise<number>) => ({ removed: await n, looked: await n });
+  let after: MailCursor | undefined;
+  const messages = await drain(async (b) => {
+    const { deleted, selected, last } = await deps.store.write((tx) => tx.admin.pruneMessages(b, batch, after));
+    after = last;
+    return { removed: deleted, looked: selected };
+  });
+  const runTails = await drain((b) => counted(deps.store.write((tx) => tx.admin.pruneRunTails(b, batch))));
+  const events = webhookEvents
+    ? await drain((b) => counted(deps.store.write((tx) => tx.webhooks.pruneEndedEvents(b.before, batch))))
+    : 0;
   return { pruned: { messages, runTails, webhookEvents: events }, more };
 };

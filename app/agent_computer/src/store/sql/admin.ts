@@ -15,9 +15,11 @@ const nothingWaitsOn = (
   AND (${m}.idempotency_key IS NULL OR ${m}.created_at < $2)
   AND NOT EXISTS (SELECT 1 FROM messages t WHERE t.thread_id = ${m}.thread_id AND t.created_at >= $1)
   AND NOT EXISTS (SELECT 1 FROM messages t WHERE t.thread_id = ${m}.id AND t.created_at >= $1)`;
-const PRUNABLE_MESSAGES = `SELECT m.id FROM messages m WHERE m.created_at < $1 AND ${nothingWaitsOn("m")}`;
-// Oldest first along messages_by_age (migration 026), so a batch reads from the start of an index, not the table.
-export const PRUNABLE_BATCH = `${PRUNABLE_MESSAGES} ORDER BY m.created_at, m.id LIMIT $3`;
+const PRUNABLE_MESSAGES = `SELECT m.id, m.created_at FROM messages m WHERE m.created_at < $1 AND ${nothingWaitsOn("m")}`;
+// Oldest first along messages_by_age (migration 026) from just after the previous batch's last row ($4, $5), so a
+// batch reads a stretch of an index, never the table, nor again the kept rows earlier batches passed.
+export const PRUNABLE_BATCH = `${PRUNABLE_MESSAGES} AND m.created_at >= $4 AND (m.created_at > $4 OR m.id > $5)
+  ORDER BY m.created_at, m.id LIMIT $3`;
 
 /** A run in progress (queued or running) keeps its tails; an ended one loses them past the cut-off, the run stays. */
 const ENDED_RUNS_WITH_TAILS = `SELECT id FROM automation_runs
@@ -84,9 +86,12 @@ export const adminRepo = (db: Db): AdminRepo => ({
     runTails: await countOf(db, ENDED_RUNS_WITH_TAILS, [before]),
     webhookEvents: await countOf(db, ENDED_WEBHOOK_EVENTS, [before]),
   }),
-  pruneMessages: async ({ before, keyedBefore }, limit) => {
-    const ids = (await db.all<Row>(PRUNABLE_BATCH, [before, keyedBefore, limit])).map((r) => str(r.id));
-    if (ids.length === 0) return 0;
+  pruneMessages: async ({ before, keyedBefore }, limit, after) => {
+    const rows = await db.all<Row>(PRUNABLE_BATCH, [before, keyedBefore, limit, after?.createdAt ?? -1, after?.id ?? ""]);
+    const ids = rows.map((r) => str(r.id));
+    const lastRow = rows.at(-1);
+    if (!lastRow) return { deleted: 0, selected: 0 };
+    const last = { createdAt: num(lastRow.created_at), id: str(lastRow.id) };
     const list = placeholders(ids.length);
     if (db.dialect === "sqlite") {
       // SQLite's word index is a table of its own (migrations 011, 014), kept by an insert trigger only.
@@ -98,12 +103,12 @@ export const adminRepo = (db: Db): AdminRepo => ({
     }
     // Deliveries go by ON DELETE CASCADE. The tests are repeated in the delete, so a message that gained a pending
     // delivery or a newer thread message since the read above stays.
-    const n = ids.length;
-    return db.run(
-      `DELETE FROM messages WHERE id IN (${placeholders(n, 3)})
+    const deleted = await db.run(
+      `DELETE FROM messages WHERE id IN (${placeholders(ids.length, 3)})
         AND ${nothingWaitsOn("messages")}`,
       [before, keyedBefore, ...ids],
     );
+    return { deleted, selected: ids.length, last };
   },
   pruneRunTails: ({ before }, limit) =>
     db.run(
