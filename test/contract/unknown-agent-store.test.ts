@@ -1,6 +1,7 @@
 // UNKNOWN_AGENT answers with the registered names close to the one typed (domain/identity/unknown-agent.ts), on
 // every store and with 10,000 names registered: a typo is never offered for registration when a name is near it.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { editDistance } from "../../app/agent_computer/src/close-words.ts";
 import { showAgent } from "../../app/agent_computer/src/domain/agents/show.ts";
 import { peekInbox } from "../../app/agent_computer/src/domain/mesh/peek.ts";
 import { type MeshAgents, openMeshAgents } from "../helpers/mesh.ts";
@@ -39,6 +40,28 @@ describe.each(storeNames)("unknown agent names [%s]", (storeName) => {
     // One bounded read and a banded comparison: far below a second even with the JIT of a test process.
     expect(elapsed).toBeLessThan(1000);
     expect((await unknown("reviewer-alhpa")).details?.did_you_mean).toEqual(["reviewer-alpha"]);
+  });
+
+  test("the store's filter keeps every name within the edits and hands over only a few of 10,000", async () => {
+    await mesh.target.sql(
+      `INSERT INTO agents (name, token_hash, created_at, updated_at, last_seen_at, holder_since, name_key)
+       SELECT v.n, 'x', 0, 0, 0, 0, 'k-' || v.n FROM (SELECT 'a' AS n UNION ALL SELECT 'ab' UNION ALL SELECT 'b.c'
+         UNION ALL SELECT 'x_y-z' UNION ALL SELECT 'aaa' UNION ALL SELECT 'fleet' UNION ALL SELECT '9999-fleet'
+         UNION ALL SELECT 'Fleet-99' UNION ALL SELECT 'fle_et-99') v`,
+    );
+    const all = (await mesh.target.sql("SELECT name FROM agents")).map((r) => String(r.name));
+    const typos = ["fleat-9999", "fleet-99", "flet-1", "f", "ab", "aa", "reviewer-alhpa", "revewer-alpah", "x_y-zz"];
+    for (const typed of [...typos, "zzzzzzzz", "fleet-10000", "99-fleet", "b_c", "fleet-9"]) {
+      for (const edits of [2, 3]) {
+        const passed = new Set(await mesh.deps().store.read((tx) => tx.identity.namesSharingCharacters(typed, edits, 20_000)));
+        const within = all.filter((name) => editDistance(typed, name, edits) <= edits);
+        expect(
+          within.filter((name) => !passed.has(name)),
+          `${typed} ${edits}`,
+        ).toEqual([]);
+        if (typed === "fleat-9999" && edits === 2) expect(passed.size).toBeLessThan(100);
+      }
+    }
   });
 
   test("a lookalike (case, trailing punctuation) is suggested first", async () => {

@@ -33,13 +33,26 @@ export interface MailCursor {
   id: string;
 }
 
+/** Where a prune stops (epoch ms): what is older than `before` may go; a message with an idempotency key only if it is also older than `keyedBefore`. */
+export interface PruneCutoff {
+  before: number;
+  keyedBefore: number;
+}
+
 export interface AdminRepo {
-  /** How many rows a prune with this cut-off (epoch ms) would remove. Reads only. */
-  pruneCounts(before: number): Promise<PruneCounts>;
-  /** Deletes at most `limit` prunable messages created before `before`, oldest first; returns how many. */
-  pruneMessages(before: number, limit: number): Promise<number>;
-  /** Clears the output tails of at most `limit` runs that ended before `before`; returns how many. */
-  pruneRunTails(before: number, limit: number): Promise<number>;
+  /** How many rows a prune with this cut-off would remove. Reads only. */
+  pruneCounts(cutoff: PruneCutoff): Promise<PruneCounts>;
+  /**
+   * Deletes the prunable messages among the next `limit` past the cut-off, oldest first, after `after` when given:
+   * how many it deleted and selected, and the last one selected (where the next batch starts).
+   */
+  pruneMessages(
+    cutoff: PruneCutoff,
+    limit: number,
+    after?: MailCursor,
+  ): Promise<{ deleted: number; selected: number; last?: MailCursor }>;
+  /** Clears the output tails of at most `limit` runs that ended before `cutoff.before`; returns how many. */
+  pruneRunTails(cutoff: PruneCutoff, limit: number): Promise<number>;
   /** The agent's own mail (sent, or delivered to it pending or acked, in its current holder's time), oldest first. */
   mailPage(agentId: string, after: MailCursor | undefined, limit: number): Promise<MailRecord[]>;
 }

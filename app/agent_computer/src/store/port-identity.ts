@@ -48,8 +48,12 @@ export interface IdentityRepo {
   /** Compare-and-swap on the stored token hash; returns whether the swap happened. */
   swapCredentials(agentId: string, expectedTokenHash: string, next: Credentials, now: number): Promise<boolean>;
   setCapabilities(agentId: string, capabilities: readonly string[], now: number): Promise<void>;
-  /** Registered names of `minLength` to `maxLength` characters, in name order, at most `limit` (a typo's neighbours). */
-  namesOfLength(minLength: number, maxLength: number, limit: number): Promise<string[]>;
+  /**
+   * A typo's possible neighbours, filtered by the store so only a few reach the caller: registered names at most
+   * `edits` characters longer or shorter than `typed` that share enough characters with it (counted with
+   * repetition) that `edits` edits could turn one into the other, in name order, at most `limit`.
+   */
+  namesSharingCharacters(typed: string, edits: number, limit: number): Promise<string[]>;
   /** The registered name whose key is `nameKey`, if any (the first of any registered before keys existed). */
   nameWithKey(nameKey: string): Promise<string | undefined>;
   /** Deletes the agent, its sessions and its inbox deliveries; channels it leaves empty end at `now`. */

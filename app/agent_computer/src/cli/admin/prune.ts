@@ -64,7 +64,8 @@ export default defineCommand({
     "is still pending (acknowledged, expired unread, or stored for agents that were not checked in), with their " +
     "deliveries and search entries; the stdout and stderr tails of automation runs that ended (succeeded, failed, " +
     "cancelled), keeping the runs themselves; delivered and failed outbound webhook events with their attempts. " +
-    "Never: a message with a pending delivery, a queued or running run, a pending webhook event, an agent, a job, a " +
+    "Never: a message with a pending delivery, one of a thread that has a message newer than the cut-off, one " +
+    "sent with an --idempotency-key less than 25 h ago (a retry still replays it), a queued or running run, a pending webhook event, an agent, a job, a " +
     "trigger, a lease or a reservation. A pruned message is gone from agent-sent-cli, agent-thread-cli and " +
     "agent-search-cli, and its idempotency key may be used again. Without --confirm it only counts what would go. " +
     "Deletes in batches of 500 rows, one transaction each, so writers keep going meanwhile. The worker prunes mail " +

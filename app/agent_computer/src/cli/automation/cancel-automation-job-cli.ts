@@ -1,8 +1,9 @@
 import * as z from "zod/mini";
+import { commandLine } from "../../command-line.ts";
 import { type CancelJobResult, cancelJob, previewCancelJob } from "../../domain/automation/jobs.ts";
 import { STORE_ERRORS } from "../../errors.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";
-import { confirmCommand, confirmOption, previewHeadline } from "../kernel/confirm.ts";
+import { confirmCommand, confirmOption, listedPart, moreLine, previewHeadline } from "../kernel/confirm.ts";
 import { ownCredential } from "../kernel/credential.ts";
 import { jobIdSchema, OWNER_ENV, OWNER_ERRORS, owner, ownerFields, ownerWords } from "./shared.ts";
 
@@ -13,29 +14,45 @@ export const cancelJobOptionsSchema = z.object({
 });
 
 export type CancelJobOptions = z.output<typeof cancelJobOptionsSchema>;
-export type CancelJobOutput = CancelJobResult | (CancelJobResult & { preview: true; confirm_command: string });
+/** The triggers listed are the first PREVIEW_LISTED; cancelled_triggers_total counts them all. */
+type BoundedCancel = CancelJobResult & { cancelled_triggers_total: number; triggers_command: string };
+export type CancelJobOutput = BoundedCancel | (BoundedCancel & { preview: true; confirm_command: string });
+
+const bounded = <R extends CancelJobResult>(r: R, options: CancelJobOptions): R & BoundedCancel => {
+  const { listed, total } = listedPart(r.cancelled_triggers);
+  return {
+    ...r,
+    cancelled_triggers: listed,
+    cancelled_triggers_total: total,
+    triggers_command: commandLine("list-triggers-cli", ...ownerWords(options), "--all", "--limit", "500"),
+  };
+};
 
 const runCancelJob = async (options: CancelJobOptions, deps: DepsOf<"store">): Promise<CancelJobOutput> => {
   const call = { ...owner(options, deps), jobId: options.jobId };
-  if (options.confirm) return cancelJob(deps, call);
+  if (options.confirm) return bounded(await cancelJob(deps, call), options);
   return {
-    ...(await previewCancelJob(deps, call)),
+    ...bounded(await previewCancelJob(deps, call), options),
     confirm_command: confirmCommand("cancel-automation-job-cli", ...ownerWords(options), "--job-id", options.jobId),
   };
 };
 
+const triggerLines = (r: BoundedCancel, label: string): string[] => [
+  `  ${label}: ${r.cancelled_triggers.join(", ") || "none"}`,
+  ...moreLine(r.cancelled_triggers.length, r.cancelled_triggers_total, r.triggers_command),
+];
+
 const render = (r: CancelJobOutput): string => {
-  const triggers = r.cancelled_triggers.join(", ") || "none";
   if ("preview" in r)
     return [
       previewHeadline(`cancel ${r.job.id}: no new runs would start`),
-      `  triggers it would cancel: ${triggers}`,
+      ...triggerLines(r, "triggers it would cancel"),
       `  queued runs it would cancel: ${r.cancelled_queued_runs} (a run already in progress may finish)`,
       `to do it: ${r.confirm_command}`,
     ].join("\n");
   return [
     `cancelled ${r.job.id}: no new runs will start`,
-    `  triggers cancelled with it: ${triggers}`,
+    ...triggerLines(r, "triggers cancelled with it"),
     `  queued runs cancelled: ${r.cancelled_queued_runs} (a run already in progress may finish)`,
   ].join("\n");
 };
@@ -56,7 +73,8 @@ export default defineCommand({
   writes:
     "with --confirm: the job's state (cancelled), its active triggers (cancelled) and its queued runs (cancelled); without: nothing.",
   output:
-    '{"job":{"id",…,"state":"cancelled"},"cancelled_triggers":["cron_…"],"cancelled_queued_runs":0}; preview: the same ' +
+    '{"job":{"id",…,"state":"cancelled"},"cancelled_triggers":["cron_…"] (the first 20),"cancelled_triggers_total",' +
+    '"triggers_command","cancelled_queued_runs":0}; preview: the same ' +
     'with the job as it is, what would be cancelled, "preview":true and "confirm_command"',
   errors: [...OWNER_ERRORS, "NOT_FOUND", "CONFLICT", ...STORE_ERRORS, "INTERNAL"],
   env: [...OWNER_ENV],

@@ -1,4 +1,5 @@
 import * as z from "zod/mini";
+import { commandLine } from "../../command-line.ts";
 import {
   previewUnregister,
   type UnregisterPreview,
@@ -7,7 +8,7 @@ import {
 } from "../../domain/agents/unregister.ts";
 import { removeVaultToken } from "../../local/vault.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";
-import { confirmCommand, confirmOption, previewHeadline } from "../kernel/confirm.ts";
+import { confirmCommand, confirmOption, listedPart, moreLine, previewHeadline } from "../kernel/confirm.ts";
 import { AUTHENTICATED_ERRORS, ownCredential, tokenFileSchema } from "../kernel/credential.ts";
 import { neutralizeLine } from "../kernel/output.ts";
 import { AUTH_ENV, nameOption } from "./options.ts";
@@ -19,30 +20,51 @@ export const unregisterOptionsSchema = z.object({
 });
 
 export type UnregisterOptions = z.output<typeof unregisterOptionsSchema>;
-export type UnregisterOutput = UnregisterResult | (UnregisterPreview & { confirm_command: string });
+/** Open or re-routed tasks are listed up to PREVIEW_LISTED; the _total fields count them all. */
+type BoundedResult = UnregisterResult & { rerouted_tasks_total: number };
+type BoundedPreview = UnregisterPreview & { open_tasks_total: number; tasks_command: string; confirm_command: string };
+export type UnregisterOutput = BoundedResult | BoundedPreview;
 
 const runUnregister = async (options: UnregisterOptions, { ctx, ...deps }: DepsOf<"store">): Promise<UnregisterOutput> => {
   const call = { agentId: options.agentId, token: deps.credential?.token };
   if (!options.confirm) {
     const tokenFile = options.tokenFile === undefined ? [] : ["--token-file", options.tokenFile];
+    const preview = await previewUnregister(deps, call);
+    const { listed, total } = listedPart(preview.open_tasks);
+    const words = ["--agent-id", options.agentId, ...tokenFile];
     return {
-      ...(await previewUnregister(deps, call)),
-      confirm_command: confirmCommand("agent-identity-cli", "unregister", "--agent-id", options.agentId, ...tokenFile),
+      ...preview,
+      open_tasks: listed,
+      open_tasks_total: total,
+      tasks_command: commandLine(
+        "agent-task-cli",
+        "list",
+        ...words,
+        "--state",
+        "assigned",
+        "--state",
+        "accepted",
+        "--limit",
+        "200",
+      ),
+      confirm_command: confirmCommand("agent-identity-cli", "unregister", ...words),
     };
   }
   const result = await unregisterAgent(deps, call);
   await removeVaultToken(ctx.paths, options.agentId);
-  return result;
+  const { listed, total } = listedPart(result.rerouted_tasks);
+  return { ...result, rerouted_tasks: listed, rerouted_tasks_total: total };
 };
 
-const renderPreview = (r: UnregisterPreview & { confirm_command: string }): string =>
+const renderPreview = (r: BoundedPreview): string =>
   [
     previewHeadline(`unregister ${r.name}: delete its registration and inbox, free the name`),
     r.session_id
       ? `  end session ${r.session_id}; its ${r.unacknowledged_messages} unacknowledged message(s) bounce to their senders`
       : "  no open session to end",
-    `  hand on ${r.open_tasks.length} open task(s) to another live capable agent or the queue`,
+    `  hand on ${r.open_tasks_total} open task(s) to another live capable agent or the queue`,
     ...r.open_tasks.map((t) => `  task ${t.task_id} [${t.priority}] ${neutralizeLine(t.title)}: ${t.state}`),
+    ...moreLine(r.open_tasks.length, r.open_tasks_total, r.tasks_command),
     `  release ${r.reservations} file reservation(s); remove this host's vault file`,
     `to do it: ${r.confirm_command}`,
   ].join("\n");
@@ -57,6 +79,9 @@ const render = (r: UnregisterOutput): string =>
           (t) =>
             `  task ${t.task_id} [${t.priority}] ${neutralizeLine(t.title)}: ${t.state}${t.assignee ? ` to ${t.assignee}` : ""}`,
         ),
+        ...(r.rerouted_tasks_total > r.rerouted_tasks.length
+          ? [`  … and ${r.rerouted_tasks_total - r.rerouted_tasks.length} more task(s) handed on`]
+          : []),
       ].join("\n");
 
 export default defineCommand({
@@ -75,9 +100,10 @@ export default defineCommand({
     "with --confirm: deletes the agent row, its sessions and deliveries; re-routes its open tasks; releases its " +
     "reservations; removes the vault file. Without: nothing.",
   output:
-    '{"success":true,"name","removed":true,"ended_session_id","rerouted_tasks":[{"task_id","title","priority","state","assignee"}]}; ' +
-    'preview: {"preview":true,"name","removed":false,"session_id","unacknowledged_messages","open_tasks":[{"task_id","title",' +
-    '"priority","state"}],"reservations","confirm_command"}',
+    '{"success":true,"name","removed":true,"ended_session_id","rerouted_tasks":[{"task_id","title","priority","state","assignee"}],' +
+    '"rerouted_tasks_total"}; preview: {"preview":true,"name","removed":false,"session_id","unacknowledged_messages",' +
+    '"open_tasks":[{"task_id","title","priority","state"}],"open_tasks_total","tasks_command","reservations","confirm_command"}; ' +
+    "task lists hold the first 20",
   errors: AUTHENTICATED_ERRORS,
   env: AUTH_ENV,
   examples: [

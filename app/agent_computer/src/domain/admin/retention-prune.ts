@@ -1,10 +1,12 @@
 // How long the store keeps what nothing waits on any more: acknowledged and expired mail, ended runs' output tails
 // and ended outbound webhook events. agent-computer-admin prune applies it on demand; the worker applies it on its
 // own every hour. Never pruned: a message with a pending delivery, a queued or running run, a pending webhook
-// event, and anything not yet past the cut-off.
+// event, a message of a thread that has a message inside the retention, a message whose idempotency key a retry may
+// still use, and anything not yet past the cut-off.
 import { AppError } from "../../errors.ts";
-import type { PruneCounts } from "../../store/port.ts";
+import type { MailCursor, PruneCounts, PruneCutoff } from "../../store/port.ts";
 import type { Deps } from "../deps.ts";
+import { IDEMPOTENCY_WINDOW_MS } from "../mesh/send.ts";
 
 export const DEFAULT_RETENTION_DAYS = 30;
 export const MAX_RETENTION_DAYS = 36_500;
@@ -37,9 +39,20 @@ export const retentionDaysFromEnv = (env: Readonly<Record<string, string | undef
 
 export const cutoffOf = (now: number, olderThanDays: number): number => now - olderThanDays * DAY_MS;
 
+/**
+ * A message with an idempotency key answers retries for IDEMPOTENCY_WINDOW_MS after it was sent; it is kept an hour
+ * longer, so a sender whose clock runs behind the pruning host's still gets its replay rather than a second send.
+ */
+export const KEYED_MESSAGE_MARGIN_MS = 3_600_000;
+
+const pruneCutoff = (now: number, olderThanDays: number): PruneCutoff => {
+  const before = cutoffOf(now, olderThanDays);
+  return { before, keyedBefore: Math.min(before, now - IDEMPOTENCY_WINDOW_MS - KEYED_MESSAGE_MARGIN_MS) };
+};
+
 /** What a prune with this retention would remove now. Reads only. */
 export const previewPrune = (deps: Deps, olderThanDays: number): Promise<PruneCounts> =>
-  deps.store.read((tx) => tx.admin.pruneCounts(cutoffOf(deps.now(), olderThanDays)));
+  deps.store.read((tx) => tx.admin.pruneCounts(pruneCutoff(deps.now(), olderThanDays)));
 
 export interface PruneOutcome {
   pruned: PruneCounts;
@@ -61,20 +74,29 @@ export const prune = async (
     webhookEvents = true,
   }: { batch?: number; maxBatches?: number; webhookEvents?: boolean } = {},
 ): Promise<PruneOutcome> => {
-  const before = cutoffOf(deps.now(), olderThanDays);
+  const before = pruneCutoff(deps.now(), olderThanDays);
   let more = false;
-  const drain = async (step: (before: number) => Promise<number>): Promise<number> => {
+  /** Runs batches until one comes back short of `batch` rows looked at; adds up the rows removed. */
+  const drain = async (step: (before: PruneCutoff) => Promise<{ removed: number; looked: number }>): Promise<number> => {
     let total = 0;
     for (let round = 0; round < maxBatches; round++) {
-      const done = await step(before);
-      total += done;
-      if (done < batch) return total;
+      const { removed, looked } = await step(before);
+      total += removed;
+      if (looked < batch) return total;
     }
     more = true;
     return total;
   };
-  const messages = await drain((b) => deps.store.write((tx) => tx.admin.pruneMessages(b, batch)));
-  const runTails = await drain((b) => deps.store.write((tx) => tx.admin.pruneRunTails(b, batch)));
-  const events = webhookEvents ? await drain((b) => deps.store.write((tx) => tx.webhooks.pruneEndedEvents(b, batch))) : 0;
+  const counted = async (n: Promise<number>) => ({ removed: await n, looked: await n });
+  let after: MailCursor | undefined;
+  const messages = await drain(async (b) => {
+    const { deleted, selected, last } = await deps.store.write((tx) => tx.admin.pruneMessages(b, batch, after));
+    after = last;
+    return { removed: deleted, looked: selected };
+  });
+  const runTails = await drain((b) => counted(deps.store.write((tx) => tx.admin.pruneRunTails(b, batch))));
+  const events = webhookEvents
+    ? await drain((b) => counted(deps.store.write((tx) => tx.webhooks.pruneEndedEvents(b.before, batch))))
+    : 0;
   return { pruned: { messages, runTails, webhookEvents: events }, more };
 };

@@ -18,7 +18,7 @@ export const didYouMeanHint = (near: readonly string[]): string => `did you mean
 export const namesNear = async (tx: StoreTx, name: string): Promise<string[]> => {
   const edits = editsAllowed(name);
   const lookalike = await tx.identity.nameWithKey(nameKey(name));
-  const near = nearestWords(name, await tx.identity.namesOfLength(name.length - edits, name.length + edits, NAMES_READ), edits);
+  const near = nearestWords(name, await tx.identity.namesSharingCharacters(name, edits, NAMES_READ), edits);
   return [...new Set([...(lookalike && lookalike !== name ? [lookalike] : []), ...near])].slice(0, SUGGESTED);
 };
 

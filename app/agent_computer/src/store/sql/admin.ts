@@ -3,10 +3,23 @@ import type { AdminRepo, MailRecord, PruneCounts } from "../port-admin.ts";
 import { type Db, num, numOrNull, type Row, str, strOrNull } from "./db.ts";
 import { ofCurrentHolder } from "./seen-by.ts";
 
-/** A message may go once nothing waits on it: no delivery of it is still pending. */
-const PRUNABLE_MESSAGES = `SELECT m.id FROM messages m WHERE m.created_at < $1
-  AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.message_id = m.id AND d.state = 'pending')`;
-const PRUNABLE_BATCH = `${PRUNABLE_MESSAGES} ORDER BY m.created_at, m.id LIMIT $2`;
+/**
+ * A message past the cut-off ($1) may go once nothing waits on it: no delivery of it is still pending, its
+ * idempotency key (if any) is past $2 so a retry can no longer be answered from it, and no thread it belongs to (its
+ * thread_id, or its own id when a reply started a thread from it) has a message newer than the cut-off: a thread
+ * still in use is kept whole.
+ */
+const nothingWaitsOn = (
+  m: string,
+): string => `NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.message_id = ${m}.id AND d.state = 'pending')
+  AND (${m}.idempotency_key IS NULL OR ${m}.created_at < $2)
+  AND NOT EXISTS (SELECT 1 FROM messages t WHERE t.thread_id = ${m}.thread_id AND t.created_at >= $1)
+  AND NOT EXISTS (SELECT 1 FROM messages t WHERE t.thread_id = ${m}.id AND t.created_at >= $1)`;
+const PRUNABLE_MESSAGES = `SELECT m.id, m.created_at FROM messages m WHERE m.created_at < $1 AND ${nothingWaitsOn("m")}`;
+// Oldest first along messages_by_age (migration 026) from just after the previous batch's last row ($4, $5), so a
+// batch reads a stretch of an index, never the table, nor again the kept rows earlier batches passed.
+export const PRUNABLE_BATCH = `${PRUNABLE_MESSAGES} AND m.created_at >= $4 AND (m.created_at > $4 OR m.id > $5)
+  ORDER BY m.created_at, m.id LIMIT $3`;
 
 /** A run in progress (queued or running) keeps its tails; an ended one loses them past the cut-off, the run stays. */
 const ENDED_RUNS_WITH_TAILS = `SELECT id FROM automation_runs
@@ -15,8 +28,8 @@ const ENDED_RUNS_WITH_TAILS = `SELECT id FROM automation_runs
 
 const ENDED_WEBHOOK_EVENTS = "SELECT id FROM webhook_events WHERE state IN ('delivered', 'failed') AND finished_at < $1";
 
-const countOf = async (db: Db, select: string, before: number): Promise<number> =>
-  num((await db.get<Row>(`SELECT COUNT(*) AS n FROM (${select}) prunable`, [before]))?.n ?? 0);
+const countOf = async (db: Db, select: string, params: unknown[]): Promise<number> =>
+  num((await db.get<Row>(`SELECT COUNT(*) AS n FROM (${select}) prunable`, params))?.n ?? 0);
 
 /** The agent's own messages: those it sent and those delivered to it (pending or acked), as seenBy counts them. */
 const MINE = `SELECT id FROM messages WHERE sender = $1
@@ -68,14 +81,17 @@ const withDeliveries = async (db: Db, agentId: string, mail: MailRecord[]): Prom
 };
 
 export const adminRepo = (db: Db): AdminRepo => ({
-  pruneCounts: async (before): Promise<PruneCounts> => ({
-    messages: await countOf(db, PRUNABLE_MESSAGES, before),
-    runTails: await countOf(db, ENDED_RUNS_WITH_TAILS, before),
-    webhookEvents: await countOf(db, ENDED_WEBHOOK_EVENTS, before),
+  pruneCounts: async ({ before, keyedBefore }): Promise<PruneCounts> => ({
+    messages: await countOf(db, PRUNABLE_MESSAGES, [before, keyedBefore]),
+    runTails: await countOf(db, ENDED_RUNS_WITH_TAILS, [before]),
+    webhookEvents: await countOf(db, ENDED_WEBHOOK_EVENTS, [before]),
   }),
-  pruneMessages: async (before, limit) => {
-    const ids = (await db.all<Row>(PRUNABLE_BATCH, [before, limit])).map((r) => str(r.id));
-    if (ids.length === 0) return 0;
+  pruneMessages: async ({ before, keyedBefore }, limit, after) => {
+    const rows = await db.all<Row>(PRUNABLE_BATCH, [before, keyedBefore, limit, after?.createdAt ?? -1, after?.id ?? ""]);
+    const ids = rows.map((r) => str(r.id));
+    const lastRow = rows.at(-1);
+    if (!lastRow) return { deleted: 0, selected: 0 };
+    const last = { createdAt: num(lastRow.created_at), id: str(lastRow.id) };
     const list = placeholders(ids.length);
     if (db.dialect === "sqlite") {
       // SQLite's word index is a table of its own (migrations 011, 014), kept by an insert trigger only.
@@ -85,15 +101,16 @@ export const adminRepo = (db: Db): AdminRepo => ({
       );
       await db.run(`DELETE FROM message_search_rows WHERE message_id IN (${list})`, ids);
     }
-    // Deliveries go by ON DELETE CASCADE. The pending test is repeated in the delete, so a message that gained a
-    // pending delivery since the read above stays.
-    return db.run(
-      `DELETE FROM messages WHERE id IN (${list})
-        AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.message_id = messages.id AND d.state = 'pending')`,
-      ids,
+    // Deliveries go by ON DELETE CASCADE. The tests are repeated in the delete, so a message that gained a pending
+    // delivery or a newer thread message since the read above stays.
+    const deleted = await db.run(
+      `DELETE FROM messages WHERE id IN (${placeholders(ids.length, 3)})
+        AND ${nothingWaitsOn("messages")}`,
+      [before, keyedBefore, ...ids],
     );
+    return { deleted, selected: ids.length, last };
   },
-  pruneRunTails: (before, limit) =>
+  pruneRunTails: ({ before }, limit) =>
     db.run(
       `UPDATE automation_runs SET stdout_tail = NULL, stderr_tail = NULL
         WHERE id IN (${ENDED_RUNS_WITH_TAILS} ORDER BY COALESCE(finished_at, created_at), id LIMIT $2)`,

@@ -2,6 +2,7 @@ import type { IdentityRecord, IdentityRepo } from "../port.ts";
 import { MARK_EMPTIED_CHANNELS_SQL } from "./channels.ts";
 import { type Db, num, type Row, strOrNull } from "./db.ts";
 import { toAgent } from "./mesh.ts";
+import { sharingCharactersSql } from "./names-sharing-characters.ts";
 
 const toIdentity = (r: Row): IdentityRecord => ({
   ...toAgent(r),
@@ -67,14 +68,10 @@ export const identityRepo = (db: Db): IdentityRepo => ({
       now,
     ]);
   },
-  namesOfLength: async (minLength, maxLength, limit) =>
-    (
-      await db.all<Row>("SELECT name FROM agents WHERE length(name) BETWEEN $1 AND $2 ORDER BY name LIMIT $3", [
-        minLength,
-        maxLength,
-        limit,
-      ])
-    ).map((r) => String(r.name)),
+  namesSharingCharacters: async (typed, edits, limit) => {
+    const { sql, params } = sharingCharactersSql(db.dialect, typed, edits, limit);
+    return (await db.all<Row>(sql, params)).map((r) => String(r.name));
+  },
   nameWithKey: async (nameKey) =>
     strOrNull((await db.get<Row>("SELECT name FROM agents WHERE name_key = $1", [nameKey]))?.name) ?? undefined,
   deleteAgent: async (name, now) => {
