@@ -16,7 +16,7 @@ const nothingWaitsOn = (
   AND NOT EXISTS (SELECT 1 FROM messages t WHERE t.thread_id = ${m}.thread_id AND t.created_at >= $1)
   AND NOT EXISTS (SELECT 1 FROM messages t WHERE t.thread_id = ${m}.id AND t.created_at >= $1)`;
 const PRUNABLE_MESSAGES = `SELECT m.id, m.created_at FROM messages m WHERE m.created_at < $1 AND ${nothingWaitsOn("m")}`;
-// Oldest first along messages_by_age (migration 026) from just after the previous batch's last row ($4, $5), so a
+// Oldest first along messages_by_age (migration 020) from just after the previous batch's last row ($4, $5), so a
 // batch reads a stretch of an index, never the table, nor again the kept rows earlier batches passed.
 export const PRUNABLE_BATCH = `${PRUNABLE_MESSAGES} AND m.created_at >= $4 AND (m.created_at > $4 OR m.id > $5)
   ORDER BY m.created_at, m.id LIMIT $3`;

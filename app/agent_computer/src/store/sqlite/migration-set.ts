@@ -18,7 +18,7 @@ import webhookPrivateHost from "./migrations/016_webhook_private_host.sql" with 
 import webhookFairClaims from "./migrations/017_webhook_fair_claims.sql" with { type: "text" };
 import nameKeys from "./migrations/018_name_keys.sql" with { type: "text" };
 import fileReservations from "./migrations/019_file_reservations.sql" with { type: "text" };
-import messagesByAge from "./migrations/026_messages_by_age.sql" with { type: "text" };
+import messagesByAge from "./migrations/020_messages_by_age.sql" with { type: "text" };
 
 export const sqliteMigrations: readonly Migration[] = [
   { version: 1, name: "mesh", sql: mesh },
@@ -40,5 +40,5 @@ export const sqliteMigrations: readonly Migration[] = [
   { version: 17, name: "webhook_fair_claims", sql: webhookFairClaims },
   { version: 18, name: "name_keys", sql: nameKeys },
   { version: 19, name: "file_reservations", sql: fileReservations },
-  { version: 26, name: "messages_by_age", sql: messagesByAge },
+  { version: 20, name: "messages_by_age", sql: messagesByAge },
 ];
