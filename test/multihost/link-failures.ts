@@ -59,12 +59,13 @@ export const hostCutOff = async (h: HostsUnderTest): Promise<void> => {
       "the cut host's agent to turn stale elsewhere",
     );
     // Stored, but no recipient will read it: printed on stdout all the same, and exit 9 NOT_DELIVERED.
-    const during = await as<SendJson>(
-      sender,
-      "agent-send-cli",
-      ["--to", idle.id, "--body", "sent while its host was cut off"],
-      9,
-    );
+    const duringRun = await sender.host.run("agent-send-cli", [
+      ...["--agent-id", sender.id, "--token-file", sender.tokenFile],
+      ...["--to", idle.id, "--body", "sent while its host was cut off", "--json"],
+    ]);
+    expect(duringRun.exitCode).toBe(9);
+    expect((JSON.parse(duringRun.stderr) as { error: { code: string } }).error.code).toBe("NOT_DELIVERED");
+    const during = duringRun.json<SendJson>();
     expect(during.recipients[0]?.outcome).toBe("not_checked_in");
     const sent = await as<{ messages: { id: string; recipients: { agent_id: string; state: string }[] }[] }>(
       sender,
