@@ -4,6 +4,7 @@
 // typed by mistake (redact-tokens.ts). Renderers use neutralizeLine for one-line fields only, so a newline in a role or a
 // path cannot forge a line of a listing.
 import { neutralize, safeJson } from "../../terminal-text.ts";
+import { fitJson, fitText } from "./output-budget.ts";
 import { redactTokens } from "./redact-tokens.ts";
 
 export { neutralize, neutralizeFields, neutralizeLine } from "../../terminal-text.ts";
@@ -24,6 +25,20 @@ const writeFully = async (target: typeof Bun.stdout, text: string): Promise<void
 
 /** Human text on stdout, neutralised; resolves only once the data has been handed to the OS. */
 export const writeStdout = (text: string): Promise<void> => writeFully(Bun.stdout, neutralize(text));
+
+/**
+ * A command's answer as text, within the output budget (output-budget.ts); `footer` (the paging line) is kept whole
+ * after whatever the budget leaves of the body.
+ */
+export const writeResultText = (text: string, footer?: string): Promise<void> => {
+  const body = neutralize(text.endsWith("\n") ? text.slice(0, -1) : text);
+  const tail = footer === undefined ? "" : `${neutralize(footer)}\n`;
+  const fitted = body === "" ? "" : `${fitText(body, undefined, Buffer.byteLength(tail))}\n`;
+  return writeFully(Bun.stdout, fitted + tail);
+};
+
+/** A command's answer as one JSON document, within the output budget. */
+export const writeJsonResult = (value: unknown): Promise<void> => writeFully(Bun.stdout, fitJson(value));
 
 /** Human text on stderr (errors echo what was typed): neutralised, and a token in it redacted. */
 export const writeStderr = (text: string): Promise<void> => writeFully(Bun.stderr, neutralize(redactTokens(text)));

@@ -5,7 +5,8 @@ import type { Store } from "../../store/port.ts";
 import { wantsJson } from "./argv.ts";
 import type { BinaryDef, CommandDef } from "./command.ts";
 import type { CommandContext } from "./command-context.ts";
-import { writeJsonStderr, writeJsonStdout, writeStderr, writeStdout } from "./output.ts";
+import { writeJsonResult, writeJsonStderr, writeResultText, writeStderr, writeStdout } from "./output.ts";
+import { pagingFooter } from "./paging.ts";
 import { reachedPhase } from "./startup-phase.ts";
 
 /** Builds the real context; the store is opened lazily so help and usage errors never load a driver. */
@@ -95,10 +96,9 @@ export const runBinary = async (binary: BinaryDef, argv: readonly string[], use:
       const options = invocation.options as never;
       const result = await runCommand(invocation.def, options, ctx);
       reachedPhase("command-run");
-      if (json) await writeJsonStdout(result);
+      if (json) await writeJsonResult(result);
       else {
-        const text = invocation.def.render(result, options);
-        await writeStdout(text.endsWith("\n") || text === "" ? text : `${text}\n`);
+        await writeResultText(invocation.def.render(result, options), pagingFooter(result, binary.name, argv));
         // A result may carry a warning (e.g. presence not renewed on a full disk): in the JSON document, and for a
         // person on stderr, so the answer on stdout stays what it always is.
         const warning = (result as { warning?: unknown } | undefined)?.warning;
