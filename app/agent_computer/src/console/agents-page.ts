@@ -1,5 +1,5 @@
 // Agents: the mesh directory, stale agents included, with each status line's age and what "alive" rests on.
-import type { DirectoryEntry, DirectoryResult } from "../domain/mesh/directory.ts";
+import { ALIVE_MEANS, type DirectoryEntry, type DirectoryResult } from "../domain/mesh/directory.ts";
 import { age, none, when } from "./format.ts";
 import { type Html, html } from "./html.ts";
 import type { Page } from "./layout.ts";
@@ -22,7 +22,7 @@ export const agentsPage = (directory: DirectoryResult): Page => ({
   body:
     directory.agents.length === 0
       ? html`<p class="empty">No agent has checked in yet. <code>agent-checkin-cli --help</code> explains how.</p>`
-      : html`<p class="hint">Every agent's latest session, stale ones included: ${directory.note}.</p>
+      : html`<p class="hint">Every agent's latest session, stale ones included: ${ALIVE_MEANS}.</p>
 <table class="agents">
 <thead><tr><th>Agent</th><th>Liveness</th><th>Host</th><th>Role / repo</th><th>Status</th><th>Status age</th><th>Last activity</th><th>Session expires</th></tr></thead>
 <tbody>

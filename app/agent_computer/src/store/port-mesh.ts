@@ -32,6 +32,28 @@ export interface SessionRecord {
   endedAt: number | null;
 }
 
+/** Which agents the directory lists: by liveness, by their session's fields, by name and description. */
+export interface DirectoryFilter {
+  /** live: a session within its ttl; stale: none, listed by its latest session; all: both. */
+  status: "live" | "stale" | "all";
+  role?: string | undefined;
+  repo?: string | undefined;
+  host?: string | undefined;
+  /** Every one of these in the session's caps. */
+  capabilities?: readonly string[] | undefined;
+  /** The agent name starts with this (exactly, case and all). */
+  namePrefix?: string | undefined;
+  /** Found, ignoring ASCII case, anywhere in the agent name or its description. */
+  query?: string | undefined;
+}
+
+export interface DirectoryCounts {
+  live: number;
+  stale: number;
+  /** Of the filter's status, those whose name sorts after the `after` given (all of them without one). */
+  after: number;
+}
+
 export type DeliveryState = "pending" | "acked" | "expired_undelivered" | "not_checked_in";
 
 export interface NewMessage {
@@ -266,7 +288,15 @@ export interface MeshRepo {
   setContact(owner: string, other: string, kind: "allow" | "block" | null, now: number): Promise<void>;
   /** The recipients, of those named, whose contact policy or block list refuses mail from `sender`. */
   refusingRecipients(sender: string, recipients: readonly string[]): Promise<string[]>;
-  /** Open sessions (live ones unless includeStale), newest activity first, with the latest session of stale agents. */
-  directory(now: number, includeStale: boolean): Promise<SessionRecord[]>;
+  /**
+   * One page of the directory at `now`: the open session of each live agent and the latest session of each stale one
+   * (no live session), as `filter` selects, ordered by agent name, after the agent named `page.after`, at most
+   * `page.limit` (all without one).
+   */
+  directory(now: number, filter: DirectoryFilter, page?: { after?: string; limit?: number }): Promise<SessionRecord[]>;
+  /** How many agents `filter` (its status aside) selects, live and stale, and how many of its status sort after `after`. */
+  directoryCounts(now: number, filter: DirectoryFilter, after?: string): Promise<DirectoryCounts>;
+  /** Live agents that `filter` selects, counted per class and host, largest first. */
+  directoryTopology(now: number, filter: DirectoryFilter): Promise<{ agentClass: string; host: string; count: number }[]>;
   liveSessions(now: number): Promise<SessionRecord[]>;
 }

@@ -8,7 +8,6 @@ import type {
   InboxGlance,
   MeshRepo,
   SentMessage,
-  SessionRecord,
   ThreadEntry,
   WebhookRepo,
 } from "../port.ts";
@@ -16,8 +15,10 @@ import { lockAgentRows } from "./agent-locks.ts";
 import { type Db, jsonList, num, numOrNull, type Row, str, strOrNull } from "./db.ts";
 import { contactOps } from "./mesh-contacts.ts";
 import { deliveryOps, liveAt } from "./mesh-deliveries.ts";
+import { directoryOps } from "./mesh-directory.ts";
 import { searchMessages } from "./mesh-search.ts";
 import { ofCurrentHolder, seenBy } from "./seen-by.ts";
+import { SESSION_COLUMNS, toSession } from "./session-rows.ts";
 
 export const toAgent = (r: Row): AgentRecord => ({
   agentId: str(r.name),
@@ -32,23 +33,6 @@ export const toAgent = (r: Row): AgentRecord => ({
   createdAt: num(r.created_at),
   updatedAt: num(r.updated_at),
   lastSeenAt: num(r.last_seen_at),
-});
-
-const toSession = (r: Row): SessionRecord => ({
-  id: str(r.id),
-  agentId: str(r.agent_name),
-  host: str(r.host),
-  role: strOrNull(r.role),
-  repo: strOrNull(r.repo),
-  caps: jsonList(r.caps),
-  statusLine: strOrNull(r.status_line),
-  statusSetAt: numOrNull(r.status_set_at),
-  ttlSeconds: num(r.ttl_seconds),
-  startedAt: num(r.started_at),
-  lastActivityAt: num(r.last_activity_at),
-  expiresAt: num(r.expires_at),
-  watermarkSeq: num(r.watermark_seq),
-  endedAt: numOrNull(r.ended_at),
 });
 
 /** The columns of a pending delivery as the inbox shows it (deliveries d joined to messages m); see toInboxEntry. */
@@ -75,9 +59,6 @@ const toDelivery = (r: Row): DeliveryRecord => ({
   ackedAt: numOrNull(r.acked_at),
   closedAt: numOrNull(r.closed_at),
 });
-
-const SESSION_COLUMNS =
-  "id, agent_name, host, role, repo, caps, status_line, status_set_at, ttl_seconds, started_at, last_activity_at, expires_at, watermark_seq, ended_at";
 
 const placeholders = (count: number, from = 1): string => Array.from({ length: count }, (_, i) => `$${i + from}`).join(", ");
 
@@ -322,21 +303,7 @@ export const meshRepo = (db: Db, webhooks: Pick<WebhookRepo, "subscribers">): Me
     },
     search: (agentId, words, limit, plan) => searchMessages(db, agentId, words, limit, plan),
     ...contactOps(db),
-    directory: async (now, includeStale) => {
-      const live = await db.all<Row>(
-        `SELECT ${SESSION_COLUMNS} FROM sessions WHERE ${liveAt("$1")} ORDER BY last_activity_at DESC`,
-        [now],
-      );
-      if (!includeStale) return live.map(toSession);
-      const stale = await db.all<Row>(
-        `SELECT ${SESSION_COLUMNS} FROM sessions s
-       WHERE NOT EXISTS (SELECT 1 FROM sessions o WHERE o.agent_name = s.agent_name AND ${liveAt("$1", "o.")})
-         AND s.started_at = (SELECT MAX(started_at) FROM sessions l WHERE l.agent_name = s.agent_name)
-       ORDER BY s.last_activity_at DESC`,
-        [now],
-      );
-      return [...live, ...stale].map(toSession);
-    },
+    ...directoryOps(db),
     liveSessions: async (now) =>
       (await db.all<Row>(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE ${liveAt("$1")} ORDER BY agent_name`, [now])).map(
         toSession,
