@@ -195,23 +195,35 @@ describe.each(storeNames)("mesh through the binaries [%s]", (storeName) => {
     expect(human.stdout).toMatch(new RegExp(`^${out.live} live agent\\(s\\) by class: .*\\borchestrator 1\\b`, "m"));
   });
 
-  test("a --json result over 100 KiB arrives whole through a pipe", async () => {
-    const body = "x".repeat(4000);
-    for (let i = 0; i < 40; i++) {
-      const r = await runBin(
-        "agent-send-cli",
-        ["--from", "alice", "--token-file", alice.tokenFile, "--to", "bob", "--body", `${i}:${body}`],
-        {
-          env: target.env,
-        },
-      );
-      expect(r.exitCode).toBe(0);
+  test("a --json result over 64 KiB arrives whole through a pipe, and a page never drops the one message that passes the budget", async () => {
+    // The largest body a message may have, with characters JSON escapes: one message alone is over 64 KiB.
+    const body = "\u0001".repeat(65_536);
+    const sent = await runBin(
+      "agent-send-cli",
+      ["--from", "alice", "--token-file", alice.tokenFile, "--to", "bob", "--body-file", "-"],
+      {
+        env: target.env,
+        input: body,
+      },
+    );
+    expect(sent.exitCode, sent.stderr).toBe(0);
+    // Earlier mail waits before it: the pages that hold it stay within the budget, and the cursor leads to it.
+    let cursor: string | null = null;
+    for (let pages = 0; pages < 20; pages++) {
+      const read = await runBin("agent-inbox-cli", [...as(bob), "--json", ...(cursor ? ["--cursor", cursor] : [])], {
+        env: target.env,
+      });
+      expect(read.exitCode, read.stderr).toBe(0);
+      const parsed = read.json<{ messages: { body: string }[]; next_cursor: string | null }>();
+      if (parsed.messages.some((m) => m.body === body)) {
+        expect(read.stdout.length).toBeGreaterThan(64 * 1024);
+        return;
+      }
+      expect(read.stdout.length).toBeLessThanOrEqual(16 * 1024);
+      cursor = parsed.next_cursor;
+      expect(cursor).not.toBeNull();
     }
-    const read = await runBin("agent-inbox-cli", [...as(bob), "--limit", "100", "--json"], { env: target.env });
-    expect(read.exitCode).toBe(0);
-    expect(read.stdout.length).toBeGreaterThan(100 * 1024);
-    const parsed = read.json<{ messages: { body: string }[] }>();
-    expect(parsed.messages.filter((m) => m.body.endsWith(body))).toHaveLength(40);
+    throw new Error("the 64 KiB message never came");
   });
   test("a reply joins the thread of the message it answers, and the thread reads back through agent-thread-cli", async () => {
     const env = target.env;

@@ -262,8 +262,10 @@ export interface MeshRepo {
   storeMessage(toStore: MessageToStore): Promise<StoredDelivery[]>;
   findByIdempotencyKey(sender: string, key: string): Promise<SentMessage | undefined>;
   releaseIdempotencyKey(sender: string, key: string, olderThan: number): Promise<void>;
-  pending(sessionId: string, limit: number): Promise<InboxEntry[]>;
-  countPending(sessionId: string): Promise<number>;
+  /** The session's pending deliveries by seq, those after `afterSeq` (default 0: all), at most `limit`. */
+  pending(sessionId: string, limit: number, afterSeq?: number): Promise<InboxEntry[]>;
+  /** How many of the session's deliveries are pending, of those after `afterSeq` (default 0: all). */
+  countPending(sessionId: string, afterSeq?: number): Promise<number>;
   /** The agent's session live at `now` with its pending count, newest seq and oldest arrival; undefined without one. */
   glanceInbox(agentId: string, now: number): Promise<InboxGlance | undefined>;
   deliveriesOf(recipient: string, messageIds: readonly string[]): Promise<DeliveryRecord[]>;

@@ -209,18 +209,22 @@ export const meshRepo = (db: Db, webhooks: Pick<WebhookRepo, "subscribers">): Me
         olderThan,
       ]);
     },
-    pending: async (sessionId, limit) =>
+    pending: async (sessionId, limit, afterSeq = 0) =>
       (
         await db.all<Row>(
           `SELECT ${INBOX_ENTRY_COLUMNS} FROM deliveries d JOIN messages m ON m.id = d.message_id
-         WHERE d.session_id = $1 AND d.state = 'pending' ORDER BY d.seq LIMIT $2`,
-          [sessionId, limit],
+         WHERE d.session_id = $1 AND d.state = 'pending' AND d.seq > $3 ORDER BY d.seq LIMIT $2`,
+          [sessionId, limit, afterSeq],
         )
       ).map(toInboxEntry),
-    countPending: async (sessionId) =>
+    countPending: async (sessionId, afterSeq = 0) =>
       num(
-        (await db.get<Row>("SELECT COUNT(*) AS n FROM deliveries WHERE session_id = $1 AND state = 'pending'", [sessionId]))?.n ??
-          0,
+        (
+          await db.get<Row>("SELECT COUNT(*) AS n FROM deliveries WHERE session_id = $1 AND state = 'pending' AND seq > $2", [
+            sessionId,
+            afterSeq,
+          ])
+        )?.n ?? 0,
       ),
     glanceInbox: async (agentId, now) => {
       const row = await db.get<Row>(GLANCE_SQL, [agentId, now]);
