@@ -133,8 +133,16 @@ export const seedLargeStore = async (home: string): Promise<LargeStore> => {
         {
           message_id: "'msg_sent_' || ((i - 1) / 1000 + 1)",
           recipient: AGENT,
+          session_id: "'ses_seed_' || i",
+          seq: "1",
         },
       );
+      // The peer has 10,000 messages waiting too (an --up-to-seq acknowledges them all at once).
+      copies(db, "deliveries", "recipient = 'peer'", 10_000, {
+        message_id: "'msg_seed_' || i",
+        seq: "t.seq + i",
+      });
+      db.run("UPDATE agents SET last_seq = last_seq + 10000 WHERE name = 'peer'");
       copies(db, "contacts", "owner = 'reader'", 2_000, { other: AGENT });
       copies(db, "automation_jobs", `id = '${jobId}'`, SEEDED.jobs - 1, {
         id: "'job_' || printf('%032d', i)",

@@ -271,14 +271,19 @@ export interface MeshRepo {
   deliveriesOf(recipient: string, messageIds: readonly string[]): Promise<DeliveryRecord[]>;
   ack(recipient: string, messageIds: readonly string[], now: number): Promise<string[]>;
   ackUpToSeq(sessionId: string, seq: number, now: number): Promise<string[]>;
-  sent(sender: string, limit: number): Promise<SentMessage[]>;
+  /** The sender's messages, newest first, at most `limit`; with `before`, only those older than that one. */
+  sent(sender: string, limit: number, before?: { createdAt: number; id: string }): Promise<SentMessage[]>;
+  /** How many of the sender's messages are older than `before`. */
+  countSent(sender: string, before: { createdAt: number; id: string }): Promise<number>;
   /**
    * The message if `agentId` may see it: it sent it, or it was delivered to one of its sessions (pending or
    * acked). Mail stored for an agent that was not checked in, or that expired unread, was never seen: undefined.
    */
   messageSeenBy(messageId: string, agentId: string): Promise<MessageRef | undefined>;
-  /** The messages of a thread that `agentId` may see (as messageSeenBy), oldest first, at most `limit`. */
-  thread(threadId: string, agentId: string, limit: number): Promise<ThreadEntry[]>;
+  /** The messages of a thread that `agentId` may see (as messageSeenBy), oldest first (after `after`), at most `limit`. */
+  thread(threadId: string, agentId: string, limit: number, after?: { createdAt: number; id: string }): Promise<ThreadEntry[]>;
+  /** How many of the thread's messages `agentId` may see that are newer than `after`. */
+  countThread(threadId: string, agentId: string, after: { createdAt: number; id: string }): Promise<number>;
   /**
    * Messages `agentId` may see (as messageSeenBy) whose body holds every one of `words` (lowercase runs of letters
    * and digits) as a whole word, best match first, at most `limit`. `plan` is for tests; callers leave it "auto".

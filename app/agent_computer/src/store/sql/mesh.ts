@@ -80,6 +80,12 @@ const withDeliveries = async (db: Db, rows: Row[]): Promise<SentMessage[]> => {
   }));
 };
 
+/** A message older than the one at (`at`, `id`), by created_at and then id. */
+const sentBefore = (at: string, id: string): string => `(m.created_at < ${at} OR (m.created_at = ${at} AND m.id < ${id}))`;
+
+/** A message newer than the one at (`at`, `id`), by created_at and then id. */
+const threadAfter = (at: string, id: string): string => `(m.created_at > ${at} OR (m.created_at = ${at} AND m.id > ${id}))`;
+
 /** An open session whose ttl has run out by the time placeholder `now`: it is due to be ended. */
 const ranOut = (now: string): string => `ended_at IS NULL AND expires_at <= ${now}`;
 
@@ -264,13 +270,23 @@ export const meshRepo = (db: Db, webhooks: Pick<WebhookRepo, "subscribers">): Me
           [sessionId, seq, now],
         )
       ).map((r) => str(r.message_id)),
-    sent: async (sender, limit) =>
+    sent: async (sender, limit, before) =>
       withDeliveries(
         db,
         await db.all<Row>(
-          `SELECT * FROM messages m WHERE m.sender = $1 AND ${ofCurrentHolder("$1")} ORDER BY m.created_at DESC, m.id DESC LIMIT $2`,
-          [sender, limit],
+          `SELECT * FROM messages m WHERE m.sender = $1 AND ${ofCurrentHolder("$1")}${before ? ` AND ${sentBefore("$3", "$4")}` : ""}
+           ORDER BY m.created_at DESC, m.id DESC LIMIT $2`,
+          before ? [sender, limit, before.createdAt, before.id] : [sender, limit],
         ),
+      ),
+    countSent: async (sender, before) =>
+      num(
+        (
+          await db.get<Row>(
+            `SELECT COUNT(*) AS n FROM messages m WHERE m.sender = $1 AND ${ofCurrentHolder("$1")} AND ${sentBefore("$2", "$3")}`,
+            [sender, before.createdAt, before.id],
+          )
+        )?.n ?? 0,
       ),
     messageSeenBy: async (messageId, agentId) => {
       const row = await db.get<Row>(`SELECT m.id, m.sender, m.thread_id FROM messages m WHERE m.id = $1 AND ${seenBy("$2")}`, [
@@ -279,11 +295,12 @@ export const meshRepo = (db: Db, webhooks: Pick<WebhookRepo, "subscribers">): Me
       ]);
       return row ? { id: str(row.id), sender: str(row.sender), threadId: strOrNull(row.thread_id) } : undefined;
     },
-    thread: async (threadId, agentId, limit) => {
+    thread: async (threadId, agentId, limit, after) => {
       const rows = await db.all<Row>(
         `SELECT m.id, m.sender, m.kind, m.body, m.thread_id, m.reply_to, m.created_at FROM messages m
-         WHERE (m.thread_id = $1 OR m.id = $1) AND ${seenBy("$2")} ORDER BY m.created_at, m.id LIMIT $3`,
-        [threadId, agentId, limit],
+         WHERE (m.thread_id = $1 OR m.id = $1) AND ${seenBy("$2")}${after ? ` AND ${threadAfter("$4", "$5")}` : ""}
+         ORDER BY m.created_at, m.id LIMIT $3`,
+        after ? [threadId, agentId, limit, after.createdAt, after.id] : [threadId, agentId, limit],
       );
       const own = rows.filter((r) => str(r.sender) === agentId).map((r) => str(r.id));
       const deliveries =
@@ -305,6 +322,16 @@ export const meshRepo = (db: Db, webhooks: Pick<WebhookRepo, "subscribers">): Me
           str(r.sender) === agentId ? deliveries.filter((d) => d.message_id === r.id).map((d) => str(d.recipient)) : null,
       })) satisfies ThreadEntry[];
     },
+    countThread: async (threadId, agentId, after) =>
+      num(
+        (
+          await db.get<Row>(
+            `SELECT COUNT(*) AS n FROM messages m
+             WHERE (m.thread_id = $1 OR m.id = $1) AND ${seenBy("$2")} AND ${threadAfter("$3", "$4")}`,
+            [threadId, agentId, after.createdAt, after.id],
+          )
+        )?.n ?? 0,
+      ),
     search: (agentId, words, limit, plan) => searchMessages(db, agentId, words, limit, plan),
     ...contactOps(db),
     ...directoryOps(db),
