@@ -4,7 +4,7 @@
 // fetches the next page. The registry is walked, not listed: a new command without a row below fails this test.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { OUTPUT_BUDGET_BYTES } from "../../app/agent_computer/src/cli/kernel/output-budget.ts";
 import { runBin } from "../helpers/bin.ts";
@@ -42,11 +42,11 @@ const ROWS: Record<string, Row> = {
   "agent-identity-cli unregister": { skip: WRITE_ONCE },
   "agent-identity-cli show": { args: (s) => as(s) },
   "agent-inbox-cli": { args: (s) => as(s) },
-  "agent-reserve-cli reserve": { args: (s) => [...asPeer(s), "--path", "docs/**", "--reason", "budget"] },
-  "agent-reserve-cli renew": { args: (s) => [...as(s), "--ttl", "3600"] },
+  "agent-reserve-cli reserve": { args: (s) => [...asPeer(s), "--repo", s.repo, "--path", "docs/**", "--reason", "budget"] },
+  "agent-reserve-cli renew": { args: (s) => [...as(s), "--repo", s.repo, "--ttl", "3600"] },
   "agent-reserve-cli release": { skip: WRITE_ONCE },
-  "agent-reserve-cli list": { args: () => [] },
-  "agent-reserve-cli check": { args: () => ["--path", "src/module-1/a.ts"] },
+  "agent-reserve-cli list": { args: (s) => ["--repo", s.repo] },
+  "agent-reserve-cli check": { args: (s) => ["--repo", s.repo, "--path", "src/module-1/a.ts"] },
   "agent-reserve-cli git-hook install": { skip: "needs a git repository; prints one line" },
   "agent-reserve-cli git-hook run": { skip: "needs a git repository and a hook's stdin" },
   "agent-search-cli": { args: (s) => [...as(s), "--query", "release checklist"] },
@@ -147,6 +147,8 @@ describe("every command's default output stays within the 16 KB budget on a stor
   afterAll(async () => {
     await herdr?.stop();
     if (root) rmSync(root, { recursive: true, force: true });
+    // makeRepo's checkout lives beside it: <root>/main.
+    if (store) rmSync(dirname(store.repo), { recursive: true, force: true });
   });
 
   test("every registry entry has a row (a new command must say how it runs here)", () => {
@@ -170,7 +172,9 @@ describe("every command's default output stays within the 16 KB budget on a stor
           const env = row.herdr ? herdr.env : store.env;
           for (const json of [false, true]) {
             const args = [...words, ...row.args(store), ...(json ? ["--json"] : [])];
-            const r = await runBin(binary as string, args, { env });
+            let r = await runBin(binary as string, args, { env });
+            // Two commands share one SQLite file here: a write that waited out the lock is retried once (exit 8 is retryable).
+            if (r.exitCode === 8) r = await runBin(binary as string, args, { env });
             const label = `${name}${json ? " --json" : ""}`;
             if (r.exitCode !== 0 && r.exitCode !== 4 && r.exitCode !== 5) {
               failures.push(`${label}: exit ${r.exitCode}: ${r.stderr.slice(0, 300)}`);

@@ -6,6 +6,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { checkInAgent, type TestAgent } from "./agents.ts";
 import { runBin } from "./bin.ts";
+import { makeRepo } from "./git-repos.ts";
 
 export const SEEDED = { agents: 10_000, hosts: 100, channels: 1_000, messages: 100_000, jobs: 1_000 } as const;
 
@@ -20,6 +21,8 @@ export interface LargeStore {
   messageId: string;
   threadId: string;
   channel: string;
+  /** A git checkout the reservations are made in (pass it as --repo). */
+  repo: string;
 }
 
 const run = async (env: Record<string, string>, name: string, args: string[]) => {
@@ -74,13 +77,14 @@ export const seedLargeStore = async (home: string): Promise<LargeStore> => {
     "--require-cap",
     "ts",
   ]);
+  const repo = await makeRepo();
   await run(env, "agent-reserve-cli", [
     "reserve",
     ...as(reader),
+    "--repo",
+    repo,
     "--path",
     "src/template/**",
-    "--ttl",
-    "3600",
     "--reason",
     "seed",
   ]);
@@ -180,5 +184,6 @@ export const seedLargeStore = async (home: string): Promise<LargeStore> => {
     messageId: String(sent.id),
     threadId: "seeded-1",
     channel,
+    repo,
   };
 };
