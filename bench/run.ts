@@ -15,6 +15,8 @@ for (const name of [
   "multi-host",
   "cli-send",
   "inbox-wait",
+  "model-bytes",
+  "growth",
 ]) {
   if (only.length > 0 && !only.includes(name)) continue;
   const file = join(import.meta.dir, `${name}.ts`);

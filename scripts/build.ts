@@ -2,10 +2,10 @@
 // name it is invoked as (bin/<name> sets it). It never autoloads .env or bunfig.toml from the working dir.
 // Every binary's --help is rendered first, by its source form, and baked in (cli/kernel/static-help.ts).
 
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { binaries } from "../app/agent_computer/src/cli/binaries.ts";
+import { binaries, longRunning } from "../app/agent_computer/src/cli/binaries.ts";
 import { compileOptions } from "./compile-options.ts";
 
 const root = join(import.meta.dir, "..");
@@ -55,6 +55,12 @@ const built = await Bun.build(
   compileOptions([entry, checkpointWorker], outfile, { AGENT_COMPUTER_STATIC_HELP: JSON.stringify(help) }),
 );
 if (!built.success) throw new AggregateError(built.logs, "bun build failed");
+// Each daemon runs through a link named after it (scripts/write-bin.ts), so `ps -o args` tells them apart.
+for (const name of longRunning) {
+  const link = join(root, "dist", name);
+  rmSync(link, { force: true });
+  symlinkSync("agent-computer", link);
+}
 // The commit this was built from, for the launchers to notice a checkout that moved on (scripts/launcher.sh).
 const builtFrom = join(root, "dist/built-from");
 const head = Bun.spawnSync(["git", "rev-parse", "--verify", "HEAD"], { cwd: root, stderr: "ignore" });

@@ -13,8 +13,16 @@ const check = process.argv.includes("--check");
 const JIT_OFF = `# One-shot command: JavaScriptCore's interpreter only; JIT compilation never pays off within one call.
 if [ -z "\${BUN_JSC_useJIT+x}" ]; then export BUN_JSC_useJIT=0 AGENT_COMPUTER_JIT_OFF=1; fi`;
 const JIT_ON = "# Long-running: keeps JavaScriptCore's JIT.";
-const launcherFor = (name: string): string =>
-  template.replaceAll("@NAME@", name).replace("@JIT@", longRunning.has(name) ? JIT_ON : JIT_OFF);
+// A daemon's compiled form runs through dist/<name>, a link to the executable that scripts/build.ts makes, so
+// `ps -o args` names the daemon; a dist/ built before the link existed still runs.
+const COMPILED_EXEC = 'exec "$root/dist/agent-computer" "$@"';
+const namedExec = (name: string): string => `[ -x "$root/dist/${name}" ] && exec "$root/dist/${name}" "$@"\n  ${COMPILED_EXEC}`;
+const launcherFor = (name: string): string => {
+  const text = template.replaceAll("@NAME@", name);
+  if (!longRunning.has(name)) return text.replace("@JIT@", JIT_OFF);
+  if (!text.includes(COMPILED_EXEC)) throw new Error(`scripts/launcher.sh no longer has the line: ${COMPILED_EXEC}`);
+  return text.replace("@JIT@", JIT_ON).replace(COMPILED_EXEC, namedExec(name));
+};
 const wanted = new Map(Object.keys(binaries).map((name) => [name, launcherFor(name)]));
 const stale: string[] = [];
 

@@ -10,7 +10,7 @@ import {
   heartbeatAttempt,
 } from "../../app/agent_computer/src/domain/automation/attempts.ts";
 import { consumeDueTriggers } from "../../app/agent_computer/src/domain/automation/due-triggers.ts";
-import { cancelJob, createJob, showJob } from "../../app/agent_computer/src/domain/automation/jobs.ts";
+import { cancelJob, createJob, previewCancelJob, showJob } from "../../app/agent_computer/src/domain/automation/jobs.ts";
 import { startManualRun } from "../../app/agent_computer/src/domain/automation/manual-run.ts";
 import { createCheckback, createCronSchedule, listTriggers } from "../../app/agent_computer/src/domain/automation/triggers.ts";
 import type { Deps } from "../../app/agent_computer/src/domain/deps.ts";
@@ -331,8 +331,19 @@ describe.each(storeNames)("automation contract [%s]", (storeName) => {
     const jobId = await job();
     const cb = await createCheckback(at(T0), { ...alice, dueAt: T0 + HOUR, jobId, baseUrl: BASE });
     await startManualRun(at(T0), { ...alice, jobId, data: null });
+    const preview = await previewCancelJob(at(T0), { ...alice, jobId });
+    expect(preview).toMatchObject({
+      preview: true,
+      cancelled_triggers: [cb.id],
+      cancelled_queued_runs: 1,
+      job: { state: "active" },
+    });
+    expect(await count("SELECT COUNT(*) AS n FROM automation_jobs WHERE id = $1 AND state = 'active'", [jobId])).toBe(1);
+    expect(await count("SELECT COUNT(*) AS n FROM automation_triggers WHERE id = $1 AND state = 'active'", [cb.id])).toBe(1);
+    expect(await count("SELECT COUNT(*) AS n FROM automation_runs WHERE job_id = $1 AND state = 'queued'", [jobId])).toBe(1);
     const cancelled = await cancelJob(at(T0), { ...alice, jobId });
     expect(cancelled).toMatchObject({ cancelled_triggers: [cb.id], cancelled_queued_runs: 1, job: { state: "cancelled" } });
+    await expect(previewCancelJob(at(T0), { ...alice, jobId })).rejects.toMatchObject({ code: "CONFLICT" });
     await expect(cancelJob(at(T0), { ...alice, jobId })).rejects.toMatchObject({ code: "CONFLICT" });
     await expect(startManualRun(at(T0), { ...alice, jobId, data: null })).rejects.toMatchObject({ code: "CONFLICT" });
     expect((await consumeDueTriggers(at(T0 + 2 * HOUR), 50)).fired.map((f) => f.triggerId)).not.toContain(cb.id);

@@ -25,7 +25,15 @@ describe.each(storeNames)("agent-send-cli tells the sender the truth [%s]", (sto
 
   const ctxWith = (env: Record<string, string | undefined> = {}): CommandContext => {
     const full = { ...target.env, RELAY_AGENT_TOKEN: undefined, ...env };
-    return { env: full, paths: resolvePaths(full), now: () => clock.now, store: async () => store, readInput: readLimited };
+    // The suite's clock stands for the cluster's: without serverNow the kernel takes it as the server's.
+    const onSuiteClock: Store = { ...store, serverNow: undefined };
+    return {
+      env: full,
+      paths: resolvePaths(full),
+      now: () => clock.now,
+      store: async () => onSuiteClock,
+      readInput: readLimited,
+    };
   };
   const enter = async (agentId: string, ttlSeconds = 3600) => {
     const r = await checkIn(clock.deps(), { agentId, token: tokens.get(agentId), ttlSeconds });

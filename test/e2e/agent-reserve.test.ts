@@ -148,7 +148,7 @@ describe.each(storeNames)("agent-reserve-cli [%s]", (storeName) => {
     expect((await reserveCli("leaver", ["--path", "x/**"], own)).exitCode).toBe(0);
     const gone = await runBin(
       "agent-identity-cli",
-      ["unregister", "--agent-id", "leaver", "--token-file", leaver.tokenFile, "--json"],
+      ["unregister", "--agent-id", "leaver", "--token-file", leaver.tokenFile, "--confirm", "--json"],
       {
         env: target.env,
       },

@@ -6,7 +6,7 @@ import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { TestAgent } from "../helpers/agents.ts";
 import { automationEnv, cli, createJob, jobDir, owner, scratchDir, showRuns, workerOnce } from "../helpers/automation.ts";
-import { runBin } from "../helpers/bin.ts";
+import { repoRoot, runBin } from "../helpers/bin.ts";
 import { createStoreTarget, type StoreTarget } from "../helpers/stores.ts";
 
 let target: StoreTarget;
@@ -241,6 +241,36 @@ console.log(JSON.stringify({ keys: Object.keys(process.env).sort(), api: process
     expect(again.error.code).toBe("CONFLICT");
     const all = (await cli<{ triggers: { id: string; state: string }[] }>(env, alice, "list-triggers-cli", ["--all"])).triggers;
     expect(Object.fromEntries(all.map((t) => [t.id, t.state]))).toMatchObject({ [cb.id]: "consumed", [cron.id]: "cancelled" });
+  });
+
+  test("cancel previews what it would cancel and changes nothing; the command it prints cancels", async () => {
+    const jobId = await createJob(env, alice, jobDir("console.log('never');"));
+    const cb = await cli<{ id: string }>(env, alice, "create-checkback-cli", ["--in", "1h", "--job-id", jobId]);
+    await manualRun(jobId);
+    const preview = await runBin(
+      "cancel-automation-job-cli",
+      ["--agent-id", alice.id, "--token-file", alice.tokenFile, "--job-id", jobId],
+      { env },
+    );
+    expect(preview.exitCode, preview.stderr).toBe(0);
+    expect(preview.stdout).toContain(`PREVIEW (nothing changed; add --confirm to act): would cancel ${jobId}`);
+    expect(preview.stdout).toContain(`triggers it would cancel: ${cb.id}`);
+    expect(preview.stdout).toContain("queued runs it would cancel: 1");
+    const command = `cancel-automation-job-cli --agent-id ${alice.id} --token-file ${alice.tokenFile} --job-id ${jobId} --confirm`;
+    expect(preview.stdout).toContain(`to do it: ${command}`);
+    expect((await cli<{ job: { state: string } }>(env, alice, "show-automation-job-cli", ["--job-id", jobId])).job.state).toBe(
+      "active",
+    );
+    const pasted = await execa("bash", ["-c", `${command} --json`], {
+      env: { ...env, PATH: `${join(repoRoot, "bin")}:${process.env.PATH}` },
+      reject: false,
+    });
+    expect(pasted.exitCode, pasted.stderr).toBe(0);
+    expect(JSON.parse(pasted.stdout)).toMatchObject({
+      job: { state: "cancelled" },
+      cancelled_triggers: [cb.id],
+      cancelled_queued_runs: 1,
+    });
   });
 
   test("bad input is refused with exit 2, names the flag, and writes nothing", async () => {

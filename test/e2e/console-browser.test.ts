@@ -1,7 +1,9 @@
 // The console in a real browser: a worker daemon on a free loopback port serves a temp store's jobs, triggers
 // and agents to Debian's headless Chromium, once with JavaScript and once without. Script output that holds
 // markup shows as text and never runs; secrets never reach a page; pages stay live both ways. Each browser signs in
-// once with the link agent-computer-worker --console-url prints; a browser that has not gets the 401 page.
+// once with the link agent-computer-worker --console-url prints; a browser that has not gets the 401 page. Its owner
+// writes from it as human-<user>: a message, then a reply to an agent's answer; a form posted by a page of another
+// origin, a POST without the form's token and one without the cookie are refused and store nothing.
 import { mkdirSync, mkdtempSync } from "node:fs";
 import { request } from "node:http";
 import { tmpdir } from "node:os";
@@ -12,6 +14,7 @@ import { checkInAgent, type TestAgent } from "../helpers/agents.ts";
 import { automationEnv, cli, consoleLinkFor, type Daemon, jobDir, startDaemon } from "../helpers/automation.ts";
 import { repoRoot } from "../helpers/bin.ts";
 import { type Browser, launchChromium } from "../helpers/chromium.ts";
+import { forgerSite } from "../helpers/forger-site.ts";
 import { createStoreTarget, type StoreTarget } from "../helpers/stores.ts";
 
 const STATUS = 'reviewing <b>PR #12</b> & "flaky" tests';
@@ -233,6 +236,70 @@ describe("the console in headless Chromium [sqlite]", () => {
     expect(await status(`evil.example:${new URL(worker.url).port}`)).toBe(421);
     expect(await status(`localhost:${new URL(worker.url).port}`)).toBe(200);
   });
+});
+
+describe("writing from the console in headless Chromium [sqlite]", () => {
+  const BODY = '<b>ship</b> it? <script>alert("w")</script>';
+
+  test("compose, an agent's answer, a reply in its thread; forged, tokenless and cookieless posts store nothing", async () => {
+    const { page, dialogs, problems } = await open(withJs, "/compose");
+    await page.fill('form[data-form="compose"] input[name="to"]', "alice");
+    await page.fill('form[data-form="compose"] textarea[name="body"]', BODY);
+    await page.click('form[data-form="compose"] button[type="submit"]');
+    await page.waitForURL(/\/thread\?id=msg_/);
+    const sent = page.locator("tr[data-message-id]").first();
+    const human = ((await sent.locator('[data-field="from"] strong').textContent()) ?? "").trim();
+    expect(human).toMatch(/^human-/);
+    expect(((await sent.locator('[data-field="body"] pre').textContent()) ?? "").trim()).toBe(BODY);
+    expect(await sent.locator('[data-recipient="alice"] .delivery').textContent()).toBe("pending");
+    expect(await page.locator("main b, main script").count()).toBe(0);
+
+    const answer = await cli<{ id: string }>(env, alice, "agent-send-cli", ["--to", human, "--body", "yes <i>today</i>"]);
+    await page.goto(`${worker.url}/messages`);
+    await page.click(`tr[data-message-id="${answer.id}"] a[data-field="reply"]`);
+    await page.fill('form[data-form="compose"] textarea[name="body"]', "thanks");
+    await page.click('form[data-form="compose"] button[type="submit"]');
+    await page.waitForURL(new RegExp(`/thread\\?id=${answer.id}#msg_`));
+    const thread = page.locator("tr[data-message-id]");
+    expect(await thread.count()).toBe(2);
+    expect(await thread.nth(0).locator('[data-field="body"] pre').textContent()).toBe("yes <i>today</i>");
+    expect(await thread.nth(1).locator('[data-field="body"] pre').textContent()).toBe("thanks");
+    await page.screenshot({ path: join(repoRoot, "test-artifacts", "console-thread.png"), fullPage: true });
+    expect(dialogs).toEqual([]);
+    expect(problems).toEqual([]);
+
+    // The forger even holds a valid form token: the browser sends no cookie (SameSite=Strict), and the Origin is not ours.
+    const compose = await (await open(withJs, "/compose")).page.content();
+    const formToken = /name="form_token" value="([^"]+)"/.exec(compose)?.[1] as string;
+    const forger = await forgerSite(`${worker.url}/compose`, {
+      form_token: formToken,
+      to: "alice",
+      body: "forged by another site",
+    });
+    try {
+      const evil = await withJs.context.newPage();
+      await evil.goto(forger.url);
+      const [answered] = await Promise.all([evil.waitForResponse(`${worker.url}/compose`), evil.click("#go")]);
+      expect(answered.status()).toBe(401);
+    } finally {
+      forger.close();
+    }
+    const own = (await open(withJs, "/messages")).page;
+    const post = (fields: Record<string, string>, credentials: "same-origin" | "omit") =>
+      own.evaluate(
+        async ([body, creds]) =>
+          (await fetch("/compose", { method: "POST", body: new URLSearchParams(body), credentials: creds, redirect: "manual" }))
+            .status,
+        [fields, credentials] as const,
+      );
+    expect(await post({ to: "alice", body: "no form token" }, "same-origin")).toBe(403);
+    expect(await post({ form_token: formToken, to: "alice", body: "no cookie" }, "omit")).toBe(401);
+    const inbox = await cli<{ messages: { body: string }[] }>(env, alice, "agent-inbox-cli", []);
+    const bodies = inbox.messages.map((m) => m.body);
+    expect(bodies).toContain(BODY);
+    expect(bodies).toContain("thanks");
+    for (const refused of ["forged by another site", "no form token", "no cookie"]) expect(bodies).not.toContain(refused);
+  }, 60_000);
 });
 
 describe("signing in to the console in headless Chromium [sqlite]", () => {

@@ -7,6 +7,7 @@ import { execa } from "execa";
 import { afterAll, describe, expect, test } from "vitest";
 import { binaries } from "../../app/agent_computer/src/cli/binaries.ts";
 import { binaryForm, repoRoot } from "../helpers/bin.ts";
+import { ADMIN_PLANS } from "../helpers/help-examples/admin-plans.ts";
 import { AUTOMATION_PLANS } from "../helpers/help-examples/automation-plans.ts";
 import { HERDR_PLANS } from "../helpers/help-examples/herdr-plans.ts";
 import { MESH_PLANS } from "../helpers/help-examples/mesh-plans.ts";
@@ -30,7 +31,13 @@ const collectExamples = async (): Promise<Map<string, readonly string[]>> => {
 };
 
 const examples = await collectExamples();
-const plans: Record<string, CommandPlan> = { ...MESH_PLANS, ...AUTOMATION_PLANS, ...HERDR_PLANS, ...RESERVE_PLANS };
+const plans: Record<string, CommandPlan> = {
+  ...MESH_PLANS,
+  ...AUTOMATION_PLANS,
+  ...HERDR_PLANS,
+  ...RESERVE_PLANS,
+  ...ADMIN_PLANS,
+};
 
 /** Placeholders a person would have to replace by hand: <hex>, <64 hex>, <sha>, <id>… */
 const PLACEHOLDER = /<[A-Za-z0-9][A-Za-z0-9 |_.-]*>/;

@@ -4,6 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { runBin } from "../helpers/bin.ts";
 import { errorOf, identityEnv, json, register, registered } from "../helpers/identity.ts";
 import { createStoreTarget, type StoreTarget, storeNames } from "../helpers/stores.ts";
 
@@ -149,7 +150,17 @@ describe.each(storeNames)("agent-identity-cli on %s", (storeName) => {
       env,
     );
     expect(posted.json()).toMatchObject({ routed: "assigned", task: { assignee: "id-leaving" } });
-    const gone = await identity("unregister", "id-leaving");
+    const preview = await identity("unregister", "id-leaving");
+    expect(preview.exitCode, preview.stderr).toBe(0);
+    expect(preview.json()).toMatchObject({
+      preview: true,
+      removed: false,
+      open_tasks: [{ title: "doc it", state: "assigned" }],
+      confirm_command: "agent-identity-cli unregister --agent-id id-leaving --confirm",
+    });
+    expect(await target.sql("SELECT name FROM agents WHERE name = $1", ["id-leaving"])).toEqual([{ name: "id-leaving" }]);
+    expect(existsSync(vaultOf("id-leaving"))).toBe(true);
+    const gone = await identity("unregister", "id-leaving", ["--confirm"]);
     expect(gone.json()).toMatchObject({ removed: true, rerouted_tasks: [{ title: "doc it", state: "queued", assignee: null }] });
     expect(existsSync(vaultOf("id-leaving"))).toBe(false);
     expect(await target.sql("SELECT name FROM agents WHERE name = $1", ["id-leaving"])).toEqual([]);
@@ -159,6 +170,16 @@ describe.each(storeNames)("agent-identity-cli on %s", (storeName) => {
     const back = await registered(env, "id-leaving", { caps: ["docs", "ts"], args: ["--class", "builder"] });
     expect(back).toMatchObject({ action: "registered", agent: { capabilities: ["docs", "ts"], class: "builder" } });
     expect(back.auto_assigned_tasks?.map((t) => t.title)).toEqual(["doc it"]);
+  });
+
+  test("unregister previews in text: what would go and the exact command that does it", async () => {
+    await registered(env, "id-previewed");
+    const r = await runBin("agent-identity-cli", ["unregister", "--agent-id", "id-previewed"], { env });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^PREVIEW \(nothing changed; add --confirm to act\): would unregister id-previewed/);
+    expect(r.stdout).toContain("unacknowledged message(s) bounce to their senders");
+    expect(r.stdout).toContain("to do it: agent-identity-cli unregister --agent-id id-previewed --confirm");
+    expect(await target.sql("SELECT name FROM agents WHERE name = $1", ["id-previewed"])).toHaveLength(1);
   });
 
   test("show: registration, session and liveness, never a token or hash", async () => {

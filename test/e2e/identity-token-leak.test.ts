@@ -126,7 +126,7 @@ describe.each(storeNames)("token secrecy on %s", (storeName) => {
     await run("directory", "agents-list-cli", ["--agent-id", "leak-b", "--include-stale", "--json"]);
     await run("inbox", "agent-inbox-cli", ["--agent-id", "leak-b"]);
     await run("first check-in (human)", "agent-checkin-cli", ["--agent-id", "leak-c", "--confirm"], { mint: "agent_token" });
-    await run("unregister", "agent-identity-cli", ["unregister", "--name", "leak-c", "--json"]);
+    await run("unregister", "agent-identity-cli", ["unregister", "--name", "leak-c", "--confirm", "--json"]);
     await run("unknown agent with a token", "agent-identity-cli", ["show", "--name", "leak-c"], {
       extra: { RELAY_AGENT_TOKEN: lead },
     });

@@ -124,11 +124,36 @@ describe("automation: next lists, inspect lines and hints", () => {
 });
 
 describe("mesh and identity: hints and notes", () => {
-  test("UNKNOWN_AGENT hints the check-in of that very name", async () => {
+  test("UNKNOWN_AGENT for a name close to no registered one hints the check-in of that very name", async () => {
     const r = await runBin("agent-inbox-cli", ["--agent-id", "ghost-7", "--json"], { env });
     expect(errorOf(r).code).toBe("UNKNOWN_AGENT");
     expect(errorOf(r).hint).toContain("agent-checkin-cli --agent-id ghost-7 --confirm");
     await worksPasted("agent-checkin-cli --agent-id ghost-7 --confirm");
+  });
+
+  test("UNKNOWN_AGENT for a typo of registered names suggests them from the directory, never registering the typo", async () => {
+    for (const [binary, args] of [
+      ["agent-inbox-cli", ["--agent-id", "alcie"]],
+      ["agent-identity-cli", ["show", "--agent-id", "alcie"]],
+      ["agent-sent-cli", ["--agent-id", "alcie"]],
+    ] as const) {
+      const r = await runBin(binary, [...args, "--json"], { env: { ...env, RELAY_AGENT_TOKEN: "act_x" } });
+      expect(r.exitCode, r.stderr).toBe(5);
+      const error = errorOf(r) as { code: string; hint?: string; did_you_mean?: string[] };
+      expect(error).toMatchObject({ code: "UNKNOWN_AGENT", did_you_mean: ["alice"] });
+      expect(error.hint).toMatch(/^did you mean alice\? /);
+      expect(error.hint).not.toContain("agent-checkin-cli");
+    }
+    const send = await runBin(
+      "agent-send-cli",
+      ["--agent-id", "alice", "--token-file", tokenFile("alice"), "--to", "carlo", "--body", "hi", "--json"],
+      { env },
+    );
+    expect(send.exitCode, send.stderr).toBe(5);
+    expect(errorOf(send)).toMatchObject({ code: "UNKNOWN_AGENT", did_you_mean: ["carol"] });
+    const text = await runBin("agent-inbox-cli", ["--agent-id", "caro1"], { env });
+    expect(text.stderr).toContain("hint: did you mean carol? (agents-list-cli --include-stale lists the registered names)");
+    expect(text.stderr).not.toContain("--agent-id caro1");
   });
 
   test("WAKE_TOKEN_INVALID hints the plain inbox read of the same agent", async () => {

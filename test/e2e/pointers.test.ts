@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, test } from "vitest";
 import { repoRoot, runBin } from "../helpers/bin.ts";
 import { allCommands, binaryNames } from "../helpers/registry.ts";
 
-const POINTER = /`?([a-z][a-z0-9-]*(?:-cli|-worker|-control))(?: [a-z-]+)? --help`?/g;
+const POINTER = /`?([a-z][a-z0-9-]*(?:-cli|-worker|-control|-admin))(?: [a-z-]+)? --help`?/g;
 const skillsDir = join(repoRoot, "skills");
 const skills = readdirSync(skillsDir).map((name) => ({ name, text: readFileSync(join(skillsDir, name, "SKILL.md"), "utf8") }));
 
@@ -16,7 +16,7 @@ const pointerSentences = (text: string): string[] => [
   ...text.split("\n").filter((line) => /^- .*--help/.test(line)),
 ];
 
-const named = (text: string): string[] => [...text.matchAll(POINTER)].map((m) => m[1] as string);
+const named = (text: string): string[] => [...text.replace(/\s+/g, " ").matchAll(POINTER)].map((m) => m[1] as string);
 
 const helps = new Map<string, string>();
 beforeAll(async () => {

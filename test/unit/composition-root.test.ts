@@ -1,7 +1,7 @@
 // The composition root (cli/kernel/composition-root.ts): a command gets what it declares (CommandDef.needs) and no command builds
-// its own deps; the store it hands out opens at its first use, so a command that never reaches the store (a Herdr
-// command, a light watcher that gives way) never opens it; a one-shot command's clock stops at the call's start, a
-// waiting process's clock runs.
+// its own deps; on SQLite the store it hands out opens at its first use, so a command that never reaches the store (a
+// Herdr command, a light watcher that gives way) never opens it; on PostgreSQL it opens first, to read the server's
+// clock; a one-shot command's clock stops at the call's start, a waiting process's clock runs.
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { describe, expect, test } from "vitest";
@@ -70,6 +70,35 @@ describe("the composition root", () => {
     expect(call.now()).toBe(1_000);
     expect(live.now()).toBe(1_500);
     expect((await buildHerdrDeps(f.ctx)).now()).toBe(1_500);
+  });
+
+  test("on PostgreSQL every command with a store opens it first and reads the server's clock", async () => {
+    const pg = { AGENT_COMPUTER_DATABASE_URL: "postgres://u@127.0.0.1:1/db" };
+    // The server's clock reads 7 s ahead of this fake host's.
+    const onServer = (f: ReturnType<typeof fakeContext>): CommandContext => ({
+      ...f.ctx,
+      store: async () => ({ ...(await f.ctx.store()), serverNow: async () => f.ctx.now() + 7_000 }),
+    });
+    const f = fakeContext(pg);
+    const deps = await depsFor(declaring({ deps: "store" }), {}, onServer(f));
+    expect(f.opens()).toBe(1);
+    expect((deps as unknown as Built).now()).toBe(8_000);
+    expect((deps as unknown as { ctx: CommandContext }).ctx.now()).toBe(8_000);
+    const h = fakeContext(pg);
+    const herdr = (await depsFor(declaring({ deps: "herdr" }), {}, onServer(h))) as unknown as Built;
+    expect(h.opens()).toBe(1);
+    expect(herdr.now()).toBe(8_000);
+  });
+
+  test("on PostgreSQL a command that cannot reach the store still gets its deps; the store's error waits for its use", async () => {
+    const f = fakeContext({ AGENT_COMPUTER_DATABASE_URL: "postgres://u@127.0.0.1:1/db" });
+    const down = new Error("store unreachable");
+    const unreachable: CommandContext = { ...f.ctx, store: () => Promise.reject(down) };
+    const herdr = (await depsFor(declaring({ deps: "herdr" }), {}, unreachable)) as unknown as Built;
+    expect(herdr.now()).toBe(1_000);
+    await expect(herdr.store.read(async () => undefined)).rejects.toBe(down);
+    const deps = (await depsFor(declaring({ deps: "store" }), {}, unreachable)) as unknown as Built;
+    await expect(deps.store.write(async () => undefined)).rejects.toBe(down);
   });
 
   test("the lazy store names its dialect from the environment and listens only on PostgreSQL", () => {

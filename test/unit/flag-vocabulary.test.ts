@@ -61,6 +61,7 @@ const NOT_THE_CONCEPT: Record<string, string> = {
   "herdr-lease-cli reviewer start --name": "the name the new reviewer agent gets in Herdr, not the acting agent",
   "herdr-lease-cli writer start --name": "the name the new writer agent gets in Herdr, not the acting agent",
   "agent-wake-cli --run": "a boolean: run the wake watcher in the foreground, not a run id",
+  "agent-computer-admin restore --from": "the backup file to restore from, not the acting agent (restore acts as no agent)",
 };
 
 const commands = await allCommands();

@@ -19,6 +19,8 @@ const UNITS: readonly (readonly [prefix: string, rank: number])[] = [
   ["console/", 55],
   // The one auto-wake service: the worker and agent-wake-cli run it; a sibling of console, which never wakes anyone.
   ["wake/", 55],
+  // Retention and export for the operator and the worker: over the mesh (authentication) and webhooks' retention.
+  ["domain/admin/", 48],
   ["domain/outbound-webhooks/", 47],
   ["domain/agents/", 46],
   ["domain/automation/", 45],
@@ -30,6 +32,9 @@ const UNITS: readonly (readonly [prefix: string, rank: number])[] = [
   ["domain/reservations/", 42],
   ["domain/identity/", 41],
   ["domain/", 40],
+  // The operator's tools (agent-computer-admin): backup, restore and inspection reach each dialect's driver and
+  // open the store as every command does.
+  ["store/admin/", 31],
   ["store/open.ts", 30],
   ["store/sqlite/", 28],
   ["store/postgres/", 28],
@@ -40,6 +45,7 @@ const UNITS: readonly (readonly [prefix: string, rank: number])[] = [
   ["paths.ts", 10],
   ["errors.ts", 5],
   ["command-line.ts", 5],
+  ["close-words.ts", 5],
   ["agent-id.ts", 5],
   ["terminal-text.ts", 5],
   ["token-shape.ts", 5],

@@ -67,6 +67,7 @@ const post = (url: string, allowPrivate = true, timeoutMs = 10_000, resolve?: Re
     userAgent: "test",
     resolve,
     ownAddresses: localAddresses,
+    now: Date.now,
   });
 
 test("a delivery carries Standard Webhooks headers over the exact payload; 2xx is delivered", async () => {
@@ -140,6 +141,7 @@ test("a name that does not resolve is a connection failure; an aborted attempt i
     signal: abort.signal,
     userAgent: "test",
     ownAddresses: localAddresses,
+    now: Date.now,
   });
   setTimeout(() => abort.abort(), 100);
   expect(await aborted).toMatchObject({ ok: false, errorKind: "aborted" });
@@ -158,6 +160,7 @@ test("this host's own addresses are refused, whatever their range: a service on 
         userAgent: "t",
         resolve,
         ownAddresses: localAddresses,
+        now: Date.now,
       });
       expect(refused, address).toMatchObject({ ok: false, statusCode: null, errorKind: "refused_address" });
       // The threat is real: allowed, the same address reaches the server listening on every interface.
@@ -168,6 +171,7 @@ test("this host's own addresses are refused, whatever their range: a service on 
           userAgent: "t",
           resolve,
           ownAddresses: localAddresses,
+          now: Date.now,
         });
         expect(allowed, address).toMatchObject({ ok: true, statusCode: 204 });
       }
@@ -185,6 +189,7 @@ test("an address of this host is refused even when it is globally reachable, in 
     userAgent: "t",
     resolve,
     ownAddresses: () => ["127.0.0.1", "2606:4700::1111"],
+    now: Date.now,
   });
   expect(result).toMatchObject({ ok: false, statusCode: null, errorKind: "refused_address" });
 });

@@ -129,7 +129,8 @@ export const MESH_PLANS: Record<string, CommandPlan> = {
   },
   "agent-identity-cli unregister": {
     given: [registerBuilder()],
-    before: { 1: [registerBuilder("--token-file ./builder-1.token")] },
+    // The first example only previews; the second reads the same token from a file of its own.
+    before: { 1: ['cp "$AGENT_COMPUTER_HOME/tokens/builder-1.token" ./builder-1.token'] },
   },
   "agent-identity-cli show": { given: [registerBuilder()] },
   "agent-task-cli (binary)": {

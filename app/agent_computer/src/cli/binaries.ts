@@ -1,3 +1,4 @@
+import { adminBinaries } from "./admin/index.ts";
 import { automationBinaries } from "./automation/index.ts";
 import { herdrBinaries } from "./herdr/index.ts";
 import { identityBinaries } from "./identity/index.ts";
@@ -14,6 +15,7 @@ export const binaries: Record<string, BinaryLoader> = {
   ...workerBinaries,
   ...herdrBinaries,
   ...reserveBinaries,
+  ...adminBinaries,
 };
 
 /**

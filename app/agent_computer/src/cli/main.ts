@@ -11,7 +11,7 @@ import { reachedPhase } from "./kernel/startup-phase.ts";
 
 // Before any command module builds its schemas (zod decides per schema, when it is built): a process
 // parses each schema about once, and compiling a fast path for it costs more than the parse (bench/mesh.ts).
-// English messages for every schema: zod/mini (the mesh commands) sets no locale of its own.
+// English messages for every schema: zod/mini sets no locale of its own.
 config({ jitless: true, ...en() });
 
 const main = async (): Promise<void> => {

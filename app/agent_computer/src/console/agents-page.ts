@@ -1,4 +1,5 @@
-// Agents: the mesh directory, stale agents included, with each status line's age and what "alive" rests on.
+// Agents: the mesh directory by host, live and stale counted per host, with each status line's age and what
+// "alive" rests on.
 import { ALIVE_MEANS, type DirectoryEntry, type DirectoryResult } from "../domain/mesh/directory.ts";
 import { age, none, when } from "./format.ts";
 import { type Html, html } from "./html.ts";
@@ -17,16 +18,42 @@ const row = (a: DirectoryEntry): Html => html`<tr data-agent-id="${a.agent_id}" 
 <td data-field="expires">${when(a.expires_at)}</td>
 </tr>`;
 
-export const agentsPage = (directory: DirectoryResult): Page => ({
-  title: "Agents",
-  body:
-    directory.agents.length === 0
-      ? html`<p class="empty">No agent has checked in yet. <code>agent-checkin-cli --help</code> explains how.</p>`
-      : html`<p class="hint">Every agent's latest session, stale ones included: ${ALIVE_MEANS}.</p>
+/** Agents shown; agents-list-cli --status all pages through every one. */
+export const SHOWN_AGENTS = 500;
+
+const HEAD = html`<thead><tr><th>Agent</th><th>Liveness</th><th>Host</th><th>Role / repo</th><th>Status</th><th>Status age</th><th>Last activity</th><th>Session expires</th></tr></thead>`;
+
+const byHost = (agents: DirectoryEntry[]): Map<string, DirectoryEntry[]> => {
+  const hosts = new Map<string, DirectoryEntry[]>();
+  for (const a of agents) hosts.set(a.host, [...(hosts.get(a.host) ?? []), a]);
+  return new Map([...hosts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+};
+
+const hostSection = ([host, agents]: [string, DirectoryEntry[]]): Html => {
+  const live = agents.filter((a) => a.alive).length;
+  return html`<section class="host" data-host="${host}">
+<h2 class="part">${host} <span class="sub" data-field="host-counts">${live} live · ${agents.length - live} stale</span></h2>
 <table class="agents">
-<thead><tr><th>Agent</th><th>Liveness</th><th>Host</th><th>Role / repo</th><th>Status</th><th>Status age</th><th>Last activity</th><th>Session expires</th></tr></thead>
+${HEAD}
 <tbody>
-${directory.agents.map(row)}
+${[...agents.filter((a) => a.alive), ...agents.filter((a) => !a.alive)].map(row)}
 </tbody>
-</table>`,
-});
+</table>
+</section>`;
+};
+
+export const agentsPage = (directory: DirectoryResult): Page => {
+  const shown = directory.agents.slice(0, SHOWN_AGENTS);
+  const live = shown.filter((a) => a.alive).length;
+  return {
+    title: "Agents",
+    body:
+      shown.length === 0
+        ? html`<p class="empty">No agent has checked in yet. <code>agent-checkin-cli --help</code> explains how.</p>`
+        : html`<p class="hint">Every agent's latest session by host, stale ones included (${live} live, ${shown.length - live} stale${
+            directory.agents.length > shown.length &&
+            html`; the first ${SHOWN_AGENTS} of ${directory.agents.length}: <code>agents-list-cli --status all</code> pages through all`
+          }): ${ALIVE_MEANS}.</p>
+${[...byHost(shown)].map(hostSection)}`,
+  };
+};

@@ -7,6 +7,8 @@ export const REFRESH_SECONDS = 5;
 export interface Page {
   title: string;
   body: Html;
+  /** false: a page with a form, which no refresh may wipe while someone types. */
+  live?: false;
 }
 
 export const NAV = [
@@ -14,8 +16,14 @@ export const NAV = [
   { path: "/triggers", label: "Triggers" },
   { path: "/webhooks", label: "Webhooks" },
   { path: "/agents", label: "Agents" },
+  { path: "/messages", label: "Messages" },
+  { path: "/channels", label: "Channels" },
+  { path: "/tasks", label: "Tasks" },
+  { path: "/leases", label: "Leases" },
+  { path: "/compose", label: "Write" },
 ] as const;
 
+/** A page's place in the navigation; a page outside it (a thread) names the entry it belongs under. */
 export type ConsolePath = (typeof NAV)[number]["path"];
 
 export const layout = (page: Page, current: ConsolePath, generatedAt: Date): Html => html`<!doctype html>
@@ -25,14 +33,21 @@ export const layout = (page: Page, current: ConsolePath, generatedAt: Date): Htm
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${page.title} · agent-computer</title>
 <link rel="stylesheet" href="/console/console.css">
-<script type="module" src="/console/live-refresh.js"></script>
-<noscript><meta http-equiv="refresh" content="${REFRESH_SECONDS}"></noscript>
+${
+  page.live !== false &&
+  html`<script type="module" src="/console/live-refresh.js"></script>
+<noscript><meta http-equiv="refresh" content="${REFRESH_SECONDS}"></noscript>`
+}
 </head>
 <body>
 <header class="top">
 <span class="brand">agent-computer</span>
 <nav>${NAV.map((item) => html`<a href="${item.path}"${item.path === current && html` aria-current="page"`}>${item.label}</a>`)}</nav>
-<span id="live-status" class="live" data-refresh-seconds="${REFRESH_SECONDS}">live · every ${REFRESH_SECONDS} s</span>
+${
+  page.live === false
+    ? html`<span id="live-status" class="live offline">not refreshed while you write</span>`
+    : html`<span id="live-status" class="live" data-refresh-seconds="${REFRESH_SECONDS}">live · every ${REFRESH_SECONDS} s</span>`
+}
 </header>
 <main>
 <h1>${page.title}</h1>

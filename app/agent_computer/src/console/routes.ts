@@ -1,97 +1,75 @@
-// The console's routes: four read-only pages and their two static files, served on the worker's HTTP
-// server (loopback by default; worker/console.ts mounts them). Every response forbids inline script and style, framing and sniffing;
-// a request naming a foreign Host is refused (host-guard.ts), and a page is only shown to a browser that holds the
-// console token (access.ts); the stylesheet and the refresh script hold no data and are served to anyone.
+// The console's routes, served on the worker's HTTP server (loopback by default; worker/console.ts mounts them):
+// pages that read the mesh and the automation, three forms that write as the console's human agent
+// (write-routes.ts), and two static files. A request naming a foreign Host is refused (host-guard.ts), and a page
+// is only shown to a browser that holds the console token (access.ts); the stylesheet and the refresh script hold
+// no data and are served to anyone.
 import { jobsOverview, triggersOverview } from "../domain/automation/overview.ts";
-import type { Deps } from "../domain/deps.ts";
+import { leasesOverview } from "../domain/herdr/leases-overview.ts";
 import { listAgents } from "../domain/mesh/directory.ts";
+import { channelsOverview, messagesOverview, threadOverview } from "../domain/mesh/operator-view.ts";
 import { webhooksOverview } from "../domain/outbound-webhooks/endpoints.ts";
-import { errorText } from "../errors.ts";
-import { checkAccess, linkCommand } from "./access.ts";
+import { reservationView } from "../domain/reservations/reservation-view.ts";
+import { taskView } from "../domain/tasks/task-view.ts";
+import { AppError, errorText } from "../errors.ts";
+import { checkAccess } from "./access.ts";
 import { agentsPage } from "./agents-page.ts";
 import { ASSETS } from "./assets.ts";
-import { deniedPage } from "./denied-page.ts";
+import { channelsPage } from "./channels-page.ts";
+import { composeRoute } from "./compose-route.ts";
+import { type ConsoleDeps, type ConsoleRoutes, LIMITS, type RouteHandler } from "./console-deps.ts";
+import { formToken } from "./form-guard.ts";
 import { hostAllowed } from "./host-guard.ts";
 import { html } from "./html.ts";
 import { jobsPage } from "./jobs-page.ts";
-import { type ConsolePath, layout, type Page } from "./layout.ts";
+import type { ConsolePath, Page } from "./layout.ts";
+import { leasesPage } from "./leases-page.ts";
+import { ACK_ACTION, type Reader } from "./message-list.ts";
+import { messagesPage } from "./messages-page.ts";
 import { webhooksPage } from "./outbound-webhooks-page.ts";
+import { COMMON_HEADERS, denied, pageResponse, refusedHost } from "./responses.ts";
+import { tasksPage } from "./tasks-page.ts";
+import { threadPage } from "./thread-page.ts";
 import { triggersPage } from "./triggers-page.ts";
+import { writeRoutes } from "./write-routes.ts";
 
-/** What the console needs from the process that serves it. */
-export interface ConsoleDeps {
-  /** The address the server is bound to: decides which Host headers are accepted (host-guard.ts). */
-  bindHost: string;
-  localUrl(): string;
-  /** The state directory's console token (local/console-token.ts): the one secret that opens the pages. */
-  token: string;
-  env: Record<string, string | undefined>;
-  /** The serving process's deps (live clock; this host's id and process probe for liveness). */
-  deps: Deps;
-  logError(msg: string, fields: Record<string, unknown>): void;
-}
+export type { ConsoleDeps, ConsoleRoutes } from "./console-deps.ts";
+export { LIMITS } from "./console-deps.ts";
+export { CONTENT_SECURITY_POLICY } from "./responses.ts";
 
-type RouteHandler = (request: Request) => Response | Promise<Response>;
-/** Path → GET handler, in the shape Bun.serve's routes take. */
-export type ConsoleRoutes = Record<string, { GET: RouteHandler }>;
-
-export const LIMITS = { jobs: 50, runsPerJob: 5, triggers: 200, endpoints: 100, attempts: 100 } as const;
-
-export const CONTENT_SECURITY_POLICY =
-  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; " +
-  "base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
-
-const COMMON_HEADERS = {
-  "content-security-policy": CONTENT_SECURITY_POLICY,
-  "x-content-type-options": "nosniff",
-  "x-frame-options": "DENY",
-  "referrer-policy": "no-referrer",
+/** The answer to a page whose load failed: a bad address is the reader's to fix; anything else is in the log. */
+const failedPage = (ctx: ConsoleDeps, path: ConsolePath, error: unknown): { status: number; content: Page } => {
+  if (error instanceof AppError && error.code === "INVALID_INPUT") {
+    return { status: 400, content: { title: "Bad address", body: html`<p class="error">${error.message}</p>` } };
+  }
+  // The message could name the database server; it goes to the log, not to the page.
+  ctx.logError("console page failed", { path, error: errorText(error) });
+  return {
+    status: 503,
+    content: {
+      title: "Store unavailable",
+      body: html`<p class="empty">The store could not be read; the worker log says why.</p>`,
+    },
+  };
 };
 
-const refusedHost = (ctx: ConsoleDeps): Response =>
-  new Response(`This console answers only to loopback host names; open ${ctx.localUrl()}/\n`, {
-    status: 421,
-    headers: { ...COMMON_HEADERS, "content-type": "text/plain; charset=utf-8" },
-  });
-
-const PAGE_HEADERS = { ...COMMON_HEADERS, "content-type": "text/html; charset=utf-8", "cache-control": "no-store" };
-
-/** Sec-Fetch-* are set by the browser itself; a page cannot forge them. */
-const navigationFromAnotherSite = (request: Request): boolean =>
-  request.headers.get("sec-fetch-site") === "cross-site" && request.headers.get("sec-fetch-mode") === "navigate";
-
-const denied = (ctx: ConsoleDeps, request: Request): Response =>
-  new Response(deniedPage(linkCommand(ctx.localUrl()), navigationFromAnotherSite(request)), {
-    status: 401,
-    headers: PAGE_HEADERS,
-  });
-
-const page =
-  (ctx: ConsoleDeps, path: ConsolePath, load: () => Promise<Page>): RouteHandler =>
+export const page =
+  (ctx: ConsoleDeps, path: ConsolePath, load: (url: URL) => Promise<Page>): RouteHandler =>
   async (request) => {
-    if (!hostAllowed(ctx.bindHost, request.headers.get("host"))) return refusedHost(ctx);
+    if (!hostAllowed(ctx.bindHost, request.headers.get("host"))) return refusedHost(ctx.localUrl());
     const access = checkAccess(request, ctx.token, ctx.localUrl());
-    if (access.kind === "denied") return denied(ctx, request);
+    if (access.kind === "denied") return denied(ctx.localUrl(), request);
     if (access.kind === "sign-in") {
       return new Response(null, {
         status: 303,
         headers: { ...COMMON_HEADERS, "cache-control": "no-store", location: access.location, "set-cookie": access.setCookie },
       });
     }
-    let status = 200;
-    let content: Page;
     try {
-      content = await load();
+      return pageResponse(await load(new URL(request.url)), path);
     } catch (error) {
-      // The message could name the database server; it goes to the log, not to the page.
-      ctx.logError("console page failed", { path, error: errorText(error) });
-      status = 503;
-      content = {
-        title: "Store unavailable",
-        body: html`<p class="empty">The store could not be read; the worker log says why.</p>`,
-      };
+      const failed = failedPage(ctx, path, error);
+      return pageResponse(failed.content, path, failed.status);
     }
-    return new Response(layout(content, path, new Date()).text, { status, headers: PAGE_HEADERS });
   };
 
 const assetRoutes = (ctx: ConsoleDeps): ConsoleRoutes =>
@@ -99,20 +77,22 @@ const assetRoutes = (ctx: ConsoleDeps): ConsoleRoutes =>
     Object.entries(ASSETS).map(([path, asset]) => [
       path,
       {
-        GET: (request) =>
+        GET: (request: Request) =>
           hostAllowed(ctx.bindHost, request.headers.get("host"))
             ? new Response(asset.body, {
                 headers: { ...COMMON_HEADERS, "content-type": asset.type, "cache-control": "no-cache" },
               })
-            : refusedHost(ctx),
+            : refusedHost(ctx.localUrl()),
       },
     ]),
   );
 
-export const consoleRoutes = (ctx: ConsoleDeps): ConsoleRoutes => ({
-  "/": {
-    GET: page(ctx, "/", async () => jobsPage(await jobsOverview(ctx.deps, LIMITS), LIMITS)),
-  },
+const reader = (ctx: ConsoleDeps): Reader => ({ human: ctx.humanAgentId, ackToken: formToken(ctx.token, ACK_ACTION) });
+
+const param = (url: URL, name: string): string | undefined => url.searchParams.get(name) ?? undefined;
+
+const readRoutes = (ctx: ConsoleDeps): ConsoleRoutes => ({
+  "/": { GET: page(ctx, "/", async () => jobsPage(await jobsOverview(ctx.deps, LIMITS), LIMITS)) },
   "/triggers": {
     GET: page(ctx, "/triggers", async () =>
       triggersPage(
@@ -121,11 +101,47 @@ export const consoleRoutes = (ctx: ConsoleDeps): ConsoleRoutes => ({
       ),
     ),
   },
-  "/webhooks": {
-    GET: page(ctx, "/webhooks", async () => webhooksPage(await webhooksOverview(ctx.deps, LIMITS), LIMITS)),
-  },
+  "/webhooks": { GET: page(ctx, "/webhooks", async () => webhooksPage(await webhooksOverview(ctx.deps, LIMITS), LIMITS)) },
   "/agents": {
     GET: page(ctx, "/agents", async () => agentsPage(await listAgents(ctx.deps, { includeStale: true, token: undefined }))),
   },
-  ...assetRoutes(ctx),
+  "/messages": {
+    GET: page(ctx, "/messages", async (url) => {
+      const cursor = param(url, "cursor");
+      const found = await messagesOverview(ctx.deps, { cursor, limit: LIMITS.messages });
+      return messagesPage(found, reader(ctx), LIMITS.messages, cursor === undefined);
+    }),
+  },
+  "/thread": {
+    GET: page(ctx, "/messages", async (url) => {
+      const threadId = param(url, "id") ?? "";
+      const found = await threadOverview(ctx.deps, { threadId, cursor: param(url, "cursor"), limit: LIMITS.threadMessages });
+      return threadPage(threadId, found, reader(ctx), LIMITS.threadMessages);
+    }),
+  },
+  "/channels": {
+    GET: page(ctx, "/channels", async () => channelsPage(await channelsOverview(ctx.deps, LIMITS.channels), LIMITS.channels)),
+  },
+  "/tasks": {
+    GET: page(ctx, "/tasks", async () =>
+      tasksPage((await ctx.deps.store.read((tx) => tx.tasks.list({ limit: LIMITS.tasks }))).map(taskView), LIMITS.tasks),
+    ),
+  },
+  "/leases": {
+    GET: page(ctx, "/leases", async () => {
+      const now = ctx.deps.now();
+      const [leases, reservations] = await Promise.all([
+        leasesOverview(ctx.deps, ctx.paths, LIMITS.leases),
+        ctx.deps.store.read((tx) => tx.reservations.live({}, now, LIMITS.leases)),
+      ]);
+      return leasesPage(leases, reservations.map(reservationView), LIMITS.leases);
+    }),
+  },
+  "/compose": { GET: page(ctx, "/compose", (url) => composeRoute(ctx, url)) },
 });
+
+export const consoleRoutes = (ctx: ConsoleDeps): ConsoleRoutes => {
+  const routes: ConsoleRoutes = { ...readRoutes(ctx), ...assetRoutes(ctx) };
+  for (const [path, methods] of Object.entries(writeRoutes(ctx))) routes[path] = { ...routes[path], ...methods };
+  return routes;
+};

@@ -7,6 +7,11 @@ import { migrate } from "./sql/migrate.ts";
 import { reposFor } from "./sql/repos.ts";
 import { sendReposFor } from "./sql/send-read-ahead.ts";
 
+// clock_timestamp(), not now(): now() stops at the start of a transaction, and this read must be the moment it answers.
+const SERVER_NOW = "SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS ms";
+
+const serverNowOf = async (driver: Driver): Promise<number> => Number((await driver.get<{ ms: number }>(SERVER_NOW))?.ms);
+
 /** Wraps a migrated driver as the store port. */
 export const storeOver = (driver: Driver): Store => ({
   dialect: driver.dialect,
@@ -14,6 +19,7 @@ export const storeOver = (driver: Driver): Store => ({
   read: (fn) => driver.snapshot((db) => fn(reposFor(db))),
   ...(driver.listen ? { listen: driver.listen } : {}),
   ...(driver.watchCommits ? { watchCommits: driver.watchCommits } : {}),
+  ...(driver.dialect === "postgres" ? { serverNow: () => serverNowOf(driver) } : {}),
   close: () => driver.close(),
 });
 

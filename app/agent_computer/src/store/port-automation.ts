@@ -149,6 +149,8 @@ export interface AutomationRepo {
   getTrigger(id: string, lock?: boolean): Promise<TriggerRecord | undefined>;
   /** Newest first; owner null lists every owner's (the console). */
   listTriggers(owner: string | null, includeEnded: boolean, limit: number): Promise<TriggerRecord[]>;
+  /** The ids of a job's active triggers: what cancelTriggers({ jobId }) would change now. */
+  activeTriggerIdsOf(jobId: string): Promise<string[]>;
   /** active → cancelled for one trigger, or for every active trigger of a job; returns the ids changed. */
   cancelTriggers(selector: { id: string } | { jobId: string }, now: number): Promise<string[]>;
   /** Active triggers due at `now`, oldest first, locked for this transaction (skipping rows others hold). */
@@ -170,6 +172,8 @@ export interface AutomationRepo {
   insertRun(run: NewRun): Promise<void>;
   getRun(id: string): Promise<RunRecord | undefined>;
   runsOfJob(jobId: string, limit: number): Promise<RunRecord[]>;
+  /** How many runs of the job are queued: what cancelQueuedRuns would change now. */
+  queuedRunCount(jobId: string): Promise<number>;
   cancelQueuedRuns(jobId: string, now: number): Promise<number>;
   /** Whether claimRuns/failAbandonedRuns would find anything (a read, so idle polling takes no write lock). */
   claimableRunExists(now: number): Promise<boolean>;

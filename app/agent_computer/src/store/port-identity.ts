@@ -48,6 +48,8 @@ export interface IdentityRepo {
   /** Compare-and-swap on the stored token hash; returns whether the swap happened. */
   swapCredentials(agentId: string, expectedTokenHash: string, next: Credentials, now: number): Promise<boolean>;
   setCapabilities(agentId: string, capabilities: readonly string[], now: number): Promise<void>;
+  /** Registered names of `minLength` to `maxLength` characters, in name order, at most `limit` (a typo's neighbours). */
+  namesOfLength(minLength: number, maxLength: number, limit: number): Promise<string[]>;
   /** The registered name whose key is `nameKey`, if any (the first of any registered before keys existed). */
   nameWithKey(nameKey: string): Promise<string | undefined>;
   /** Deletes the agent, its sessions and its inbox deliveries; channels it leaves empty end at `now`. */

@@ -1,15 +1,18 @@
 // The store port: domain-level operations, not SQL. Both adapters (SQLite, PostgreSQL) implement it and
 // pass the same contract suites (test/contract/*-store.test.ts, each run against both stores).
 
+import type { AdminRepo } from "./port-admin.ts";
 import type { AutomationRepo } from "./port-automation.ts";
 import type { ChannelRepo } from "./port-channels.ts";
 import type { HerdrRepo } from "./port-herdr.ts";
 import type { IdentityRepo, TaskRepo } from "./port-identity.ts";
 import type { MeshRepo } from "./port-mesh.ts";
 import type { WebhookRepo } from "./port-outbound-webhooks.ts";
+import type { OverviewRepo } from "./port-overview.ts";
 import type { ReservationRepo } from "./port-reservations.ts";
 import type { WakeRepo } from "./port-wake.ts";
 
+export type * from "./port-admin.ts";
 export type * from "./port-automation.ts";
 export { AUTOMATION_CHANNEL } from "./port-automation.ts";
 export type * from "./port-channels.ts";
@@ -18,6 +21,7 @@ export type * from "./port-identity.ts";
 export type * from "./port-mesh.ts";
 export type * from "./port-outbound-webhooks.ts";
 export { WEBHOOK_EVENT_KINDS } from "./port-outbound-webhooks.ts";
+export type * from "./port-overview.ts";
 export type * from "./port-reservations.ts";
 export type * from "./port-wake.ts";
 export { WAKE_CHANNEL } from "./port-wake.ts";
@@ -32,6 +36,9 @@ export interface StoreTx {
   herdr: HerdrRepo;
   webhooks: WebhookRepo;
   reservations: ReservationRepo;
+  /** The operator's reads across every agent (the console). */
+  overview: OverviewRepo;
+  admin: AdminRepo;
 }
 
 /** What a write transaction is, when the store can use knowing it; the store decides what follows from it. */
@@ -70,6 +77,8 @@ export interface Store {
    * happen, missed ones may too, so callers still poll slowly); returns the unsubscriber.
    */
   watchCommits?(onHint: () => void): Promise<() => Promise<void>>;
+  /** PostgreSQL only: the server's clock, in epoch milliseconds (server-clock.ts turns it into this host's offset). */
+  serverNow?(): Promise<number>;
   close(): Promise<void>;
 }
 

@@ -86,7 +86,7 @@ export const startAttempt = (ctx: WorkerContext, claimed: ClaimedAttempt, binDir
     const resolved = resolveJobDir(job.dir);
     if (!resolved.ok) {
       return finish(
-        outcomeOf({ kind: "not_started", errorKind: "job_dir_missing", error: resolved.problem }, "", "", Date.now()),
+        outcomeOf({ kind: "not_started", errorKind: "job_dir_missing", error: resolved.problem }, "", "", ctx.deps.now()),
       );
     }
     const stdout = new TailBuffer(TAIL_BYTES);
@@ -104,7 +104,9 @@ export const startAttempt = (ctx: WorkerContext, claimed: ClaimedAttempt, binDir
         stderr: "pipe",
       });
     } catch (error) {
-      return finish(outcomeOf({ kind: "not_started", errorKind: "spawn_failed", error: errorText(error) }, "", "", Date.now()));
+      return finish(
+        outcomeOf({ kind: "not_started", errorKind: "spawn_failed", error: errorText(error) }, "", "", ctx.deps.now()),
+      );
     }
     log.log("info", "attempt started", { run_id: run.id, attempt: fence.attempt, job_id: job.id, pid: proc.pid });
     const pid = proc.pid;
@@ -148,7 +150,7 @@ export const startAttempt = (ctx: WorkerContext, claimed: ClaimedAttempt, binDir
       return;
     }
     if (fenced) return log.log("warn", "attempt stopped: fenced", { run_id: run.id, attempt: fence.attempt });
-    await finish(outcomeOf(end, stdout.text(), stderr.text(), Date.now()));
+    await finish(outcomeOf(end, stdout.text(), stderr.text(), ctx.deps.now()));
   };
 
   const done = execute()

@@ -1,5 +1,6 @@
-// The web console as a worker service: its read-only pages on the worker's HTTP server, no background work.
+// The web console as a worker service: its pages and forms on the worker's HTTP server, no background work.
 import { consoleLink, linkCommand } from "../console/access.ts";
+import { humanAgentId } from "../console/human-agent.ts";
 import { consoleRoutes } from "../console/routes.ts";
 import type { WorkerContext } from "./worker-context.ts";
 import type { WorkerService } from "./worker-service.ts";
@@ -11,6 +12,8 @@ export const consoleService = (ctx: WorkerContext): WorkerService => ({
     localUrl: () => ctx.localUrl(),
     token: ctx.consoleToken,
     env: ctx.env,
+    paths: ctx.paths,
+    humanAgentId: humanAgentId(ctx.env),
     deps: ctx.deps,
     logError: (msg, fields) => ctx.log.child("console").log("error", msg, fields),
   }),

@@ -7,12 +7,14 @@ import { join } from "node:path";
 import type { Deps } from "../domain/deps.ts";
 import type { Paths } from "../paths.ts";
 import type { Store } from "../store/port.ts";
-import { consoleStartFields } from "./console.ts";
+import type { ClockOffset } from "../store/server-clock.ts";
 import { listen, localUrlOf } from "./http.ts";
 import { installPaths } from "./install-paths.ts";
-import { createLogger, type Logger } from "./log.ts";
+import { createLogger, type LogFormat, type Logger } from "./log.ts";
 import { Nudge } from "./nudge.ts";
+import { watchServerClock } from "./server-clock-watch.ts";
 import { workerServices } from "./services.ts";
+import { announceStart } from "./start-line.ts";
 import { openWhenReachable } from "./store-wait.ts";
 import type { WorkerContext, WorkerOptions } from "./worker-context.ts";
 
@@ -79,18 +81,20 @@ interface WorkerInput {
   env: Record<string, string | undefined>;
   paths: Paths;
   options: WorkerOptions;
-  /** The process's deps over the store once it is open (the composition root builds them, on a live clock). */
-  depsOver(store: Store): Deps;
+  /** The process's deps over the store once it is open (the composition root builds them, on a live clock plus offset). */
+  depsOver(store: Store, offset?: ClockOffset): Deps;
   newId(prefix: string): string;
   /** The state directory's console token (local/console-token.ts). */
   consoleToken: string;
   /** stderr is the owner's terminal: only then does the start line carry the console link with its token. */
   stderrIsTerminal: boolean;
+  /** json: one JSON object per line; text: lines for a person (--log-format; text by default on a terminal). */
+  logFormat: LogFormat;
 }
 
 export const runWorker = async (input: WorkerInput): Promise<WorkerSummary> => {
   const signals = listenForSignals();
-  const log = createLogger();
+  const log = createLogger(undefined, "worker", input.logFormat);
   const workerId = input.newId("wrk");
   // --once is a one-shot drain (tests, cron): it fails fast instead of waiting for the store.
   const open = input.options.once
@@ -123,6 +127,7 @@ const serve = async (
 ): Promise<WorkerSummary> => {
   const { options } = input;
   let url = "";
+  const clock = await watchServerClock(store, log);
   const ctx: WorkerContext = {
     workerId,
     store,
@@ -131,7 +136,7 @@ const serve = async (
     install: installPaths(),
     env: input.env,
     log,
-    deps: input.depsOver(store),
+    deps: input.depsOver(store, clock.offset),
     nudge: { scheduler: new Nudge(), executor: new Nudge() },
     localUrl: () => url,
     consoleToken: input.consoleToken,
@@ -140,13 +145,16 @@ const serve = async (
   const services = workerServices.map((create) => create(ctx));
   const server = listen(ctx, services);
   url = localUrlOf(server, options.host);
-  log.log("info", "worker started", {
-    worker_id: ctx.workerId,
-    ...consoleStartFields(url, input.consoleToken, input.stderrIsTerminal),
+  announceStart(log, {
+    workerId: ctx.workerId,
+    url,
+    consoleToken: input.consoleToken,
+    stderrIsTerminal: input.stderrIsTerminal,
     store: store.dialect,
-    mode: options.once ? "once" : "daemon",
+    clockOffsetMs: clock.first?.offset_ms ?? null,
+    once: options.once,
     concurrency: options.concurrency,
-    skills_dir: options.skillsDir,
+    skillsDir: options.skillsDir,
   });
   const summary: WorkerSummary = {
     worker_id: ctx.workerId,
@@ -186,6 +194,7 @@ const serve = async (
     }
   } finally {
     signals.dispose();
+    clock.stop();
     server.stop(true);
     log.log("info", "worker stopped", { worker_id: ctx.workerId, stopped_by: summary.stopped_by, forced: summary.forced });
   }

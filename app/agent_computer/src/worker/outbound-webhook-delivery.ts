@@ -35,7 +35,13 @@ export const webhookDeliveryService = (ctx: WorkerContext): WorkerService => {
   if (!ownAddresses) throw new Error("webhook delivery needs this host's addresses (deps.local), which the root builds");
 
   const attempt = async (claimed: ClaimedWebhookEvent): Promise<void> => {
-    const result = await postWebhook(claimed, { timeoutMs, signal: abort.signal, userAgent: USER_AGENT, ownAddresses });
+    const result = await postWebhook(claimed, {
+      timeoutMs,
+      signal: abort.signal,
+      userAgent: USER_AGENT,
+      ownAddresses,
+      now: ctx.deps.now,
+    });
     // Stopped mid-attempt: the claim lapses and another worker (or this one, restarted) sends it again.
     if (result.errorKind === "aborted") return;
     const settled = await settleDelivery(ctx.deps, claimed, result, policy);

@@ -101,6 +101,8 @@ export const postWebhook = async (
     resolve?: Resolve;
     /** This machine's addresses (every interface's, read per attempt: deps.local.addresses). */
     ownAddresses: () => string[];
+    /** The store's clock (deps.now): a rotation's overlap end was written on it, perhaps by another host. */
+    now: () => number;
   },
 ): Promise<PostResult> => {
   const started = performance.now();
@@ -120,7 +122,7 @@ export const postWebhook = async (
   const { secret, previousSecret, previousSecretUntil } = claimed.endpoint;
   // During a rotation's overlap both secrets sign; Standard Webhooks receivers accept any one matching signature.
   const secrets =
-    previousSecret && previousSecretUntil !== null && previousSecretUntil > Date.now() ? [secret, previousSecret] : [secret];
+    previousSecret && previousSecretUntil !== null && previousSecretUntil > options.now() ? [secret, previousSecret] : [secret];
   const signature = secrets.map((s) => signStandard(s, claimed.event.id, timestamp, body)).join(" ");
   const headers = {
     "content-type": "application/json",

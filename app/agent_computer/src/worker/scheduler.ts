@@ -17,9 +17,9 @@ export const schedulerService = (ctx: WorkerContext): WorkerService => {
 
   /** Consumes everything due now; returns how long to sleep before looking again. */
   const tick = async (): Promise<number> => {
-    if (knownDue === null || knownDue > Date.now()) {
+    if (knownDue === null || knownDue > ctx.deps.now()) {
       knownDue = await nextDueAt(ctx.deps);
-      const wait = knownDue === null ? ctx.options.pollMs : knownDue - Date.now();
+      const wait = knownDue === null ? ctx.options.pollMs : knownDue - ctx.deps.now();
       if (wait > 0) return Math.min(wait, ctx.options.pollMs);
     }
     knownDue = null;

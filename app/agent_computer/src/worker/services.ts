@@ -9,6 +9,7 @@ import { webhookDeliveryService } from "./outbound-webhook-delivery.ts";
 import { webhookRetentionService } from "./outbound-webhook-retention.ts";
 import { presenceService } from "./presence.ts";
 import { schedulerService } from "./scheduler.ts";
+import { storeRetentionService } from "./store-retention.ts";
 import type { ServiceFactory } from "./worker-service.ts";
 
 export const workerServices: ServiceFactory[] = [
@@ -18,6 +19,7 @@ export const workerServices: ServiceFactory[] = [
   executorService,
   webhookDeliveryService,
   webhookRetentionService,
+  storeRetentionService,
   wakeService,
   consoleService,
 ];

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import { cancelTrigger } from "../../domain/automation/triggers.ts";
 import type { TriggerView } from "../../domain/automation/views.ts";
 import { STORE_ERRORS } from "../../errors.ts";
@@ -9,7 +9,7 @@ import { triggerLine } from "./trigger-render.ts";
 
 export const cancelTriggerOptionsSchema = z.object({
   ...ownerFields,
-  triggerId: triggerIdSchema.describe("the checkback, cron schedule or webhook endpoint"),
+  triggerId: triggerIdSchema.check(z.describe("the checkback, cron schedule or webhook endpoint")),
 });
 
 export type CancelTriggerOptions = z.output<typeof cancelTriggerOptionsSchema>;

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import { commandLine } from "../../command-line.ts";
 import { createJob } from "../../domain/automation/jobs.ts";
 import type { JobView } from "../../domain/automation/views.ts";
@@ -15,18 +15,18 @@ export const createJobOptionsSchema = z.object({
   ...ownerFields,
   dir: z
     .string()
-    .min(1)
-    .max(4096)
-    .describe("the job directory; it must contain main.ts (resolved by real path now and before every run)"),
-  label: labelSchema.describe("what the job does, one line (shown in listings, the console and failure events)"),
-  wakeOnFailure: z.boolean().default(false).describe("when a run fails, append an automation_job.failed event to your inbox"),
-  timeoutSeconds: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(86_400)
-    .default(300)
-    .describe("a run longer than this is killed (its whole process group) and fails with error_kind timeout"),
+    .check(
+      z.minLength(1),
+      z.maxLength(4096),
+      z.describe("the job directory; it must contain main.ts (resolved by real path now and before every run)"),
+    ),
+  label: labelSchema.check(z.describe("what the job does, one line (shown in listings, the console and failure events)")),
+  wakeOnFailure: z
+    ._default(z.boolean(), false)
+    .check(z.describe("when a run fails, append an automation_job.failed event to your inbox")),
+  timeoutSeconds: z
+    ._default(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(86_400)), 300)
+    .check(z.describe("a run longer than this is killed (its whole process group) and fails with error_kind timeout")),
 });
 
 export type CreateJobOptions = z.output<typeof createJobOptionsSchema>;

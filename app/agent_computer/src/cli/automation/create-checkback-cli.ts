@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import { createCheckback } from "../../domain/automation/triggers.ts";
 import type { TriggerView } from "../../domain/automation/views.ts";
 import { AppError, STORE_ERRORS } from "../../errors.ts";
@@ -36,20 +36,20 @@ export const checkbackOptionsSchema = z
   .object({
     ...ownerFields,
     at: z
-      .string()
-      .regex(ISO_WITH_ZONE, "must be an ISO 8601 time with a zone, e.g. 2099-12-01T09:00:00Z")
-      .optional()
-      .describe(`when it is due: a real date and time, at most ${MAX_AHEAD_DAYS} days ahead (as for --in)`),
-    in: durationSchema
-      .optional()
-      .describe(`due after this long from now, e.g. 90s, 15m, 2h30m, 1d (at most ${MAX_AHEAD_DAYS}d, as for --at)`),
-    jobId: jobIdSchema.optional().describe("run this job when due; without it the checkback event wakes you (inbox)"),
-    note: labelSchema.optional().describe("one line carried in the event (data.note): what to check back on"),
+      .optional(z.string().check(z.regex(ISO_WITH_ZONE, "must be an ISO 8601 time with a zone, e.g. 2099-12-01T09:00:00Z")))
+      .check(z.describe(`when it is due: a real date and time, at most ${MAX_AHEAD_DAYS} days ahead (as for --in)`)),
+    in: z
+      .optional(durationSchema)
+      .check(z.describe(`due after this long from now, e.g. 90s, 15m, 2h30m, 1d (at most ${MAX_AHEAD_DAYS}d, as for --at)`)),
+    jobId: z.optional(jobIdSchema).check(z.describe("run this job when due; without it the checkback event wakes you (inbox)")),
+    note: z.optional(labelSchema).check(z.describe("one line carried in the event (data.note): what to check back on")),
   })
-  .superRefine((o, ctx) => {
-    if ((o.at === undefined) === (o.in === undefined))
-      ctx.addIssue({ code: "custom", path: ["at"], message: "give exactly one of --at or --in" });
-  });
+  .check(
+    z.superRefine((o, ctx) => {
+      if ((o.at === undefined) === (o.in === undefined))
+        ctx.addIssue({ code: "custom", path: ["at"], message: "give exactly one of --at or --in" });
+    }),
+  );
 
 export type CheckbackOptions = z.output<typeof checkbackOptionsSchema>;
 

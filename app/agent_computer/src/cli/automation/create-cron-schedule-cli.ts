@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import { CRON_FORMS, CRON_POLICY, MISFIRE_WINDOW_DEFAULT_SECONDS } from "../../domain/automation/cron.ts";
 import { createCronSchedule } from "../../domain/automation/triggers.ts";
 import type { TriggerView } from "../../domain/automation/views.ts";
@@ -12,25 +12,31 @@ export const cronOptionsSchema = z.object({
   ...ownerFields,
   cron: z
     .string()
-    .trim()
-    .min(1, "must not be empty")
-    .max(200, "must be at most 200 characters")
-    .describe(`${CRON_FORMS}; names (MON, JAN), lists, ranges and */n steps allowed`),
+    .check(
+      z.trim(),
+      z.minLength(1, "must not be empty"),
+      z.maxLength(200, "must be at most 200 characters"),
+      z.describe(`${CRON_FORMS}; names (MON, JAN), lists, ranges and */n steps allowed`),
+    ),
   tz: z
-    .string()
-    .min(1, "must not be empty")
-    .max(64, "must be at most 64 characters")
-    .default("UTC")
-    .describe("IANA time zone the fields are read in, e.g. Europe/Berlin"),
-  misfireWindowSeconds: z.coerce
-    .number({ error: "must be a whole number of seconds" })
-    .int("must be a whole number of seconds")
-    .min(10, "must be at least 10 seconds")
-    .max(31 * 86_400, "must be at most 2678400 seconds (31 days)")
-    .default(MISFIRE_WINDOW_DEFAULT_SECONDS)
-    .describe("after downtime, the most recent missed tick still fires if it is at most this old (see the misfire policy)"),
-  jobId: jobIdSchema.optional().describe("run this job on every tick; without it each tick's event wakes you (inbox)"),
-  label: labelSchema.optional().describe("one line carried in the event (data.label)"),
+    ._default(z.string().check(z.minLength(1, "must not be empty"), z.maxLength(64, "must be at most 64 characters")), "UTC")
+    .check(z.describe("IANA time zone the fields are read in, e.g. Europe/Berlin")),
+  misfireWindowSeconds: z
+    ._default(
+      z.coerce
+        .number({ error: "must be a whole number of seconds" })
+        .check(
+          z.int("must be a whole number of seconds"),
+          z.minimum(10, "must be at least 10 seconds"),
+          z.maximum(31 * 86_400, "must be at most 2678400 seconds (31 days)"),
+        ),
+      MISFIRE_WINDOW_DEFAULT_SECONDS,
+    )
+    .check(
+      z.describe("after downtime, the most recent missed tick still fires if it is at most this old (see the misfire policy)"),
+    ),
+  jobId: z.optional(jobIdSchema).check(z.describe("run this job on every tick; without it each tick's event wakes you (inbox)")),
+  label: z.optional(labelSchema).check(z.describe("one line carried in the event (data.label)")),
 });
 
 export type CronOptions = z.output<typeof cronOptionsSchema>;

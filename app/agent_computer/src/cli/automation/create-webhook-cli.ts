@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import { createWebhook } from "../../domain/automation/triggers.ts";
 import type { TriggerView } from "../../domain/automation/views.ts";
 import { MAX_WEBHOOK_BODY_BYTES } from "../../domain/automation/webhook-accept.ts";
@@ -11,19 +11,16 @@ import { DEFAULT_MAX_BODY_BYTES, WEBHOOK_CONTRACT } from "./webhook-contract.ts"
 
 export const webhookOptionsSchema = z.object({
   ...ownerFields,
-  label: labelSchema.describe("what sends to this endpoint, one line (e.g. 'GitHub acme/api pushes')"),
-  jobId: jobIdSchema.optional().describe("run this job for every accepted delivery; without it each delivery wakes you (inbox)"),
+  label: labelSchema.check(z.describe("what sends to this endpoint, one line (e.g. 'GitHub acme/api pushes')")),
+  jobId: z
+    .optional(jobIdSchema)
+    .check(z.describe("run this job for every accepted delivery; without it each delivery wakes you (inbox)")),
   provider: z
-    .enum(["standard", "github"])
-    .default("standard")
-    .describe("signature scheme: Standard Webhooks, or GitHub's X-Hub-Signature-256"),
-  maxBodyBytes: z.coerce
-    .number()
-    .int()
-    .min(1024)
-    .max(MAX_WEBHOOK_BODY_BYTES)
-    .default(DEFAULT_MAX_BODY_BYTES)
-    .describe("largest body accepted, in bytes; larger deliveries get 413 and create nothing"),
+    ._default(z.enum(["standard", "github"]), "standard")
+    .check(z.describe("signature scheme: Standard Webhooks, or GitHub's X-Hub-Signature-256")),
+  maxBodyBytes: z
+    ._default(z.coerce.number().check(z.int(), z.minimum(1024), z.maximum(MAX_WEBHOOK_BODY_BYTES)), DEFAULT_MAX_BODY_BYTES)
+    .check(z.describe("largest body accepted, in bytes; larger deliveries get 413 and create nothing")),
 });
 
 export type WebhookOptions = z.output<typeof webhookOptionsSchema>;

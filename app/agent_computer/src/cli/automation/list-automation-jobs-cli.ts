@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import { commandLine } from "../../command-line.ts";
 import { listJobs } from "../../domain/automation/jobs.ts";
 import type { JobView } from "../../domain/automation/views.ts";
@@ -10,7 +10,9 @@ import { OWNER_ENV, OWNER_ERRORS, owner, ownerFields, ownerWords } from "./share
 
 export const listJobsOptionsSchema = z.object({
   ...ownerFields,
-  limit: z.coerce.number().int().min(1).max(500).default(50).describe("how many jobs, newest first"),
+  limit: z
+    ._default(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(500)), 50)
+    .check(z.describe("how many jobs, newest first")),
 });
 
 export type ListJobsOptions = z.output<typeof listJobsOptionsSchema>;

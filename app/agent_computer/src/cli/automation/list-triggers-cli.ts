@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import { listTriggers } from "../../domain/automation/triggers.ts";
 import type { TriggerView } from "../../domain/automation/views.ts";
 import { STORE_ERRORS } from "../../errors.ts";
@@ -9,8 +9,10 @@ import { triggerLine } from "./trigger-render.ts";
 
 export const listTriggersOptionsSchema = z.object({
   ...ownerFields,
-  all: z.boolean().default(false).describe("also list consumed checkbacks and cancelled triggers"),
-  limit: z.coerce.number().int().min(1).max(500).default(100).describe("how many triggers, newest first"),
+  all: z._default(z.boolean(), false).check(z.describe("also list consumed checkbacks and cancelled triggers")),
+  limit: z
+    ._default(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(500)), 100)
+    .check(z.describe("how many triggers, newest first")),
 });
 
 export type ListTriggersOptions = z.output<typeof listTriggersOptionsSchema>;

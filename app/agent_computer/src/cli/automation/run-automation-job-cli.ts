@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import { commandLine } from "../../command-line.ts";
 import { type ManualRunResult, startManualRun } from "../../domain/automation/manual-run.ts";
 import type { RunView } from "../../domain/automation/views.ts";
@@ -16,21 +16,17 @@ const TERMINAL = new Set(["succeeded", "failed", "cancelled"]);
 
 export const runJobOptionsSchema = z.object({
   ...ownerFields,
-  jobId: jobIdSchema.describe("the automation job to run once"),
+  jobId: jobIdSchema.check(z.describe("the automation job to run once")),
   dataFile: z
-    .string()
-    .min(1)
-    .optional()
-    .describe(
-      `JSON file (or - for stdin) that becomes the event's data, at most 256 KiB nested at most ${MAX_JSON_DEPTH} levels; default null`,
+    .optional(z.string().check(z.minLength(1)))
+    .check(
+      z.describe(
+        `JSON file (or - for stdin) that becomes the event's data, at most 256 KiB nested at most ${MAX_JSON_DEPTH} levels; default null`,
+      ),
     ),
-  waitSeconds: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(3600)
-    .default(0)
-    .describe("wait up to this long for the run to end and print it; a failed or cancelled run exits 4 (RUN_FAILED)"),
+  waitSeconds: z
+    ._default(z.coerce.number().check(z.int(), z.minimum(0), z.maximum(3600)), 0)
+    .check(z.describe("wait up to this long for the run to end and print it; a failed or cancelled run exits 4 (RUN_FAILED)")),
 });
 
 export type RunJobOptions = z.output<typeof runJobOptionsSchema>;

@@ -1,5 +1,5 @@
 // What every automation command shares: the owner options, id formats and the worker's base URL.
-import { z } from "zod";
+import * as z from "zod/mini";
 import { agentId } from "../../domain/identity/names.ts";
 import { looksLikeToken, TOKEN_REFUSAL } from "../../token-shape.ts";
 import type { KernelDeps } from "../kernel/command.ts";
@@ -15,20 +15,20 @@ export const OWNER_ENV = ["AGENT_COMPUTER_HOME", "AGENT_COMPUTER_DATABASE_URL", 
 export const OWNER_ERRORS = ["INVALID_INPUT", "AUTH_FAILED", "RECOVERY_REQUIRED", "UNKNOWN_AGENT"] as const;
 
 const idOf = (prefix: string, what: string) =>
-  z.string().regex(new RegExp(`^${prefix}_[0-9a-f]{32}$`), `must be ${what} id (${prefix}_…)`);
+  z.string().check(z.regex(new RegExp(`^${prefix}_[0-9a-f]{32}$`), `must be ${what} id (${prefix}_…)`));
 
 export const jobIdSchema = idOf("job", "an automation job");
 export const runIdSchema = idOf("run", "a run");
 export const triggerIdSchema = z
   .string()
-  .regex(/^(chk|cron|hook)_[0-9a-f]{32}$/, "must be a trigger id (chk_…, cron_… or hook_…)");
+  .check(z.regex(/^(chk|cron|hook)_[0-9a-f]{32}$/, "must be a trigger id (chk_…, cron_… or hook_…)"));
 
-export const labelSchema = z
-  .string()
-  .min(1)
-  .max(200)
-  .regex(/^[^\n\r]*$/, "must be one line")
-  .refine((label) => !looksLikeToken(label), TOKEN_REFUSAL);
+export const labelSchema = z.string().check(
+  z.minLength(1),
+  z.maxLength(200),
+  z.regex(/^[^\n\r]*$/, "must be one line"),
+  z.refine((label) => !looksLikeToken(label), TOKEN_REFUSAL),
+);
 
 /** The owner a call acts as: the agent and the credential the kernel resolved for it (needs.credential). */
 export const owner = (options: { agentId: string }, deps: Pick<KernelDeps, "credential">) => ({

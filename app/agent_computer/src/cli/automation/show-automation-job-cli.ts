@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import { type JobDetails, showJob } from "../../domain/automation/jobs.ts";
 import type { RunView } from "../../domain/automation/views.ts";
 import { STORE_ERRORS } from "../../errors.ts";
@@ -9,9 +9,11 @@ import { jobIdSchema, OWNER_ENV, OWNER_ERRORS, owner, ownerFields, runIdSchema, 
 
 export const showJobOptionsSchema = z.object({
   ...ownerFields,
-  jobId: jobIdSchema.describe("the automation job"),
-  runs: z.coerce.number().int().min(1).max(100).default(10).describe("how many recent runs to show, newest first"),
-  runId: runIdSchema.optional().describe("show only this run of the job (e.g. the id run-automation-job-cli printed)"),
+  jobId: jobIdSchema.check(z.describe("the automation job")),
+  runs: z
+    ._default(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(100)), 10)
+    .check(z.describe("how many recent runs to show, newest first")),
+  runId: z.optional(runIdSchema).check(z.describe("show only this run of the job (e.g. the id run-automation-job-cli printed)")),
 });
 
 export type ShowJobOptions = z.output<typeof showJobOptionsSchema>;

@@ -1,6 +1,6 @@
 // worker-env-cli set|list|unset: the owner's WorkerEnv, handed to every attempt of the owner's jobs.
 
-import { z } from "zod";
+import * as z from "zod/mini";
 import {
   ENV_KEY,
   listWorkerEnv,
@@ -26,8 +26,10 @@ export const setOptionsSchema = z.object({
   ...ownerFields,
   file: z
     .string()
-    .min(1)
-    .describe("KEY=VALUE lines from this file, or - for stdin (values never go in argv: ps and shell history show argv)"),
+    .check(
+      z.minLength(1),
+      z.describe("KEY=VALUE lines from this file, or - for stdin (values never go in argv: ps and shell history show argv)"),
+    ),
 });
 
 /** The most a file of MAX_ENTRIES variables at their largest can hold, with room for keys and line ends. */
@@ -88,7 +90,9 @@ export const unsetCommand = defineCommand({
   description: "Removes the named variables; names that were not set are reported in not_set (not an error).",
   schema: z.object({
     ...ownerFields,
-    key: z.array(z.string().regex(ENV_KEY, "must be a variable name")).min(1).max(200).describe("variable names to remove"),
+    key: z
+      .array(z.string().check(z.regex(ENV_KEY, "must be a variable name")))
+      .check(z.minLength(1), z.maxLength(200), z.describe("variable names to remove")),
   }),
   writes: "removes the named variables of your WorkerEnv.",
   output: '{"agent_id","removed":["KEY"],"not_set":["KEY"]}',

@@ -60,17 +60,16 @@ export default defineCommand({
   name: "herdr-lease-cli writer start",
   summary: "admit a writer into a linked Git worktree and start it in a new tab under an exclusive scope lease",
   description:
-    "Needs controller authority. Git is re-read, never trusted from the flags: --worktree must be an absolute, " +
-    "symlink-free root of a LINKED worktree (never the main checkout), on exactly --branch (not detached, not a " +
-    "--protected-branch), at HEAD --expected-head, with --base-commit an ancestor of HEAD and the status digest " +
-    "--expected-status-sha256. Scopes are literal repo-relative paths (no globs, no .., not absolute); owned and blocked " +
-    "scopes of one writer must not overlap. No Herdr agent may already work in the worktree. Then, in one store " +
-    "transaction shared by every host, no held writer lease of the same repository (same root commits) may hold the " +
-    "branch, the worktree, or a scope that clashes (owned vs owned, owned vs blocked either way), and owned scopes become " +
-    "an exclusive file reservation (agent-reserve-cli --help) that no agent's may overlap. The claim is recorded " +
-    "before the tab and agent exist (only agent_pane_busy is retried, as in reviewer start); if a failed start cannot " +
-    "close its pane the claim stays held (orphaned) for inspection. The lease is not a filesystem sandbox: compare the " +
-    "final diff with the scopes before integrating.",
+    "Needs controller authority. Git is re-read, never trusted from the flags: --worktree is an absolute, symlink-free " +
+    "root of a LINKED worktree (never the main checkout) on exactly --branch (not detached, not a --protected-branch), " +
+    "at HEAD --expected-head, --base-commit an ancestor of HEAD, status digest --expected-status-sha256. Scopes are " +
+    "literal repo-relative paths (no globs, no .., not absolute); a writer's owned and blocked scopes must not overlap. " +
+    "No Herdr agent may already work in the worktree. Then, in one transaction of the store every host shares, no held " +
+    "writer lease of the same repository (same root commits) may hold the branch, the worktree or a clashing scope " +
+    "(owned vs owned, owned vs blocked either way), and the owned scopes become an exclusive file reservation " +
+    "(agent-reserve-cli --help) no agent's may overlap. The claim is recorded before the tab and agent exist (only " +
+    "agent_pane_busy is retried); a failed start that cannot close its pane leaves the claim held (orphaned) for " +
+    "inspection. The lease is no filesystem sandbox: compare the final diff with the scopes before integrating.",
   schema: writerStartOptionsSchema,
   writes: "a writer claim (shared store) and lease (this host); a Herdr tab and agent. Git is only read.",
   output: LEASE_OUTPUT,

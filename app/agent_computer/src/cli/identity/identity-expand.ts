@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import { type ExpandResult, expandCapabilities } from "../../domain/agents/expand.ts";
 import { capabilitySchema } from "../../domain/identity/names.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";
@@ -9,18 +9,18 @@ import { AUTH_ENV, nameOption } from "./options.ts";
 export const expandOptionsSchema = z
   .object({
     agentId: nameOption,
-    add: z.array(capabilitySchema).max(64).default([]).describe("capabilities to add"),
+    add: z._default(z.array(capabilitySchema).check(z.maxLength(64)), []).check(z.describe("capabilities to add")),
     remove: z
-      .array(capabilitySchema)
-      .max(64)
-      .default([])
-      .describe("never allowed (capabilities only grow): always fails REDUCTION_NOT_ALLOWED and changes nothing"),
+      ._default(z.array(capabilitySchema).check(z.maxLength(64)), [])
+      .check(z.describe("never allowed (capabilities only grow): always fails REDUCTION_NOT_ALLOWED and changes nothing")),
     tokenFile: tokenFileSchema,
   })
-  .superRefine((o, ctx) => {
-    if (o.add.length === 0 && o.remove.length === 0)
-      ctx.addIssue({ code: "custom", path: ["add"], message: "is required (at least one capability)", input: undefined });
-  });
+  .check(
+    z.superRefine((o, ctx) => {
+      if (o.add.length === 0 && o.remove.length === 0)
+        ctx.addIssue({ code: "custom", path: ["add"], message: "is required (at least one capability)", input: undefined });
+    }),
+  );
 
 export type ExpandOptions = z.output<typeof expandOptionsSchema>;
 

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import { type RevokeResult, revokeToken } from "../../domain/agents/revoke.ts";
 import { removeVaultToken } from "../../local/vault.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";
@@ -8,10 +8,11 @@ import { AUTH_ENV, nameOption } from "./options.ts";
 export const revokeOptionsSchema = z.object({
   agentId: nameOption,
   issueRecovery: z
-    .boolean()
-    .default(false)
-    .describe(
-      "keep the name and its history reserved: print a one-time recovery token that register-agent-cli needs to resume it",
+    ._default(z.boolean(), false)
+    .check(
+      z.describe(
+        "keep the name and its history reserved: print a one-time recovery token that register-agent-cli needs to resume it",
+      ),
     ),
   tokenFile: tokenFileSchema,
 });

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import { type ShowResult, showAgent } from "../../domain/agents/show.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";
 import { AUTHENTICATED_ERRORS, ownCredential, tokenFileSchema } from "../kernel/credential.ts";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import { type RegisterResult, registerAgent } from "../../domain/agents/register.ts";
 import { UNSAVED_AUTH_NOTE } from "../../domain/agents/register-new.ts";
 import { CLI_PROFILES } from "../../domain/identity/cli-profiles.ts";
@@ -21,72 +21,69 @@ export const registerOptionsSchema = z
     role: oneLine(64, { min: 1, describe: "free text: orchestrator, builder, ops, …" }),
     capabilities: z
       .array(capabilitySchema)
-      .max(64)
-      .describe("what it can do (tasks are routed by it); fixed at first registration"),
-    class: z.enum(AGENT_CLASSES).optional().describe("coordination posture; default unclassified; fixed at first registration"),
+      .check(z.maxLength(64), z.describe("what it can do (tasks are routed by it); fixed at first registration")),
+    class: z
+      .optional(z.enum(AGENT_CLASSES))
+      .check(z.describe("coordination posture; default unclassified; fixed at first registration")),
     description: z
-      .string()
-      .max(512)
-      .refine((text) => !looksLikeToken(text), TOKEN_REFUSAL)
-      .optional()
-      .describe("free text; omitted = keep the stored one"),
+      .optional(
+        z.string().check(
+          z.maxLength(512),
+          z.refine((text) => !looksLikeToken(text), TOKEN_REFUSAL),
+        ),
+      )
+      .check(z.describe("free text; omitted = keep the stored one")),
     hostId: z
-      .string()
-      .regex(/^[A-Za-z0-9_.:-]{1,128}$/, "must be 1-128 of A-Z a-z 0-9 _ . : -")
-      .refine((id) => !looksLikeToken(id), TOKEN_REFUSAL)
-      .optional()
-      .describe("stable machine id; default AGENT_COMPUTER_HOST_ID or /etc/machine-id; fixed at first registration"),
-    managed: z.boolean().optional().describe("a managed wrapper, not an interactive terminal; fixed at first registration"),
-    agentPid: z.coerce
-      .number()
-      .int()
-      .min(1)
-      .max(4_194_304)
-      .optional()
-      .describe("the agent's own process id on this host: proves it alive or dead instead of guessing from silence"),
+      .optional(
+        z.string().check(
+          z.regex(/^[A-Za-z0-9_.:-]{1,128}$/, "must be 1-128 of A-Z a-z 0-9 _ . : -"),
+          z.refine((id) => !looksLikeToken(id), TOKEN_REFUSAL),
+        ),
+      )
+      .check(z.describe("stable machine id; default AGENT_COMPUTER_HOST_ID or /etc/machine-id; fixed at first registration")),
+    managed: z
+      .optional(z.boolean())
+      .check(z.describe("a managed wrapper, not an interactive terminal; fixed at first registration")),
+    agentPid: z
+      .optional(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(4_194_304)))
+      .check(z.describe("the agent's own process id on this host: proves it alive or dead instead of guessing from silence")),
     agentPidStart: z
-      .string()
-      .regex(/^\d{1,20}$/, "must be clock ticks (digits)")
-      .optional()
-      .describe("field 22 of /proc/<pid>/stat (read when omitted): a reused pid reads dead"),
+      .optional(z.string().check(z.regex(/^\d{1,20}$/, "must be clock ticks (digits)")))
+      .check(z.describe("field 22 of /proc/<pid>/stat (read when omitted): a reused pid reads dead")),
     hostShellPids: z
-      .array(z.coerce.number().int().min(1).max(4_194_304))
-      .max(64)
-      .optional()
-      .describe("process ancestry, own pid first"),
+      .optional(z.array(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(4_194_304))).check(z.maxLength(64)))
+      .check(z.describe("process ancestry, own pid first")),
     cliProfile: z
-      .string()
-      .max(64)
-      .optional()
-      .describe(`agent CLI of this session: ${CLI_PROFILES.join("|")}; anything else is stored as null`),
+      .optional(z.string().check(z.maxLength(64)))
+      .check(z.describe(`agent CLI of this session: ${CLI_PROFILES.join("|")}; anything else is stored as null`)),
     terminalTitleRef: z.optional(oneLine(256, { describe: "the title its terminal was spawned with" })),
     tokenFile: tokenPathSchema(FIRST_TOKEN_FILE_DOC),
     recoveryTokenFile: tokenPathSchema("file (or - for stdin) holding the recovery token"),
-    force: z.boolean().default(false).describe("take the name over: a compare-and-swap on --expected-session-id"),
+    force: z._default(z.boolean(), false).check(z.describe("take the name over: a compare-and-swap on --expected-session-id")),
     expectedSessionId: z
-      .string()
-      .regex(/^(null|ses_[0-9a-f]{32})$/, "must be a session id (ses_…) or null")
-      .optional()
-      .describe("with --force: the session id you read; null = none open"),
+      .optional(z.string().check(z.regex(/^(null|ses_[0-9a-f]{32})$/, "must be a session id (ses_…) or null")))
+      .check(z.describe("with --force: the session id you read; null = none open")),
   })
-  .superRefine((o, ctx) => {
-    if (o.force && o.expectedSessionId === undefined)
-      ctx.addIssue({
-        code: "custom",
-        path: ["expectedSessionId"],
-        message: "is required with --force (the session id you read, or null)",
-        input: undefined,
-      });
-    if (!o.force && o.expectedSessionId !== undefined)
-      ctx.addIssue({
-        code: "custom",
-        path: ["expectedSessionId"],
-        message: "only applies with --force",
-        input: o.expectedSessionId,
-      });
-    if (o.agentPidStart !== undefined && o.agentPid === undefined)
-      ctx.addIssue({ code: "custom", path: ["agentPidStart"], message: "needs --agent-pid", input: o.agentPidStart });
-  });
+  .check(
+    z.superRefine((o, ctx) => {
+      if (o.force && o.expectedSessionId === undefined)
+        ctx.addIssue({
+          code: "custom",
+          path: ["expectedSessionId"],
+          message: "is required with --force (the session id you read, or null)",
+          input: undefined,
+        });
+      if (!o.force && o.expectedSessionId !== undefined)
+        ctx.addIssue({
+          code: "custom",
+          path: ["expectedSessionId"],
+          message: "only applies with --force",
+          input: o.expectedSessionId,
+        });
+      if (o.agentPidStart !== undefined && o.agentPid === undefined)
+        ctx.addIssue({ code: "custom", path: ["agentPidStart"], message: "needs --agent-pid", input: o.agentPidStart });
+    }),
+  );
 
 export type RegisterOptions = z.output<typeof registerOptionsSchema>;
 export type RegisterOutput = RegisterResult & { vault_file?: string; token_file?: string; warning?: string };
@@ -133,23 +130,22 @@ export default defineCommand({
   name: "register-agent-cli",
   summary: "register this terminal as a named agent (token once, presence, auto-assigned tasks); call it first in a session",
   description:
-    "Idempotent upsert of the agent --name, first in a session and on reconnect (as a first agent-checkin-cli " +
-    "--confirm does); each call starts or renews its presence session.\n" +
-    "Token: the first registration prints it ONCE (agent_token), saves it to this host's 0600 vault and stores only its " +
-    "SHA-256. Re-registering keeps it and needs it (--token-file, RELAY_AGENT_TOKEN or the vault).\n" +
-    "Fixed at first registration: capabilities (a different set gives capabilities_note; see agent-identity-cli " +
-    "expand-capabilities), class, host id, managed (a different value is INVALID_INPUT). Description is kept " +
-    "when omitted; pid, shell pids, cli profile and title (the holder's) are replaced.\n" +
-    "Live holder: re-registering a name whose holder is alive fails NAME_COLLISION_ACTIVE (existing_session_id). " +
-    "Where its --agent-pid was recorded the process decides (gone, zombie or another start time = dead; running = " +
-    "alive); elsewhere its ttl does. The holder itself (same pid and start time) renews.\n" +
-    "Takeover: --force --expected-session-id <id|null> is a compare-and-swap on the session id you read (agents-list-cli; " +
-    "null = none open). Of racing takeovers one wins; the loser gets FORCE_PRECONDITION_FAILED and must re-read, not " +
-    "retry. --force alone is INVALID_INPUT. The ended session's unread mail bounces to its senders.\n" +
-    "Recovery: after agent-identity-cli revoke-token --issue-recovery, registering without --recovery-token-file is " +
-    "AUTH_FAILED, with a wrong one RECOVERY_REQUIRED; the right one mints a fresh token (recovery_completed: true), " +
-    "history kept. A name revoked without recovery is re-registered with a new token and none of its history.\n" +
-    "Queued tasks its capabilities cover, of posters it accepts, are assigned to it (auto_assigned_tasks; agent-task-cli --help). Rate limits: " +
+    "Idempotent upsert of --name, first in a session and on reconnect (as a first agent-checkin-cli --confirm); each " +
+    "call starts or renews its presence session.\n" +
+    "Token: printed ONCE at first registration (agent_token) and saved to this host's 0600 vault; only its SHA-256 is " +
+    "stored. Re-registering keeps it and needs it (--token-file, RELAY_AGENT_TOKEN or the vault).\n" +
+    "Fixed at first registration: capabilities (another set: capabilities_note; agent-identity-cli " +
+    "expand-capabilities), class, host id, managed (another value: INVALID_INPUT). Description kept when omitted; pid, " +
+    "shell pids, cli profile and title (the holder's) replaced.\n" +
+    "Live holder: NAME_COLLISION_ACTIVE (existing_session_id). Where its --agent-pid was recorded the process decides " +
+    "(gone, zombie or another start time = dead); elsewhere its ttl. The holder itself (same pid and start) renews.\n" +
+    "Takeover: --force with --expected-session-id <id|null> (both or neither: INVALID_INPUT) compare-and-swaps the " +
+    "session id you read (agents-list-cli; null = none open); a racing loser gets FORCE_PRECONDITION_FAILED: re-read, " +
+    "do not retry. The ended session's unread mail bounces to its senders.\n" +
+    "Recovery: after agent-identity-cli revoke-token --issue-recovery, only --recovery-token-file registers (without: " +
+    "AUTH_FAILED; wrong: RECOVERY_REQUIRED) and mints a fresh token (recovery_completed), history kept. Revoked " +
+    "without recovery: a new token, none of its history.\n" +
+    "It takes queued tasks its capabilities cover, of posters it accepts (auto_assigned_tasks). Rate limits: " +
     "Environment. Tokens stop impersonation between agents, not a hostile process of the same user.",
   schema: registerOptionsSchema,
   flags: {

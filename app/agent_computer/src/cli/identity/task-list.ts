@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import { agentId } from "../../domain/identity/names.ts";
 import { type ListResult, listTasks } from "../../domain/tasks/list.ts";
 import { TASK_STATES } from "../../store/port-identity.ts";
@@ -9,9 +9,13 @@ import { AUTH_ENV } from "./options.ts";
 
 export const listOptionsSchema = z.object({
   agentId: agentId("the agent asking (authenticated by its token)"),
-  scope: z.enum(["mine", "all"]).default("mine").describe("mine: tasks you posted or hold; all: every task"),
-  state: z.array(z.enum(TASK_STATES)).max(6).default([]).describe("only tasks in these states (default every state)"),
-  limit: z.coerce.number().int().min(1).max(200).default(50).describe("at most this many tasks, newest first"),
+  scope: z._default(z.enum(["mine", "all"]), "mine").check(z.describe("mine: tasks you posted or hold; all: every task")),
+  state: z
+    ._default(z.array(z.enum(TASK_STATES)).check(z.maxLength(6)), [])
+    .check(z.describe("only tasks in these states (default every state)")),
+  limit: z
+    ._default(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(200)), 50)
+    .check(z.describe("at most this many tasks, newest first")),
   tokenFile: tokenFileSchema,
 });
 

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import { agentId, capabilitySchema } from "../../domain/identity/names.ts";
 import { type PostResult, postTask } from "../../domain/tasks/post.ts";
 import { TASK_PRIORITIES } from "../../store/port-identity.ts";
@@ -12,9 +12,11 @@ import { AUTH_ENV } from "./options.ts";
 export const postOptionsSchema = z.object({
   agentId: agentId("the posting agent (authenticated by its token)"),
   title: oneLine(200, { min: 1, describe: "one line saying what is to be done" }),
-  body: z.string().min(1).max(16_384).describe("the details, at most 16384 characters"),
-  requireCap: z.array(capabilitySchema).min(1).max(32).describe("capabilities the assignee must have (all of them)"),
-  priority: z.enum(TASK_PRIORITIES).default("normal").describe("queued tasks are handed out most urgent first"),
+  body: z.string().check(z.minLength(1), z.maxLength(16_384), z.describe("the details, at most 16384 characters")),
+  requireCap: z
+    .array(capabilitySchema)
+    .check(z.minLength(1), z.maxLength(32), z.describe("capabilities the assignee must have (all of them)")),
+  priority: z._default(z.enum(TASK_PRIORITIES), "normal").check(z.describe("queued tasks are handed out most urgent first")),
   tokenFile: tokenFileSchema,
 });
 

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import { agentId } from "../../domain/identity/names.ts";
 import { TASK_RULES, type TaskAction, type TransitionResult, transitionTask } from "../../domain/tasks/transition.ts";
 import { type CommandDef, type DepsOf, defineCommand } from "../kernel/command.ts";
@@ -20,11 +20,10 @@ const transitionSchema = (action: TaskAction) => {
   const text = TEXT[action];
   return z.object({
     agentId: agentId(`the acting agent, the task's ${TASK_RULES[action].by} (authenticated by its token)`),
-    taskId: z
-      .string()
-      .regex(/^task_[0-9a-f]{32}$/, "must be a task id (task_…)")
-      .describe("the task"),
-    ...(text ? { [text.key]: z.string().min(1).max(4096).optional().describe(text.describe) } : {}),
+    taskId: z.string().check(z.regex(/^task_[0-9a-f]{32}$/, "must be a task id (task_…)"), z.describe("the task")),
+    ...(text
+      ? { [text.key]: z.optional(z.string().check(z.minLength(1), z.maxLength(4096))).check(z.describe(text.describe)) }
+      : {}),
     tokenFile: tokenFileSchema,
   });
 };

@@ -74,6 +74,11 @@ export interface CommandDef<Schema extends core.$ZodType = core.$ZodType, Result
   needs: Needs<core.output<Schema>, Kind>;
   run(options: core.output<Schema>, deps: DepsOf<Kind>): Promise<Result>;
   render(result: Result, options: core.output<Schema>): string;
+  /**
+   * The exit code of a result that is an answer and still a failure (a doctor whose checks found an error): the
+   * result is printed as usual, then the process exits with this. Absent or 0: exit 0.
+   */
+  exitCode?(result: Result): number;
 }
 
 /** A binary is one command or a set of subcommands keyed by their words ("controller acquire"). */

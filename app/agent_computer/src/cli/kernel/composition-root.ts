@@ -12,6 +12,7 @@ import { herdrStateDirs } from "../../local/herdr-state.ts";
 import { resolvePaths } from "../../paths.ts";
 import { storeDialect } from "../../store/dialect.ts";
 import type { Store } from "../../store/port.ts";
+import { type ClockOffset, measureServerSkew } from "../../store/server-clock.ts";
 import type { CommandDef, DepsOf, KernelDeps } from "./command.ts";
 import type { CommandContext } from "./command-context.ts";
 import { namingTokenSource, resolveCredential } from "./credential.ts";
@@ -30,6 +31,7 @@ export const lazyStore = (ctx: Pick<CommandContext, "env" | "store">): Store => 
   };
   if (dialect === "postgres") {
     store.listen = (channel, onHint) => ctx.store().then((opened) => opened.listen?.(channel, onHint) ?? (async () => {}));
+    store.serverNow = () => ctx.store().then((opened) => (opened.serverNow ? opened.serverNow() : Date.now()));
   } else {
     store.watchCommits = (onHint) => ctx.store().then((opened) => opened.watchCommits?.(onHint) ?? (async () => {}));
   }
@@ -39,26 +41,58 @@ export const lazyStore = (ctx: Pick<CommandContext, "env" | "store">): Store => 
 /**
  * "call": the clock stops when the deps are built, so every record of a one-shot command carries one instant.
  * "live": a process that waits or polls (Herdr commands, the worker, the watcher) reads the time at each look.
+ * Either way it is the host's clock plus `offset`: on PostgreSQL the database server's clock (store/server-clock.ts).
  */
 export type Clock = "call" | "live";
 
-const clockOf = (ctx: Pick<CommandContext, "now">, clock: Clock): (() => number) => {
-  if (clock === "live") return () => ctx.now();
+const NO_OFFSET: ClockOffset = { ms: 0 };
+
+const clockOf = (ctx: Pick<CommandContext, "now">, clock: Clock, offset: ClockOffset): (() => number) => {
+  if (clock === "live") return () => ctx.now() + offset.ms;
   const at = ctx.now();
-  return () => at;
+  return () => at + offset.ms;
+};
+
+/**
+ * The context on the store's clock: on PostgreSQL, opening the store measures the server's clock against this
+ * host's, and every time read from then on is the server's (a ttl or due time written by this process means the same
+ * on every host). So the store opens here, before the command reads any time. A command that cannot reach it still
+ * runs what needs no store (agent-wake-cli's status, a Herdr read), and meets the store's error at its first use, so
+ * nothing is written on an unmeasured clock. SQLite's clock is this host's, and its store opens at first use.
+ */
+const onStoreClock = async (ctx: CommandContext): Promise<CommandContext> => {
+  if (storeDialect(ctx.env) !== "postgres") return ctx;
+  const offset: ClockOffset = { ms: 0 };
+  let measured: Promise<Store> | undefined;
+  const clocked: CommandContext = {
+    ...ctx,
+    now: () => ctx.now() + offset.ms,
+    store: () => {
+      measured ??= ctx.store().then(async (store) => {
+        offset.ms = (await measureServerSkew(store, () => ctx.now(), 1))?.offset_ms ?? 0;
+        return store;
+      });
+      return measured;
+    },
+  };
+  await clocked.store().catch(() => undefined);
+  return clocked;
 };
 
 /** What this composition root always knows: the host's id, its process probe and its agents' processes. */
 export type HostDeps = Deps & { local: LocalHost };
 
 /** Deps over a given store, for a process that opens its store itself (the worker waits for it to come up). */
-export const depsOver = async (ctx: Pick<CommandContext, "env" | "now">, clock: Clock): Promise<(store: Store) => HostDeps> => {
+export const depsOver = async (
+  ctx: Pick<CommandContext, "env" | "now">,
+  clock: Clock,
+): Promise<(store: Store, offset?: ClockOffset) => HostDeps> => {
   const [host, hostId] = await Promise.all([hostName(), localHostId(ctx.env)]);
   const limits = rateLimitsFromEnv(ctx.env);
   const processes = agentProcesses(ctx.env, resolvePaths(ctx.env));
-  return (store) => ({
+  return (store, offset = NO_OFFSET) => ({
     store,
-    now: clockOf(ctx, clock),
+    now: clockOf(ctx, clock, offset),
     host,
     newId,
     local: { hostId, probe: probePid, processes, addresses: localAddresses },
@@ -88,10 +122,16 @@ const herdrDeps = async (ctx: CommandContext): Promise<HerdrDeps> => {
 };
 
 /** What `def` declares, built once: its credential resolved first (a bad --token-file is refused before anything else), then its deps. */
-export const depsFor = async (def: CommandDef, options: unknown, ctx: CommandContext): Promise<DepsOf<typeof def.needs.deps>> => {
+export const depsFor = async (
+  def: CommandDef,
+  options: unknown,
+  given: CommandContext,
+): Promise<DepsOf<typeof def.needs.deps>> => {
   const request = def.needs.credential?.(options as never);
-  const kernel: KernelDeps = { ctx, credential: request ? await resolveCredential(ctx, request) : undefined };
-  if (def.needs.deps === "none") return kernel as DepsOf<typeof def.needs.deps>;
+  const credential = request ? await resolveCredential(given, request) : undefined;
+  if (def.needs.deps === "none") return { ctx: given, credential } as DepsOf<typeof def.needs.deps>;
+  const ctx = await onStoreClock(given);
+  const kernel: KernelDeps = { ctx, credential };
   const deps = def.needs.deps === "herdr" ? await herdrDeps(ctx) : await storeDeps(ctx, def.needs.clock ?? "call");
   return { ...deps, ...kernel } as DepsOf<typeof def.needs.deps>;
 };

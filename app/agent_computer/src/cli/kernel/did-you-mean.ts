@@ -1,16 +1,4 @@
-/** Levenshtein distance between two words. */
-const distance = (a: string, b: string): number => {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const substitute = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
-      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitute));
-    }
-    previous = current;
-  }
-  return previous[b.length] ?? 0;
-};
+import { editDistance } from "../../close-words.ts";
 
 /**
  * "\n(Did you mean --name?)" when some candidates are close to what was typed (the closest ones, at most half the
@@ -19,7 +7,7 @@ const distance = (a: string, b: string): number => {
 export const didYouMean = (typed: string, candidates: readonly string[]): string => {
   const word = typed.replace(/^-+/, "");
   const close = [...new Set(candidates)]
-    .map((name) => ({ name, d: distance(word, name.replace(/^-+/, "")) }))
+    .map((name) => ({ name, d: editDistance(word, name.replace(/^-+/, "")) }))
     .filter(({ name, d }) => {
       const length = name.replace(/^-+/, "").length;
       return d > 0 && length > 1 && (length - d) / length > 0.4;

@@ -41,6 +41,12 @@ export const ENV_DOCS = {
   TMPDIR: "where verification makes its private, temporary copies (default /tmp); they are removed afterwards.",
   AGENT_COMPUTER_HOST_ID:
     "this machine's stable id (default /etc/machine-id); a pid is trusted as liveness evidence only on the host that recorded it.",
+  XDG_STATE_HOME: "where the state directory goes when AGENT_COMPUTER_HOME is unset ($XDG_STATE_HOME/agent-computer).",
+  PATH: "where programs are looked up (pg_dump, pg_restore, herdr, tmux, bwrap, uv, this installation's binaries).",
+  CLAUDE_CONFIG_DIR: "Claude Code's configuration directory (default ~/.claude): its skills/ and settings.json.",
+  CODEX_HOME: "Codex's configuration directory (default ~/.codex): its hooks.json; Codex Skills are read from ~/.agents/skills.",
+  AGENT_COMPUTER_RETENTION_DAYS:
+    "days the worker keeps acknowledged and expired mail and ended runs' output tails before it prunes them, hourly (default 30; 0 turns it off).",
   AGENT_COMPUTER_RATE_REGISTER_PER_NAME: rateDoc("registrations", "agent name", RATE_SETTINGS.register.name.default),
   AGENT_COMPUTER_RATE_REGISTER_PER_HOST: rateDoc("registrations", "host (machine id)", RATE_SETTINGS.register.host.default),
   AGENT_COMPUTER_RATE_SEND_PER_NAME: rateDoc(

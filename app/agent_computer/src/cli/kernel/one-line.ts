@@ -1,6 +1,5 @@
 // Free text that other agents and people read on one line (roles, purposes, references): one rule for every
-// family. zod/mini, because the mesh commands' start-up path never loads classic zod; a mini schema sits inside a
-// classic object as well.
+// family.
 import * as z from "zod/mini";
 import { notAToken } from "../../domain/identity/names.ts";
 

@@ -96,6 +96,7 @@ export const runBinary = async (binary: BinaryDef, argv: readonly string[], use:
       const options = invocation.options as never;
       const result = await runCommand(invocation.def, options, ctx);
       reachedPhase("command-run");
+      exitCode = invocation.def.exitCode?.(result) ?? EXIT.ok;
       // A paged result sized its page itself (paging.ts fitPage): only an entry larger than the budget alone passes
       // it, and that entry is shown whole, not cut.
       const paged = typeof result === "object" && result !== null && "next_cursor" in result;

@@ -76,6 +76,8 @@ export default defineCommand({
     "Rules: mail arriving within a short window becomes one wake; at most one outstanding wake per agent (none until " +
     "its token is used, its messages are acknowledged or it expires); never while the agent is blocked (a human " +
     "dialog); while it is working the wake waits for idle/done, up to a bound; a hard cap of wakes per agent per hour. " +
+    "In tmux (agent-checkin-cli --tmux-pane) it types the same text with tmux send-keys, only once the agent-state hooks " +
+    "said idle, the pane was quiet for 5 s (AGENT_COMPUTER_WAKE_TMUX_QUIET_MS) and it is not in copy mode. " +
     "Only mail from another party (kind message or event) wakes; bounces and an agent's own mail never do, and " +
     "nothing on the wake path sends mail, so a wake loop cannot form.\n" +
     "One watcher runs per host and store (a lock file in <state dir>/wake/<store>/). agent-computer-worker runs the " +

@@ -4,6 +4,19 @@ import { bounceUndelivered, endExpiredSessions } from "../mesh/expiry.ts";
 import { routeTask } from "../tasks/route.ts";
 import { type TaskSummary, taskSummary } from "../tasks/task-view.ts";
 
+export interface UnregisterPreview {
+  preview: true;
+  name: string;
+  removed: false;
+  /** The open session that would end, and how many of its messages are unacknowledged (each bounces to its sender). */
+  session_id: string | null;
+  unacknowledged_messages: number;
+  /** Tasks assigned to or accepted by the agent: each would go to another live capable agent or back to the queue. */
+  open_tasks: (TaskSummary & { state: string })[];
+  /** Its live file reservations, released with it. */
+  reservations: number;
+}
+
 export interface UnregisterResult {
   success: true;
   name: string;
@@ -41,3 +54,28 @@ export const unregisterAgent = (deps: Deps, input: { agentId: string; token: str
       rerouted_tasks: rerouted,
     };
   });
+
+/** What unregisterAgent would do now, from one read; authenticated like it, and changes nothing. */
+export const previewUnregister = (
+  deps: Deps,
+  input: { agentId: string; token: string | undefined },
+): Promise<UnregisterPreview> =>
+  deps.store.read(async (tx) => {
+    const now = deps.now();
+    await authenticate(tx, input.agentId, input.token);
+    const glance = await tx.mesh.glanceInbox(input.agentId, now);
+    const tasks = await tx.tasks.openAssignedTo(input.agentId);
+    const reservations = await tx.reservations.live({ holder: input.agentId }, now, RESERVATIONS_COUNTED);
+    return {
+      preview: true as const,
+      name: input.agentId,
+      removed: false as const,
+      session_id: glance?.sessionId ?? null,
+      unacknowledged_messages: glance?.count ?? 0,
+      open_tasks: tasks.map((task) => ({ ...taskSummary(task), state: task.state })),
+      reservations: reservations.length,
+    };
+  });
+
+// An agent holds far fewer; the count is only a preview's figure.
+const RESERVATIONS_COUNTED = 1000;

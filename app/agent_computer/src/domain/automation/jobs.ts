@@ -83,14 +83,31 @@ export interface CancelJobResult {
   cancelled_queued_runs: number;
 }
 
+const alreadyCancelled = (job: JobRecord): AppError => new AppError("CONFLICT", `automation job ${job.id} is already cancelled`);
+
+/** What cancelJob would change now, from one read (the same answers, CONFLICT included); changes nothing. */
+export const previewCancelJob = (
+  deps: Deps,
+  input: OwnerCall & { jobId: string },
+): Promise<CancelJobResult & { preview: true }> =>
+  deps.store.read(async (tx) => {
+    await authenticate(tx, input.agentId, input.token);
+    const job = await ownedJob(tx, input.agentId, input.jobId);
+    if (job.state !== "active") throw alreadyCancelled(job);
+    return {
+      job: jobView(job),
+      cancelled_triggers: await tx.automation.activeTriggerIdsOf(job.id),
+      cancelled_queued_runs: await tx.automation.queuedRunCount(job.id),
+      preview: true as const,
+    };
+  });
+
 /** Stops future runs: the job, its active triggers and its queued runs are cancelled together; a running attempt finishes. */
 export const cancelJob = (deps: Deps, input: OwnerCall & { jobId: string }): Promise<CancelJobResult> =>
   deps.store.write(async (tx) => {
     await authenticate(tx, input.agentId, input.token);
     const job = await ownedJob(tx, input.agentId, input.jobId);
-    if (!(await tx.automation.cancelJob(job.id, deps.now()))) {
-      throw new AppError("CONFLICT", `automation job ${job.id} is already cancelled`);
-    }
+    if (!(await tx.automation.cancelJob(job.id, deps.now()))) throw alreadyCancelled(job);
     const cancelledTriggers = await tx.automation.cancelTriggers({ jobId: job.id }, deps.now());
     const cancelledRuns = await tx.automation.cancelQueuedRuns(job.id, deps.now());
     return {

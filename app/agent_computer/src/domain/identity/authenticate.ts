@@ -1,8 +1,8 @@
-import { commandLine } from "../../command-line.ts";
 import { AppError } from "../../errors.ts";
 import type { AgentRecord, StoreTx } from "../../store/port.ts";
 import { tokenMatches } from "./token.ts";
 import { TOKEN_SOURCES_HINT, TokenMismatch } from "./token-mismatch.ts";
+import { unknownAgent } from "./unknown-agent.ts";
 
 export { TOKEN_SOURCES_HINT } from "./token-mismatch.ts";
 
@@ -12,23 +12,24 @@ export const authenticate = async (
   name: string,
   token: string | undefined,
   options: { lock?: boolean } = {},
-): Promise<AgentRecord> => {
-  const agent = await tx.mesh.getAgent(name, options.lock);
-  verifyCredentials(name, token, agent);
-  return agent;
-};
+): Promise<AgentRecord> => verifyCredentials(tx, name, token, await tx.mesh.getAgent(name, options.lock));
 
-/** Checks a presented token against what the store holds for the name (undefined: no such agent). */
-export function verifyCredentials<T extends Pick<AgentRecord, "tokenHash" | "authState">>(
+/**
+ * Checks a presented token against what the store holds for the name (undefined: no such agent, answered with the
+ * registered names close to it).
+ */
+export const verifyCredentials = async <T extends Pick<AgentRecord, "tokenHash" | "authState">>(
+  tx: StoreTx,
   name: string,
   token: string | undefined,
   agent: T | undefined,
-): asserts agent is T {
-  if (!agent) {
-    throw new AppError("UNKNOWN_AGENT", `no agent named ${name} is registered`, {
-      hint: `register it first: ${commandLine("agent-checkin-cli", "--agent-id", name, "--confirm")} (see agent-checkin-cli --help)`,
-    });
-  }
+): Promise<T> => {
+  if (!agent) throw await unknownAgent(tx, name);
+  checkToken(name, token, agent);
+  return agent;
+};
+
+const checkToken = (name: string, token: string | undefined, agent: Pick<AgentRecord, "tokenHash" | "authState">): void => {
   if (agent.authState === "recovery_pending") {
     throw new AppError("RECOVERY_REQUIRED", `the token of ${name} was revoked`, {
       hint: "re-register with the recovery token (see register-agent-cli --help)",
@@ -41,4 +42,4 @@ export function verifyCredentials<T extends Pick<AgentRecord, "tokenHash" | "aut
   }
   if (token === undefined) throw new AppError("AUTH_FAILED", `no token for ${name}`, { hint: TOKEN_SOURCES_HINT });
   if (!tokenMatches(token, agent.tokenHash)) throw new TokenMismatch(name);
-}
+};

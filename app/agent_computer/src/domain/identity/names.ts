@@ -1,5 +1,4 @@
-// Names every family shares. The schemas are zod/mini (the mesh commands' start-up path, where classic zod
-// costs milliseconds); classic schemas embed them like any other (z.array(capabilitySchema), z.object({ … })).
+// Names every family shares, as schemas the commands embed (z.array(capabilitySchema), z.object({ … })).
 import * as z from "zod/mini";
 import { AGENT_ID_PATTERN, AGENT_ID_RULE } from "../../agent-id.ts";
 import { looksLikeToken, TOKEN_REFUSAL } from "../../token-shape.ts";

@@ -32,8 +32,7 @@ export interface MetCaller extends CallerPresence {
  * with writePresence once it has locked every row it writes in the one order (lock-order.ts).
  */
 export const meetCaller = async (deps: Deps, tx: StoreTx, agentId: string, token: string | undefined): Promise<MetCaller> => {
-  const caller = await tx.mesh.callerState(agentId, deps.now());
-  verifyCredentials(agentId, token, caller);
+  const caller = await verifyCredentials(tx, agentId, token, await tx.mesh.callerState(agentId, deps.now()));
   if (caller.expiryDue) await endExpiredSessions(tx, deps.now(), deps.newId);
   const stale = (writtenAt: number) => deps.now() - writtenAt >= PRESENCE_WRITE_INTERVAL_MS;
   // A session that ran out was ended just above (expiry was due), so it is not extended here either.
@@ -102,8 +101,7 @@ export async function enterMesh(
     await writePresence(deps, tx, caller);
     return { sessionLive: caller.sessionLive };
   }
-  const caller = await tx.mesh.callerState(agentId, deps.now());
-  verifyCredentials(agentId, token, caller);
+  const caller = await verifyCredentials(tx, agentId, token, await tx.mesh.callerState(agentId, deps.now()));
   if (!renew) {
     // A session that ran out but was not ended yet (ending it is a write) is not live either.
     const sessionLive = caller.sessionExpiresAt !== undefined && caller.sessionExpiresAt > deps.now();

@@ -27,7 +27,7 @@ export interface PeekResult {
 export const peekInbox = (deps: Deps, input: PeekInput): Promise<PeekResult> =>
   deps.store.read(async (tx) => {
     const now = deps.now();
-    verifyCredentials(input.agentId, input.token, await tx.mesh.callerState(input.agentId, now));
+    await verifyCredentials(tx, input.agentId, input.token, await tx.mesh.callerState(input.agentId, now));
     const glance = await tx.mesh.glanceInbox(input.agentId, now);
     if (!glance) {
       throw new AppError("NOT_CHECKED_IN", `${input.agentId} has no live check-in, so it has no inbox to peek at`, {

@@ -3,6 +3,7 @@ import type { MessageRef, NewMessage, SentMessage, StoredDelivery, StoreTx } fro
 import { type Deps, hostIdOf, iso } from "../deps.ts";
 import { holderLiveness } from "../identity/liveness.ts";
 import { takeDeliveryAndHostSlots, takeRateSlots } from "../identity/rate-limit.ts";
+import { DIRECTORY_HINT, didYouMeanHint, namesNear } from "../identity/unknown-agent.ts";
 import { retryOnceOnUniqueRace } from "../unique-race.ts";
 import { announceDelivery, type Delivery } from "./deliver.ts";
 import { type MetCaller, meetCaller, writePresence } from "./live-session.ts";
@@ -222,7 +223,12 @@ const deliverToAccepting = async (
 };
 
 /** Nobody took the message: the send fails whole, and the transaction takes the message row back with it. */
-const refuseIfUndelivered = (input: SendInput, names: string[], recipients: SendResult["recipients"]): void => {
+const refuseIfUndelivered = async (
+  tx: StoreTx,
+  input: SendInput,
+  names: string[],
+  recipients: SendResult["recipients"],
+): Promise<void> => {
   const refused = recipients.filter((r) => r.outcome === "refused_by_policy").map((r) => r.agent_id);
   if (refused.length > 0 && recipients.every((r) => r.outcome === "unknown_agent" || r.outcome === "refused_by_policy")) {
     const who = refused.length === 1 ? `${refused[0]} accepts` : `${refused.join(", ")} accept`;
@@ -232,8 +238,11 @@ const refuseIfUndelivered = (input: SendInput, names: string[], recipients: Send
     });
   }
   if (recipients.every((r) => r.outcome === "unknown_agent")) {
+    // One mistyped recipient is the common case; for several, each would need its own suggestion.
+    const near = names.length === 1 ? await namesNear(tx, names[0] as string) : [];
     throw new AppError("UNKNOWN_AGENT", `no registered agent named ${names.join(", ")}; nothing was sent`, {
-      hint: "agents-list-cli --include-stale lists the registered names",
+      hint: near.length > 0 ? didYouMeanHint(near) : DIRECTORY_HINT,
+      ...(near.length > 0 ? { details: { did_you_mean: near } } : {}),
     });
   }
 };
@@ -277,7 +286,7 @@ const sendOnce = (deps: Deps, input: SendInput): Promise<SendResult> => {
         createdAt: deps.now(),
       };
       const recipients = await deliverToAccepting(deps, tx, message, names, refusing, caller);
-      refuseIfUndelivered(input, names, recipients);
+      await refuseIfUndelivered(tx, input, names, recipients);
       const reached = recipients.filter((r) => r.seq !== null).length;
       await takeDeliveryAndHostSlots(tx, deps.limits, rateKeys, reached, deps.now());
       return {

@@ -3,7 +3,7 @@
 import type { AutomationRepo, ClaimedRun, Fence } from "../port-automation.ts";
 import { RUN_COLUMNS, toAttempt, toRun } from "./automation-rows.ts";
 import { skipLocked } from "./automation-triggers.ts";
-import type { Db, Row } from "./db.ts";
+import { type Db, num, type Row } from "./db.ts";
 import { storableOrNull, storableText } from "./storable-text.ts";
 
 type Runs = Pick<
@@ -11,6 +11,7 @@ type Runs = Pick<
   | "insertRun"
   | "getRun"
   | "runsOfJob"
+  | "queuedRunCount"
   | "cancelQueuedRuns"
   | "claimableRunExists"
   | "failAbandonedRuns"
@@ -52,6 +53,8 @@ export const runsRepo = (db: Db): Runs => ({
         [jobId, limit],
       )
     ).map(toRun),
+  queuedRunCount: async (jobId) =>
+    num((await db.get<Row>("SELECT COUNT(*) AS n FROM automation_runs WHERE job_id = $1 AND state = 'queued'", [jobId]))?.n),
   cancelQueuedRuns: (jobId, now) =>
     db.run("UPDATE automation_runs SET state = 'cancelled', finished_at = $2 WHERE job_id = $1 AND state = 'queued'", [
       jobId,

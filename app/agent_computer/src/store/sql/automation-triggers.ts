@@ -15,6 +15,7 @@ type JobsAndTriggers = Pick<
   | "insertTrigger"
   | "getTrigger"
   | "listTriggers"
+  | "activeTriggerIdsOf"
   | "cancelTriggers"
   | "claimDueTriggers"
   | "nextDueAt"
@@ -94,6 +95,12 @@ export const jobsAndTriggers = (db: Db): JobsAndTriggers => ({
       )
     ).map(toTrigger);
   },
+  activeTriggerIdsOf: async (jobId) =>
+    (
+      await db.all<Row>("SELECT id FROM automation_triggers WHERE job_id = $1 AND state = 'active' ORDER BY created_at, id", [
+        jobId,
+      ])
+    ).map((r) => String(r.id)),
   cancelTriggers: async (selector, now) =>
     (
       await db.all<Row>(

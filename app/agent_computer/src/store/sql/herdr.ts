@@ -3,9 +3,9 @@ import type { ControllerLeaseRecord, HerdrRepo, WriterClaimRecord, WriterClaimSt
 import { type Db, jsonList, num, numOrNull, type Row, str, strOrNull } from "./db.ts";
 
 /** States in which a claim no longer holds its branch, worktree and scopes. */
-const RELEASED_STATES = ["released", "failed_closed", "lost"] as const;
+export const RELEASED_STATES = ["released", "failed_closed", "lost"] as const;
 
-const toController = (r: Row): ControllerLeaseRecord => ({
+export const toController = (r: Row): ControllerLeaseRecord => ({
   controllerId: str(r.controller_id),
   leaseId: str(r.lease_id),
   fenceHash: str(r.fence_hash),
@@ -22,7 +22,7 @@ const toController = (r: Row): ControllerLeaseRecord => ({
   checkpointSha256: strOrNull(r.checkpoint_sha256),
 });
 
-const toClaim = (r: Row): WriterClaimRecord => ({
+export const toClaim = (r: Row): WriterClaimRecord => ({
   leaseId: str(r.lease_id),
   repoKey: str(r.repo_key),
   controllerId: str(r.controller_id),

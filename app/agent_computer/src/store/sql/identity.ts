@@ -67,6 +67,14 @@ export const identityRepo = (db: Db): IdentityRepo => ({
       now,
     ]);
   },
+  namesOfLength: async (minLength, maxLength, limit) =>
+    (
+      await db.all<Row>("SELECT name FROM agents WHERE length(name) BETWEEN $1 AND $2 ORDER BY name LIMIT $3", [
+        minLength,
+        maxLength,
+        limit,
+      ])
+    ).map((r) => String(r.name)),
   nameWithKey: async (nameKey) =>
     strOrNull((await db.get<Row>("SELECT name FROM agents WHERE name_key = $1", [nameKey]))?.name) ?? undefined,
   deleteAgent: async (name, now) => {

@@ -1,4 +1,5 @@
 import type { StoreTx } from "../port.ts";
+import { adminRepo } from "./admin.ts";
 import { automationRepo } from "./automation.ts";
 import { channelRepo } from "./channels.ts";
 import type { Db } from "./db.ts";
@@ -6,6 +7,7 @@ import { herdrRepo } from "./herdr.ts";
 import { identityRepo } from "./identity.ts";
 import { meshRepo } from "./mesh.ts";
 import { webhookRepo } from "./outbound-webhooks.ts";
+import { overviewRepo } from "./overview.ts";
 import { reservationRepo } from "./reservations.ts";
 import { tasksRepo } from "./tasks.ts";
 import { wakeRepo } from "./wake.ts";
@@ -31,6 +33,8 @@ export const reposFor = (db: Db): StoreTx => {
       herdr: herdrRepo(db),
       webhooks,
       reservations: reservationRepo(db),
+      overview: overviewRepo(db),
+      admin: adminRepo(db),
     };
     built.set(db, repos);
   }
