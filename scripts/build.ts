@@ -1,12 +1,15 @@
 // `npm run build`: the fast form. One compiled multi-call executable with bytecode that dispatches on the
 // name it is invoked as (bin/<name> sets it). It never autoloads .env or bunfig.toml from the working dir.
-// Every binary's --help is rendered first, by its source form, and baked in (cli/kernel/static-help.ts).
+// Every binary's --help is rendered first, by its source form, and baked in (cli/kernel/static-help.ts); the same
+// text becomes its man page, dist/man/man1/<binary>.1 (scripts/man-pages.ts).
 
 import { existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { binaries, longRunning } from "../app/agent_computer/src/cli/binaries.ts";
+import { version } from "../package.json";
 import { compileOptions } from "./compile-options.ts";
+import { writeManPages } from "./man-pages.ts";
 
 const root = join(import.meta.dir, "..");
 const entry = join(root, "app/agent_computer/src/cli/main.ts");
@@ -51,6 +54,7 @@ try {
 } finally {
   rmSync(home, { recursive: true, force: true });
 }
+writeManPages(join(root, "dist/man"), help, version);
 const built = await Bun.build(
   compileOptions([entry, checkpointWorker], outfile, { AGENT_COMPUTER_STATIC_HELP: JSON.stringify(help) }),
 );

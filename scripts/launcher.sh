@@ -23,4 +23,9 @@ fi
 if [ "$ac_form" != "source" ] && [ -x "$root/dist/agent-computer" ]; then
   exec "$root/dist/agent-computer" "$@"
 fi
+# A checkout before `npm ci` has neither: say what to run instead of the shell's bare "bun.exe: not found".
+if [ ! -x "$root/node_modules/bun/bin/bun.exe" ]; then
+  echo "@NAME@: $root has no node_modules/ (agent-computer is not installed there yet); run \`npm ci\` in $root first" >&2
+  exit 1
+fi
 exec "$root/node_modules/bun/bin/bun.exe" --no-env-file --config="$root/bunfig.toml" "$root/app/agent_computer/src/cli/main.ts" "$@"

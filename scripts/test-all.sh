@@ -15,6 +15,9 @@ if [ "$(id -u)" = 0 ]; then
   # test/e2e/pg-pgbouncer.test.ts starts its own PgBouncer in transaction pooling mode.
   [ -x /usr/sbin/pgbouncer ] || need_apt+=(pgbouncer)
   command -v tmux >/dev/null || need_apt+=(tmux)
+  # test/e2e/completion.test.ts loads the completion scripts in real zsh and fish, not only bash.
+  command -v zsh >/dev/null || need_apt+=(zsh)
+  command -v fish >/dev/null || need_apt+=(fish)
   if [ ${#need_apt[@]} -gt 0 ]; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
   fi

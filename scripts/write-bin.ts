@@ -1,5 +1,5 @@
 // Writes bin/<name> for every binary in the registry (each a copy of scripts/launcher.sh with its name)
-// and removes launchers of binaries that no longer exist; package.json "bin" is kept equal to the list. `--check` exits 1 when bin/ is out of date.
+// and removes launchers of binaries that no longer exist; package.json "bin" (and "man") is kept equal to the list. `--check` exits 1 when bin/ is out of date.
 import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { binaries, longRunning } from "../app/agent_computer/src/cli/binaries.ts";
@@ -42,11 +42,13 @@ for (const name of readdirSync(join(root, "bin"))) {
 }
 const packageFile = join(root, "package.json");
 const packageText = readFileSync(packageFile, "utf8");
-const pkg = JSON.parse(packageText) as { bin?: Record<string, string> };
+const pkg = JSON.parse(packageText) as { bin?: Record<string, string>; man?: string[] };
 pkg.bin = Object.fromEntries([...wanted.keys()].sort().map((name) => [name, `bin/${name}`]));
+// The man pages scripts/build.ts generates, one per binary: npm links them when the package is installed globally.
+pkg.man = [...wanted.keys()].sort().map((name) => `dist/man/man1/${name}.1`);
 const wantedPackage = `${JSON.stringify(pkg, null, 2)}\n`;
 if (wantedPackage !== packageText) {
-  stale.push("package.json#bin");
+  stale.push("package.json#bin/man");
   if (!check) writeFileSync(packageFile, wantedPackage);
 }
 if (check && stale.length > 0) {

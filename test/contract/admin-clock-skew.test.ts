@@ -1,37 +1,40 @@
 // doctor's clock check: this host's clock against the PostgreSQL server's, half the round trip as the uncertainty,
-// an error beyond MAX_CLOCK_SKEW_MS once the uncertainty is taken off. The host's clock is shifted in the process
+// an error beyond SKEW_BOUND_MS (store/server-clock.ts, the bound the worker warns at) once the uncertainty is taken off. The host's clock is shifted in the process
 // (doctor is given it), the server's is the real one.
 import { describe, expect, test } from "vitest";
 import { clockCheck } from "../../app/agent_computer/src/cli/admin/doctor-store-checks.ts";
-import { clockSkew, MAX_CLOCK_SKEW_MS } from "../../app/agent_computer/src/domain/admin/clock-skew.ts";
 import { inspectStore } from "../../app/agent_computer/src/store/admin/inspect.ts";
+import { judgeSkew, SKEW_BOUND_MS } from "../../app/agent_computer/src/store/server-clock.ts";
 import { pgUrl } from "../helpers/stores.ts";
 
 test("the skew is measured from the middle of the round trip, and only a skew beyond the bound plus the uncertainty fails", () => {
-  expect(MAX_CLOCK_SKEW_MS).toBe(2000);
-  expect(clockSkew({ sentAt: 1000, receivedAt: 1100, serverAt: 1050 })).toEqual({
-    skew_ms: 0,
-    uncertainty_ms: 50,
+  expect(SKEW_BOUND_MS).toBe(1000);
+  expect(judgeSkew({ sentAt: 1000, answeredAt: 1100, serverAt: 1050 })).toEqual({
+    offset_ms: 0,
     round_trip_ms: 100,
-    too_far: false,
+    bound_ms: 1000,
+    within_bound: true,
   });
-  // 2040 ms off with ±50 ms: it may be 1990, within the bound.
-  expect(clockSkew({ sentAt: 1000, receivedAt: 1100, serverAt: 1050 + 2040 }).too_far).toBe(false);
-  expect(clockSkew({ sentAt: 1000, receivedAt: 1100, serverAt: 1050 + 2060 }).too_far).toBe(true);
-  expect(clockSkew({ sentAt: 1000, receivedAt: 1100, serverAt: 1050 - 2060 })).toMatchObject({ skew_ms: -2060, too_far: true });
+  // 1040 ms off with ±50 ms: it may be 990, within the bound.
+  expect(judgeSkew({ sentAt: 1000, answeredAt: 1100, serverAt: 1050 + 1040 }).within_bound).toBe(true);
+  expect(judgeSkew({ sentAt: 1000, answeredAt: 1100, serverAt: 1050 + 1060 }).within_bound).toBe(false);
+  expect(judgeSkew({ sentAt: 1000, answeredAt: 1100, serverAt: 1050 - 1060 })).toMatchObject({
+    offset_ms: -1060,
+    within_bound: false,
+  });
 });
 
 describe.skipIf(!pgUrl)("doctor's clock check against the PostgreSQL server [postgres]", () => {
   const check = (shiftMs: number) => {
     const now = () => Date.now() + shiftMs;
     const env = { AGENT_COMPUTER_DATABASE_URL: pgUrl as string };
-    return clockCheck.run({ env, stateDir: "/nonexistent", now, inspection: () => inspectStore(env, now) });
+    return clockCheck.run({ env, launchEnv: env, stateDir: "/nonexistent", now, inspection: () => inspectStore(env, now) });
   };
 
   test("a host in step is ok; one five minutes ahead or behind is an error with the fix", async () => {
     const inStep = await check(0);
     expect(inStep.status).toBe("ok");
-    expect(inStep.detail).toMatch(/within 2000 ms$/);
+    expect(inStep.detail).toMatch(/within 1000 ms$/);
     const ahead = await check(5 * 60_000);
     expect(ahead).toMatchObject({ status: "error", fix: expect.stringMatching(/timedatectl|chrony/) });
     const measured = /^this host is (\d+) ms ahead of the PostgreSQL server/.exec(ahead.detail);

@@ -1,7 +1,7 @@
 // agent-computer-admin through the real binary on the embedded store: doctor's report (text and --json, exit 4 when a
 // check is an error, bounded when the store does not answer, never echoing a password), and a backup restored into
 // an empty state directory that the agents' own tokens still open (export), with prune's preview on it.
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -10,6 +10,7 @@ import { runBin } from "../helpers/bin.ts";
 import { type MeshAgents, openMeshAgents } from "../helpers/mesh.ts";
 
 const CHECKS = [
+  "settings",
   "store",
   "clock",
   "worker",
@@ -60,6 +61,28 @@ describe("agent-computer-admin", () => {
     expect(result.stdout).toMatch(/^ok {4}store {10}sqlite .*: reachable, all \d+ migrations applied$/m);
     // Every warning is followed by its fix.
     for (const [i, line] of lines.entries()) if (line.startsWith("warn")) expect(lines[i + 1]).toMatch(/^\s+fix: /);
+  });
+
+  test("doctor's settings line says where each setting comes from: the config file, the environment (password masked) or the default", async () => {
+    const config = join(dir, "xdg-config");
+    mkdirSync(join(config, "agent-computer"), { recursive: true });
+    writeFileSync(join(config, "agent-computer", "config.toml"), 'agent_id = "alice"\n', { mode: 0o600 });
+    const result = await runBin("agent-computer-admin", ["doctor", "--json"], {
+      env: {
+        ...mesh.target.env,
+        XDG_CONFIG_HOME: config,
+        AGENT_COMPUTER_AGENT_ID: "",
+        AGENT_COMPUTER_DATABASE_URL: "postgres://ac:s3cret-pw@127.0.0.1:1/nothing",
+      },
+    });
+    const settings = result
+      .json<{ checks: { name: string; status: string; detail: string }[] }>()
+      .checks.find((c) => c.name === "settings");
+    expect(settings?.status).toBe("ok");
+    expect(settings?.detail).toContain("agent_id=alice (config)");
+    expect(settings?.detail).toMatch(/database_url=postgres:\/\/ac:\*\*\*@127\.0\.0\.1:1\/nothing \(env\)/);
+    expect(settings?.detail).toMatch(/state_dir=\S+ \((env|default)\)/);
+    expect(`${result.stdout}${result.stderr}`).not.toContain("s3cret-pw");
   });
 
   test("doctor --json: a store that does not answer is an error (exit 4) within the checks' bound, its password never shown", async () => {

@@ -34,6 +34,9 @@ test("the packed tarball installs globally and every binary runs from PATH", { t
   });
   const installed = readdirSync(join(prefix, "bin")).sort();
   expect(installed).toEqual(expect.arrayContaining(binaryNames));
+  // npm links package.json "man" into the prefix's man1, where man finds it (MANPATH derives from PATH).
+  const pages = readdirSync(join(prefix, "share/man/man1")).sort();
+  expect(pages).toEqual(expect.arrayContaining(binaryNames.map((name) => `${name}.1`)));
 
   const home = join(work, "state");
   const env = { PATH: `${join(prefix, "bin")}:/usr/bin:/bin`, AGENT_COMPUTER_HOME: home, HOME: work };

@@ -6,6 +6,7 @@ import { doctorChecks } from "../../app/agent_computer/src/cli/admin/doctor-chec
 
 const ctx: DoctorContext = {
   env: {},
+  launchEnv: {},
   stateDir: "/nonexistent",
   now: Date.now,
   inspection: () => Promise.reject(new Error("not used")),

@@ -30,21 +30,35 @@ export const measureServerSkew = async (
   samples = 3,
 ): Promise<ServerSkew | null> => {
   if (!store.serverNow) return null;
-  let best: { offset: number; roundTrip: number } | undefined;
+  let best: ServerSkew | undefined;
   for (let i = 0; i < samples; i++) {
     const sentAt = hostNow();
-    const server = await store.serverNow();
-    const answeredAt = hostNow();
-    const roundTrip = answeredAt - sentAt;
-    if (!best || roundTrip < best.roundTrip) best = { offset: server - (sentAt + answeredAt) / 2, roundTrip };
+    const serverAt = await store.serverNow();
+    const skew = judgeSkew({ sentAt, answeredAt: hostNow(), serverAt });
+    if (!best || skew.round_trip_ms < best.round_trip_ms) best = skew;
   }
-  const { offset, roundTrip } = best as { offset: number; roundTrip: number };
-  const offsetMs = Math.round(offset);
+  return best as ServerSkew;
+};
+
+/** One reading: this host's clock just before and just after the server read its own. */
+export interface ClockSample {
+  sentAt: number;
+  answeredAt: number;
+  serverAt: number;
+}
+
+/**
+ * The offset of one sample, taken at the middle of its round trip, and whether the host is within the bound: only
+ * when even the most favourable reading (the offset less half the round trip) is beyond SKEW_BOUND_MS is it not.
+ */
+export const judgeSkew = ({ sentAt, answeredAt, serverAt }: ClockSample): ServerSkew => {
+  const roundTrip = Math.max(0, answeredAt - sentAt);
+  const offsetMs = Math.round(serverAt - (sentAt + answeredAt) / 2);
   return {
     offset_ms: offsetMs,
     round_trip_ms: roundTrip,
     bound_ms: SKEW_BOUND_MS,
-    within_bound: Math.abs(offsetMs) <= SKEW_BOUND_MS,
+    within_bound: Math.abs(offsetMs) - roundTrip / 2 <= SKEW_BOUND_MS,
   };
 };
 

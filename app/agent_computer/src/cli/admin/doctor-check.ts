@@ -15,6 +15,8 @@ export interface CheckOutcome {
 /** What every check may look at; the store is inspected once, for every check that asks. */
 export interface DoctorContext {
   env: Record<string, string | undefined>;
+  /** The environment the process was started with, before the configuration file filled unset variables. */
+  launchEnv: Record<string, string | undefined>;
   stateDir: string;
   /** This host's clock. */
   now(): number;

@@ -1,7 +1,7 @@
 // Doctor's checks of the store: reachable and migrated, a worker alive on this host, and (PostgreSQL) this host's
 // clock against the server's.
-import { clockSkew, MAX_CLOCK_SKEW_MS } from "../../domain/admin/clock-skew.ts";
 import { errorText } from "../../errors.ts";
+import { judgeSkew, SKEW_BOUND_MS } from "../../store/server-clock.ts";
 import { neutralizeLine } from "../kernel/output.ts";
 import type { DoctorCheck } from "./doctor-check.ts";
 
@@ -76,15 +76,18 @@ export const clockCheck: DoctorCheck = {
     const s = await ctx.inspection().catch((error: unknown) => error as Error);
     if (s instanceof Error) return unreachable(s);
     if (!s.clock) return { status: "ok", detail: "embedded SQLite store: one host, one clock (nothing to compare)" };
-    const skew = clockSkew(s.clock);
-    const measured = `this host is ${Math.abs(skew.skew_ms)} ms ${skew.skew_ms > 0 ? "behind" : "ahead of"} the PostgreSQL server (± ${skew.uncertainty_ms} ms)`;
-    if (skew.too_far) {
+    const skew = judgeSkew(s.clock);
+    const off = skew.offset_ms;
+    const measured = `this host is ${Math.abs(off)} ms ${off > 0 ? "behind" : "ahead of"} the PostgreSQL server (± ${skew.round_trip_ms / 2} ms)`;
+    if (!skew.within_bound) {
       return {
         status: "error",
-        detail: `${measured}, beyond the ${MAX_CLOCK_SKEW_MS} ms bound: ttls, expiries and leases judged here disagree with other hosts`,
+        detail:
+          `${measured}, beyond the ${SKEW_BOUND_MS} ms bound: this project's commands and worker add the measured offset, ` +
+          "so ttls and leases stay right, but the host's time service is not working and other programs here are off",
         fix: "synchronise this host's clock (timedatectl set-ntp true, or chrony/ntpd), and the server's",
       };
     }
-    return { status: "ok", detail: `${measured}, within ${MAX_CLOCK_SKEW_MS} ms` };
+    return { status: "ok", detail: `${measured}, within ${SKEW_BOUND_MS} ms` };
   },
 };

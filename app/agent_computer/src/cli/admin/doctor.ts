@@ -1,7 +1,7 @@
 import * as z from "zod/mini";
-import { MAX_CLOCK_SKEW_MS } from "../../domain/admin/clock-skew.ts";
 import { EXIT } from "../../errors.ts";
 import type { StoreInspection } from "../../store/admin/inspect.ts";
+import { SKEW_BOUND_MS } from "../../store/server-clock.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";
 import { ADMIN_ENV } from "./admin-env.ts";
 import { type CheckReport, runChecks, type Verdict } from "./doctor-check.ts";
@@ -24,7 +24,13 @@ export const runDoctor = async (_options: DoctorOptions, { ctx }: DepsOf<"none">
     inspected ??= import("../../store/admin/inspect.ts").then((m) => m.inspectStore(ctx.env, ctx.now));
     return inspected;
   };
-  const checks = await runChecks(doctorChecks, { env: ctx.env, stateDir: ctx.paths.stateDir, now: ctx.now, inspection });
+  const checks = await runChecks(doctorChecks, {
+    env: ctx.env,
+    launchEnv: process.env,
+    stateDir: ctx.paths.stateDir,
+    now: ctx.now,
+    inspection,
+  });
   const count = (status: Verdict) => checks.filter((c) => c.status === status).length;
   return { checks, ok: count("ok"), warn: count("warn"), error: count("error") };
 };
@@ -45,10 +51,10 @@ export default defineCommand({
   summary: "check this installation and explain each problem with its fix",
   description:
     "Checks, each bounded in time (a program that hangs is reported, not waited for), and reports one line per check " +
-    "(ok, warn or error, then the fix): store (reachable; every migration of this build applied; never migrates or " +
+    "(ok, warn or error, then the fix): settings (state dir, database URL, agent id: value and source, flag/env/config/default; a bad config file is an error), store (reachable; every migration of this build applied; never migrates or " +
     "creates it), clock (PostgreSQL: this host's clock against the server's clock_timestamp(), half the round trip " +
-    `as the uncertainty; a skew beyond ${MAX_CLOCK_SKEW_MS} ms after the uncertainty is an error, since every host ` +
-    "judges ttls, expiries and leases by its own clock), worker (one reported within 30 s from this host), " +
+    `as the uncertainty; a skew beyond ${SKEW_BOUND_MS} ms after the uncertainty is an error: times are corrected by ` +
+    "the measured offset, but such a clock says the host's time service is broken), worker (one reported within 30 s from this host), " +
     "console-token (present and 0600), disk (free space for the state directory: below " +
     `${DISK_WARN_BYTES / 1024 / 1024} MiB warn, below ${DISK_ERROR_BYTES / 1024 / 1024} MiB error), herdr (found, ` +
     "its and the server's version and protocol), tmux, bwrap, uv (found, with versions), claude-code and codex (this " +

@@ -9,6 +9,8 @@ export const ENV_DOCS = {
     "state directory (default $XDG_STATE_HOME/agent-computer, or ~/.local/state/agent-computer): the SQLite store, the 0600 token vault, local wake state.",
   AGENT_COMPUTER_DATABASE_URL:
     "postgres://… to use a shared PostgreSQL store instead of the embedded SQLite file; unset = embedded SQLite.",
+  AGENT_COMPUTER_AGENT_ID:
+    "this shell's agent id (the session hook sets it for the agent's shell; unset: agent_id of ~/.config/agent-computer/config.toml).",
   RELAY_AGENT_TOKEN: "the agent token, when --token-file is not given; otherwise the token vault in the state directory is used.",
   HERDR_ENV: "set to 1 by Herdr inside its panes; auto-wake is only armed, and controller commands only run, when it is 1.",
   AGENT_COMPUTER_WORKER_URL: "base URL of this host's worker (default http://127.0.0.1:8787), used to print webhook URLs.",

@@ -160,6 +160,16 @@ export const commandFlags = (def: CommandDef): readonly Flag[] => {
   return flags;
 };
 
+/** The values an enum-typed flag (or each item of a list of them) accepts, as shell completion offers them. */
+export const flagChoices = (def: CommandDef, key: string): readonly string[] | undefined => {
+  const node = schemaShape(def)[key];
+  if (!node) return undefined;
+  const type = base(node);
+  const item = type._zod.def.type === "array" && type._zod.def.element ? base(type._zod.def.element) : type;
+  const entries = item._zod.def.entries;
+  return item._zod.def.type === "enum" && entries ? Object.values(entries).map(String) : undefined;
+};
+
 /** A flag's spellings as help prints them: "--agent-id, --name <id>". */
 export const flagSyntax = (flag: Flag): string =>
   [[flag.name, ...flag.aliases].join(", "), flag.placeholder].filter(Boolean).join(" ");

@@ -16,7 +16,11 @@ import { validateOptions } from "./parse.ts";
 export type Invocation =
   | { kind: "run"; def: CommandDef; options: unknown }
   | { kind: "help"; subcommand: string | undefined }
+  | { kind: "completion"; shell: string | undefined }
   | { kind: "version" };
+
+/** The word every binary answers with a shell completion script (kernel/completion/script.ts). */
+export const COMPLETION = "completion";
 
 /** Ends parsing early with the answer (help, version), instead of commander's own print-and-exit. */
 class Answer {
@@ -55,6 +59,7 @@ class KernelCommand extends Command {
   /** commander asks for help here on -h/--help, and with error=true when a subcommand is missing. */
   override outputHelp(context?: HelpContext | ((text: string) => string)): void {
     if (typeof context === "object" && context.error) throw this.unknownSubcommand(undefined);
+    if (this.words[0] === COMPLETION) throw new Answer({ kind: "help", subcommand: COMPLETION });
     const key = this.words.join(" ");
     throw new Answer({ kind: "help", subcommand: this.choices.includes(key) ? key : undefined });
   }
@@ -214,8 +219,14 @@ export const parseArgv = async (
     .argument("[subcommand...]")
     .action((words: string[]) => {
       const key = words.join(" ");
-      if (words.length > 0 && !(key in subcommands)) throw program.unknownSubcommand(key);
+      if (words.length > 0 && !(key in subcommands) && key !== COMPLETION) throw program.unknownSubcommand(key);
       done({ kind: "help", subcommand: words.length > 0 ? key : undefined });
+    });
+  program
+    .command(COMPLETION)
+    .argument("[shell]")
+    .action((shell: string | undefined) => {
+      done({ kind: "completion", shell });
     });
   try {
     await program.parseAsync([...argv], { from: "user" });

@@ -7,6 +7,7 @@ import type { BinaryDef, CommandDef } from "./command.ts";
 import type { CommandContext } from "./command-context.ts";
 import { writeJsonResult, writeJsonStderr, writeResultText, writeStderr, writeStdout } from "./output.ts";
 import { pagingFooter } from "./paging.ts";
+import { withConfigFile } from "./settings.ts";
 import { reachedPhase } from "./startup-phase.ts";
 
 /** Builds the real context; the store is opened lazily so help and usage errors never load a driver. */
@@ -39,7 +40,7 @@ export const createContext = (
 const hintFor = async (binary: BinaryDef, def: CommandDef | undefined, error: AppError): Promise<string> => {
   const help = `see ${def?.name ?? binary.name} --help`;
   if (error.code !== "INVALID_INPUT") return error.hint ?? help;
-  if (!def) return help;
+  if (!def) return error.hint ?? help;
   const { shortUsage } = await import("./help.ts");
   return `usage: ${shortUsage(def)}; ${help}`;
 };
@@ -67,6 +68,9 @@ const reportError = async (binary: BinaryDef, def: CommandDef | undefined, error
 };
 
 const helpText = async (binary: BinaryDef, subcommand: string | undefined): Promise<string> => {
+  if (subcommand === "completion" && !binary.subcommands?.completion) {
+    return (await import("./completion/script.ts")).completionHelp(binary.name);
+  }
   const { renderBinaryHelp, renderCommandHelp } = await import("./help.ts");
   const load = subcommand === undefined ? undefined : binary.subcommands?.[subcommand];
   return load ? renderCommandHelp(await load()) : renderBinaryHelp(binary);
@@ -82,7 +86,7 @@ const runCommand = async (def: CommandDef, options: never, ctx: CommandContext):
 export const runBinary = async (binary: BinaryDef, argv: readonly string[], use: StoreUse = {}): Promise<never> => {
   const json = wantsJson(argv);
   let def: CommandDef | undefined;
-  const ctx = createContext(process.env, use);
+  let ctx: ReturnType<typeof createContext> | undefined;
   let exitCode: number = EXIT.ok;
   try {
     const { parseArgv } = await import("./front.ts");
@@ -91,9 +95,13 @@ export const runBinary = async (binary: BinaryDef, argv: readonly string[], use:
     });
     reachedPhase("argv-parsed");
     if (invocation.kind === "help") await writeStdout(await helpText(binary, invocation.subcommand));
-    else if (invocation.kind === "version") await writeStdout(`${(await import("./version.ts")).VERSION}\n`);
+    else if (invocation.kind === "completion") {
+      def = undefined;
+      await writeStdout(await (await import("./completion/script.ts")).completionScript(binary, invocation.shell));
+    } else if (invocation.kind === "version") await writeStdout(`${(await import("./version.ts")).VERSION}\n`);
     else {
       const options = invocation.options as never;
+      ctx = createContext(await withConfigFile(process.env), use);
       const result = await runCommand(invocation.def, options, ctx);
       reachedPhase("command-run");
       exitCode = invocation.def.exitCode?.(result) ?? EXIT.ok;
@@ -112,6 +120,6 @@ export const runBinary = async (binary: BinaryDef, argv: readonly string[], use:
   } catch (error) {
     exitCode = await reportError(binary, def, error, json);
   }
-  await ctx.closeStore().catch(() => undefined);
+  await ctx?.closeStore().catch(() => undefined);
   process.exit(exitCode);
 };

@@ -6,6 +6,7 @@ import { hostName } from "../../adapters/local-host.ts";
 import { AppError } from "../../errors.ts";
 import { resolvePaths } from "../../paths.ts";
 import { storeDialect } from "../dialect.ts";
+import type { ClockSample } from "../server-clock.ts";
 
 export interface StoreInspection {
   dialect: "sqlite" | "postgres";
@@ -20,7 +21,7 @@ export interface StoreInspection {
   /** Workers that reported within WORKER_SEEN_MS, on any host. */
   workers: { host: string; pid: number; url: string; lastSeenAt: number }[];
   /** PostgreSQL: this host's clock around the server's clock_timestamp(). */
-  clock?: { sentAt: number; receivedAt: number; serverAt: number };
+  clock?: ClockSample;
 }
 
 /** A worker reports every few seconds; one silent for longer than this is gone. */
@@ -121,15 +122,17 @@ const inspectPostgres = async (
     // The connection is open now: the next round trip measures the network, not the connecting.
     const sentAt = now();
     const row = await driver.get<{ now: unknown }>("SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint AS now");
-    const receivedAt = now();
+    const answeredAt = now();
+    const serverAt = Number(row?.now);
     return {
       dialect: "postgres",
       location: postgresLocation(url),
       exists: true,
       applied,
       registered: postgresMigrations.map((m) => m.version),
-      workers: await liveWorkers(driver, receivedAt),
-      clock: { sentAt, receivedAt, serverAt: Number(row?.now) },
+      // Workers report their heartbeat in the server's time (store/server-clock.ts), so it is judged by it.
+      workers: await liveWorkers(driver, serverAt),
+      clock: { sentAt, answeredAt, serverAt },
     };
   } finally {
     await driver.close().catch(() => undefined);
