@@ -126,9 +126,6 @@ const CUT_BY_THE_KERNEL = new Set<string>([
   "agent-contacts-cli show",
   "agent-reserve-cli list",
   "agent-reserve-cli renew",
-  "list-automation-jobs-cli",
-  "list-triggers-cli",
-  "show-automation-job-cli",
 ]);
 
 const PAGING_FOOTER = /^(\d+) more not shown: (\S+.*--cursor [A-Za-z0-9_-]+)$/m;
