@@ -142,6 +142,7 @@ export const startHost = async (index: number, baseDir: string, pgUrl: string, e
     nudge: { scheduler: new Nudge(), executor: new Nudge() },
     localUrl: () => "",
     consoleToken: "",
+    consoleUser: `bench-${index}`,
   };
   const services: WorkerService[] = workerServices.filter((s) => s !== wakeService).map((create) => create(ctx));
   for (const service of services) service.start();

@@ -1,7 +1,6 @@
 // The automation contract, run against every store adapter: jobs, exactly-once trigger consumption (also with
 // two workers' connections racing), cron across DST and after downtime, fenced attempts and their rescue.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { checkIn } from "../../app/agent_computer/src/domain/agents/checkin.ts";
 import {
   claimAttempts,
   emitFromAttempt,
@@ -21,7 +20,8 @@ import { AUTOMATION_CHANNEL } from "../../app/agent_computer/src/store/port.ts";
 import { recordResult } from "../../app/agent_computer/src/worker/attempt-record.ts";
 import { createLogger } from "../../app/agent_computer/src/worker/log.ts";
 import { jobDir, waitFor } from "../helpers/automation.ts";
-import { createStoreTarget, type StoreTarget, storeNames } from "../helpers/stores.ts";
+import { type MeshAgents, openMeshAgents } from "../helpers/mesh.ts";
+import { storeNames } from "../helpers/stores.ts";
 
 const T0 = Date.UTC(2026, 10, 30, 12);
 const HOUR = 3_600_000;
@@ -37,12 +37,13 @@ const done = {
 };
 
 describe.each(storeNames)("automation contract [%s]", (storeName) => {
-  let target: StoreTarget;
+  let mesh: MeshAgents;
+  /** The mesh's store, and a second one: two workers' connections. */
   let store: Store;
   let second: Store;
   let alice: { agentId: string; token: string };
   const at = (now: number, s: Store = store): Deps => ({ store: s, now: () => now, host: "test-host", newId });
-  const count = async (sql: string, params: unknown[] = []) => Number((await target.sql(sql, params))[0]?.n ?? 0);
+  const count = async (sql: string, params: unknown[] = []) => Number((await mesh.target.sql(sql, params))[0]?.n ?? 0);
   const job = async (extra: { wakeOnFailure?: boolean } = {}) =>
     (
       await createJob(at(T0), {
@@ -56,18 +57,15 @@ describe.each(storeNames)("automation contract [%s]", (storeName) => {
     ).id;
 
   beforeAll(async () => {
-    target = await createStoreTarget(storeName);
-    store = await target.open();
-    second = await target.open();
-    for (const name of ["alice", "bob"]) {
-      const r = await checkIn(at(T0), { agentId: name, token: undefined, ttlSeconds: 86_400 });
-      if (name === "alice") alice = { agentId: name, token: r.agent_token as string };
-    }
+    mesh = await openMeshAgents(storeName, T0);
+    store = mesh.store;
+    second = await mesh.target.open();
+    for (const name of ["alice", "bob"]) await mesh.join(name, { ttlSeconds: 86_400 });
+    alice = { agentId: "alice", token: mesh.token("alice") as string };
   });
   afterAll(async () => {
     await second?.close();
-    await store?.close();
-    await target?.dispose();
+    await mesh?.close();
   });
 
   test("a job needs a real directory with main.ts and the owner's token; a refused call writes nothing", async () => {
@@ -112,7 +110,7 @@ describe.each(storeNames)("automation contract [%s]", (storeName) => {
     };
     const [a, b] = await Promise.all([drain(store), drain(second)]);
     expect(a + b).toBe(40);
-    const rows = await target.sql(
+    const rows = await mesh.target.sql(
       `SELECT trigger_id, COUNT(*) AS n FROM automation_runs WHERE trigger_id IN (${ids.map((_, i) => `$${i + 1}`).join(",")}) GROUP BY trigger_id`,
       ids,
     );
@@ -151,7 +149,7 @@ describe.each(storeNames)("automation contract [%s]", (storeName) => {
       for (let now = from; now <= to; now += 15 * 60_000) {
         await consumeDueTriggers(at(now), 50);
       }
-      for (const r of await target.sql(
+      for (const r of await mesh.target.sql(
         "SELECT scheduled_for FROM automation_firings WHERE trigger_id = $1 ORDER BY scheduled_for",
         [s.id],
       )) {
@@ -191,14 +189,14 @@ describe.each(storeNames)("automation contract [%s]", (storeName) => {
     });
     expect(s.next_fire_at).toBe("2026-12-01T01:00:00.000Z");
     await consumeDueTriggers(at(Date.parse("2026-12-01T04:05:00Z")), 50);
-    const firings = await target.sql(
+    const firings = await mesh.target.sql(
       "SELECT outcome, scheduled_for, skipped_ticks FROM automation_firings WHERE trigger_id = $1",
       [s.id],
     );
     expect(firings.map((f) => [f.outcome, new Date(Number(f.scheduled_for)).toISOString(), Number(f.skipped_ticks)])).toEqual([
       ["run", "2026-12-01T04:00:00.000Z", 3],
     ]);
-    const run = await target.sql("SELECT event FROM automation_runs WHERE trigger_id = $1", [s.id]);
+    const run = await mesh.target.sql("SELECT event FROM automation_runs WHERE trigger_id = $1", [s.id]);
     expect(JSON.parse(String(run[0]?.event)).data).toMatchObject({ scheduled_for: "2026-12-01T04:00:00.000Z", skipped_ticks: 3 });
     // Down again, and even the latest missed tick (07:00) is older than the 600 s window: nothing fires.
     await consumeDueTriggers(at(Date.parse("2026-12-01T07:30:00Z")), 50);
@@ -350,8 +348,8 @@ describe.each(storeNames)("automation contract [%s]", (storeName) => {
   });
 
   test("another agent's job is NOT_FOUND, for showing and for attaching triggers", async () => {
-    const bob = await checkIn(at(T0), { agentId: "carol", token: undefined });
-    const carol = { agentId: "carol", token: bob.agent_token as string };
+    await mesh.join("carol", {});
+    const carol = { agentId: "carol", token: mesh.token("carol") as string };
     const jobId = await job();
     await expect(showJob(at(T0), { ...carol, jobId, runs: 1, baseUrl: BASE })).rejects.toMatchObject({ code: "NOT_FOUND" });
     await expect(createCheckback(at(T0), { ...carol, dueAt: T0 + 1, jobId, baseUrl: BASE })).rejects.toMatchObject({

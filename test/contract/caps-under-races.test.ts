@@ -2,25 +2,24 @@
 // counted and written under the owner's agent row, so writers racing through stores of their own (as separate
 // processes would) never end one past the cap. Each round uses a fresh owner, so every round is a new race.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { checkIn } from "../../app/agent_computer/src/domain/agents/checkin.ts";
 import { MAX_ENTRIES, setWorkerEnv } from "../../app/agent_computer/src/domain/automation/worker-env.ts";
 import type { Deps } from "../../app/agent_computer/src/domain/deps.ts";
 import { newId } from "../../app/agent_computer/src/domain/ids.ts";
 import { addEndpoint, MAX_ENDPOINTS_PER_AGENT } from "../../app/agent_computer/src/domain/outbound-webhooks/endpoints.ts";
 import type { Store } from "../../app/agent_computer/src/store/port.ts";
-import { createStoreTarget, type StoreTarget, storeNames } from "../helpers/stores.ts";
+import { type MeshAgents, openMeshAgents } from "../helpers/mesh.ts";
+import { storeNames } from "../helpers/stores.ts";
 
 const ROUNDS = 6;
 const WRITERS = 20;
 
 describe.each(storeNames)("per-agent caps under racing writers [%s]", (storeName) => {
-  let target: StoreTarget;
-  let setup: Store;
+  let mesh: MeshAgents;
   let writers: Store[] = [];
   const depsOf = (store: Store): Deps => ({ store, now: () => Date.now(), host: "test-host", newId });
 
   const register = async (agentId: string): Promise<string> =>
-    (await checkIn(depsOf(setup), { agentId, token: undefined, ttlSeconds: 86_400 })).agent_token as string;
+    (await mesh.join(agentId, { ttlSeconds: 86_400 })).agent_token as string;
 
   /** Each writer on a store of its own; returns what each call threw (undefined when it succeeded). */
   const race = async (call: (store: Store, i: number) => Promise<unknown>): Promise<unknown[]> =>
@@ -29,14 +28,12 @@ describe.each(storeNames)("per-agent caps under racing writers [%s]", (storeName
     );
 
   beforeAll(async () => {
-    target = await createStoreTarget(storeName);
-    setup = await target.open();
-    writers = await Promise.all(Array.from({ length: WRITERS }, () => target.open()));
+    mesh = await openMeshAgents(storeName, Date.now());
+    writers = await Promise.all(Array.from({ length: WRITERS }, () => mesh.target.open()));
   });
   afterAll(async () => {
     await Promise.all(writers.map((s) => s.close()));
-    await setup?.close();
-    await target?.dispose();
+    await mesh?.close();
   });
 
   test(`${WRITERS} concurrent adds of a webhook endpoint keep exactly ${MAX_ENDPOINTS_PER_AGENT}, ${ROUNDS} rounds`, async () => {
@@ -55,7 +52,7 @@ describe.each(storeNames)("per-agent caps under racing writers [%s]", (storeName
       const refused = errors.filter((e) => e !== undefined);
       expect(refused.length).toBe(WRITERS - MAX_ENDPOINTS_PER_AGENT);
       for (const e of refused) expect((e as { code?: string }).code).toBe("CONFLICT");
-      const [row] = await target.sql("SELECT COUNT(*) AS n FROM webhook_endpoints WHERE owner = $1", [owner]);
+      const [row] = await mesh.target.sql("SELECT COUNT(*) AS n FROM webhook_endpoints WHERE owner = $1", [owner]);
       expect(Number(row?.n)).toBe(MAX_ENDPOINTS_PER_AGENT);
     }
   });
@@ -65,7 +62,7 @@ describe.each(storeNames)("per-agent caps under racing writers [%s]", (storeName
     const token = await register(owner);
     const results = await Promise.allSettled(
       writers.map((_, i) =>
-        addEndpoint(depsOf(setup), {
+        addEndpoint(depsOf(mesh.store), {
           agentId: owner,
           token,
           url: `https://hooks.example.com/${owner}/${i}`,
@@ -75,7 +72,7 @@ describe.each(storeNames)("per-agent caps under racing writers [%s]", (storeName
       ),
     );
     expect(results.filter((r) => r.status === "rejected")).toHaveLength(WRITERS - MAX_ENDPOINTS_PER_AGENT);
-    const [row] = await target.sql("SELECT COUNT(*) AS n FROM webhook_endpoints WHERE owner = $1", [owner]);
+    const [row] = await mesh.target.sql("SELECT COUNT(*) AS n FROM webhook_endpoints WHERE owner = $1", [owner]);
     expect(Number(row?.n)).toBe(MAX_ENDPOINTS_PER_AGENT);
   });
 
@@ -101,7 +98,7 @@ describe.each(storeNames)("per-agent caps under racing writers [%s]", (storeName
       const refused = errors.filter((e) => e !== undefined);
       expect(refused.length).toBe(racers.length - fit);
       for (const e of refused) expect((e as { code?: string }).code).toBe("INVALID_INPUT");
-      const [row] = await target.sql("SELECT COUNT(*) AS n FROM automation_worker_env WHERE owner = $1", [owner]);
+      const [row] = await mesh.target.sql("SELECT COUNT(*) AS n FROM automation_worker_env WHERE owner = $1", [owner]);
       expect(Number(row?.n)).toBe(fit * perWriter);
     }
   });

@@ -8,39 +8,33 @@ import type { CommandContext } from "../../app/agent_computer/src/cli/kernel/com
 import { invokeCommand } from "../../app/agent_computer/src/cli/kernel/composition-root.ts";
 import { readLimited } from "../../app/agent_computer/src/cli/kernel/input.ts";
 import sendCommand, { sendOptionsSchema } from "../../app/agent_computer/src/cli/mesh/agent-send-cli.ts";
-import { checkIn } from "../../app/agent_computer/src/domain/agents/checkin.ts";
 import type { SendResult } from "../../app/agent_computer/src/domain/mesh/send.ts";
 import { isAppError } from "../../app/agent_computer/src/errors.ts";
 import { writeVaultToken } from "../../app/agent_computer/src/local/vault.ts";
 import { resolvePaths } from "../../app/agent_computer/src/paths.ts";
 import type { Store } from "../../app/agent_computer/src/store/port.ts";
-import { type MeshClock, meshClock } from "../helpers/mesh.ts";
-import { createStoreTarget, type StoreTarget, storeNames } from "../helpers/stores.ts";
+import { type MeshAgents, openMeshAgents } from "../helpers/mesh.ts";
+import { storeNames } from "../helpers/stores.ts";
 
 describe.each(storeNames)("agent-send-cli tells the sender the truth [%s]", (storeName) => {
-  let target: StoreTarget;
-  let store: Store;
-  let clock: MeshClock;
-  const tokens = new Map<string, string>();
+  let mesh: MeshAgents;
 
   const ctxWith = (env: Record<string, string | undefined> = {}): CommandContext => {
-    const full = { ...target.env, RELAY_AGENT_TOKEN: undefined, ...env };
+    const full = { ...mesh.target.env, RELAY_AGENT_TOKEN: undefined, ...env };
     // The suite's clock stands for the cluster's: without serverNow the kernel takes it as the server's.
-    const onSuiteClock: Store = { ...store, serverNow: undefined };
+    const onSuiteClock: Store = { ...mesh.store, serverNow: undefined };
     return {
       env: full,
       paths: resolvePaths(full),
-      now: () => clock.now,
+      now: () => mesh.clock.now,
       store: async () => onSuiteClock,
       readInput: readLimited,
     };
   };
+  /** Checks the agent in (again) and keeps its token in this host's vault too, where the commands look. */
   const enter = async (agentId: string, ttlSeconds = 3600) => {
-    const r = await checkIn(clock.deps(), { agentId, token: tokens.get(agentId), ttlSeconds });
-    if (r.agent_token) {
-      tokens.set(agentId, r.agent_token);
-      await writeVaultToken(resolvePaths(target.env), agentId, r.agent_token);
-    }
+    const r = await mesh.join(agentId, { ttlSeconds });
+    if (r.agent_token) await writeVaultToken(resolvePaths(mesh.target.env), agentId, r.agent_token);
   };
   const options = (from: string, extra: Record<string, unknown> = {}) =>
     sendOptionsSchema.parse({ agentId: from, to: ["reader"], body: "hello", ...extra });
@@ -55,19 +49,14 @@ describe.each(storeNames)("agent-send-cli tells the sender the truth [%s]", (sto
   };
 
   beforeAll(async () => {
-    target = await createStoreTarget(storeName);
-    store = await target.open();
-    clock = meshClock(store, Date.now());
+    mesh = await openMeshAgents(storeName, Date.now());
     await enter("reader");
     await enter("writer", 60);
   });
-  afterAll(async () => {
-    await store?.close();
-    await target?.dispose();
-  });
+  afterAll(async () => mesh?.close());
 
   test("an expired sender reads, in the human output and in --json, the exact check-in command to run", async () => {
-    clock.advance(61_000);
+    mesh.clock.advance(61_000);
     const result = await (invokeCommand(sendCommand, options("writer"), ctxWith()) as Promise<SendResult>);
     expect(result).toMatchObject({
       sender_session: "expired",
@@ -82,7 +71,7 @@ describe.each(storeNames)("agent-send-cli tells the sender the truth [%s]", (sto
   });
 
   test("RELAY_AGENT_TOKEN holding another agent's token: AUTH_FAILED names RELAY_AGENT_TOKEN, not the token", async () => {
-    const other = tokens.get("reader") as string;
+    const other = mesh.token("reader") as string;
     const r = await refusal(
       invokeCommand(sendCommand, options("writer"), ctxWith({ RELAY_AGENT_TOKEN: other })) as Promise<SendResult>,
     );
@@ -93,8 +82,8 @@ describe.each(storeNames)("agent-send-cli tells the sender the truth [%s]", (sto
   });
 
   test("a --token-file holding a wrong token: AUTH_FAILED names the flag and the path, not the token", async () => {
-    const file = join(resolvePaths(target.env).stateDir, `wrong-${storeName}.token`);
-    const wrong = tokens.get("reader") as string;
+    const file = join(resolvePaths(mesh.target.env).stateDir, `wrong-${storeName}.token`);
+    const wrong = mesh.token("reader") as string;
     writeFileSync(file, `${wrong}\n`, { mode: 0o600 });
     const r = await refusal(invokeCommand(sendCommand, options("writer", { tokenFile: file }), ctxWith()) as Promise<SendResult>);
     expect(r).toMatchObject({ exitCode: 3, code: "AUTH_FAILED", token_source: `--token-file ${file}` });
@@ -103,7 +92,7 @@ describe.each(storeNames)("agent-send-cli tells the sender the truth [%s]", (sto
   });
 
   test("register-agent-cli with another agent's token: AUTH_FAILED names RELAY_AGENT_TOKEN, not the token", async () => {
-    const other = tokens.get("reader") as string;
+    const other = mesh.token("reader") as string;
     const registering = registerOptionsSchema.parse({ agentId: "writer", role: "builder", capabilities: ["ts"] });
     const r = await refusal(invokeCommand(registerCommand, registering, ctxWith({ RELAY_AGENT_TOKEN: other })));
     expect(r).toMatchObject({ exitCode: 3, code: "AUTH_FAILED", token_source: "RELAY_AGENT_TOKEN" });
@@ -112,14 +101,14 @@ describe.each(storeNames)("agent-send-cli tells the sender the truth [%s]", (sto
   });
 
   test("a stale vault entry: AUTH_FAILED names the vault file", async () => {
-    const paths = resolvePaths(target.env);
+    const paths = resolvePaths(mesh.target.env);
     await writeVaultToken(paths, "writer", "act_stale-token-from-before-a-rotation");
     try {
       const r = await refusal(invokeCommand(sendCommand, options("writer"), ctxWith()) as Promise<SendResult>);
       expect(r.message).toBe(`the token from the vault (${paths.vaultDir}/writer.token) does not match agent writer`);
       expect(JSON.stringify(r)).not.toContain("act_stale");
     } finally {
-      await writeVaultToken(paths, "writer", tokens.get("writer") as string);
+      await writeVaultToken(paths, "writer", mesh.token("writer") as string);
     }
   });
 });

@@ -42,6 +42,7 @@ describe.each(storeNames)("the console's mesh pages and writes [%s]", (storeName
   const errors: string[] = [];
   const limits: RateLimits = {
     rule: (kind, scope) => (kind === "send" && scope === "name" ? { max: sendLimit, windowS: 3600 } : null),
+    broadcastMaxRecipients: () => 1000,
   };
   const deps = (): Deps => ({ store, now: () => Date.now(), host: "test-host", newId, limits });
   const as = (name: string) => ({ agentId: name, token: agents[name] as string });

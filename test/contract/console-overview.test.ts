@@ -1,7 +1,6 @@
 // What the console reads, on every store: every owner's jobs with their newest runs (WorkerEnv values cut out
 // of output and errors) and every owner's triggers, without their secrets; the per-owner listings are unchanged.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { checkIn } from "../../app/agent_computer/src/domain/agents/checkin.ts";
 import { claimAttempts, finishAttempt } from "../../app/agent_computer/src/domain/automation/attempts.ts";
 import { createJob } from "../../app/agent_computer/src/domain/automation/jobs.ts";
 import { startManualRun } from "../../app/agent_computer/src/domain/automation/manual-run.ts";
@@ -10,29 +9,27 @@ import { cancelTrigger, createCheckback, createWebhook } from "../../app/agent_c
 import { setWorkerEnv } from "../../app/agent_computer/src/domain/automation/worker-env.ts";
 import type { Deps } from "../../app/agent_computer/src/domain/deps.ts";
 import { newId } from "../../app/agent_computer/src/domain/ids.ts";
-import type { Store } from "../../app/agent_computer/src/store/port.ts";
 import { jobDir } from "../helpers/automation.ts";
-import { createStoreTarget, type StoreTarget, storeNames } from "../helpers/stores.ts";
+import { type MeshAgents, openMeshAgents } from "../helpers/mesh.ts";
+import { storeNames } from "../helpers/stores.ts";
 
 const T0 = Date.UTC(2026, 4, 1, 12);
 const BASE = "http://127.0.0.1:8787";
 const SECRET = "ghp_0123456789abcdefghij";
 
 describe.each(storeNames)("console overview [%s]", (storeName) => {
-  let target: StoreTarget;
-  let store: Store;
+  let mesh: MeshAgents;
   const owners: Record<string, { agentId: string; token: string }> = {};
   const jobs: Record<string, string> = {};
   let hookSecret = "";
   let cancelledId = "";
-  const at = (now: number): Deps => ({ store, now: () => now, host: "test-host", newId });
+  const at = (now: number): Deps => ({ store: mesh.store, now: () => now, host: "test-host", newId });
 
   beforeAll(async () => {
-    target = await createStoreTarget(storeName);
-    store = await target.open();
+    mesh = await openMeshAgents(storeName, T0);
     for (const [i, name] of ["alice", "bob"].entries()) {
-      const r = await checkIn(at(T0), { agentId: name, token: undefined, ttlSeconds: 86_400 });
-      owners[name] = { agentId: name, token: r.agent_token as string };
+      await mesh.join(name, { ttlSeconds: 86_400 });
+      owners[name] = { agentId: name, token: mesh.token(name) as string };
       const dir = jobDir("console.log(1)");
       const created = await createJob(at(T0 + i), {
         ...owners[name],
@@ -72,10 +69,7 @@ describe.each(storeNames)("console overview [%s]", (storeName) => {
     cancelledId = (await createCheckback(at(T0 + 50), { ...bob, dueAt: T0 + 3_600_000, note: "later", baseUrl: BASE })).id;
     await cancelTrigger(at(T0 + 60), { ...bob, id: cancelledId, baseUrl: BASE });
   });
-  afterAll(async () => {
-    await store?.close();
-    await target?.dispose();
-  });
+  afterAll(async () => mesh?.close());
 
   test("every owner's jobs, newest first, each with its runs; WorkerEnv values cut out of output and errors", async () => {
     const overview = await jobsOverview(at(T0 + 100), { jobs: 50, runsPerJob: 5 });
@@ -104,7 +98,7 @@ describe.each(storeNames)("console overview [%s]", (storeName) => {
   });
 
   test("the per-owner listings still list only that owner's", async () => {
-    const rows = await store.read(async (tx) => ({
+    const rows = await mesh.store.read(async (tx) => ({
       jobs: await tx.automation.listJobs("alice", 50),
       triggers: await tx.automation.listTriggers("bob", true, 50),
       active: await tx.automation.listTriggers("bob", false, 50),

@@ -2,77 +2,35 @@
 // by policy enqueues nothing; kinds an endpoint did not ask for are not enqueued), claims hold a lease that a second
 // worker cannot take until it lapses (and then the first worker's result is fenced), failures are retried on the
 // backoff schedule, the last failure ends the event, and an endpoint that keeps failing is disabled with a notice
-// in its owner's inbox; enable sends what was kept; events that ended longer ago than the retention period are
-// pruned with their attempts, and pending ones never are.
+// in its owner's inbox. Endpoints' own rules: outbound-webhooks-endpoints-store.test.ts; retention:
+// outbound-webhooks-retention-store.test.ts.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { unregisterAgent } from "../../app/agent_computer/src/domain/agents/unregister.ts";
 import { claimAttempts, finishAttempt } from "../../app/agent_computer/src/domain/automation/attempts.ts";
 import { createJob } from "../../app/agent_computer/src/domain/automation/jobs.ts";
 import { startManualRun } from "../../app/agent_computer/src/domain/automation/manual-run.ts";
-import type { Deps } from "../../app/agent_computer/src/domain/deps.ts";
 import { manageContacts } from "../../app/agent_computer/src/domain/mesh/contacts.ts";
 import { readInbox } from "../../app/agent_computer/src/domain/mesh/inbox.ts";
 import { sendMessage } from "../../app/agent_computer/src/domain/mesh/send.ts";
+import { deliveryDue, settleDelivery } from "../../app/agent_computer/src/domain/outbound-webhooks/delivery.ts";
 import {
-  claimDeliveries,
-  type DeliveryPolicy,
-  deliveryDue,
-  settleDelivery,
-} from "../../app/agent_computer/src/domain/outbound-webhooks/delivery.ts";
-import {
-  addEndpoint,
   enableEndpoint,
   listDeliveries,
   listEndpoints,
-  MAX_ENDPOINTS_PER_AGENT,
-  ROTATION_OVERLAP_MS,
   removeEndpoint,
-  rotateSecret,
 } from "../../app/agent_computer/src/domain/outbound-webhooks/endpoints.ts";
-import { pruneEndedDeliveries } from "../../app/agent_computer/src/domain/outbound-webhooks/retention.ts";
 import { postTask } from "../../app/agent_computer/src/domain/tasks/post.ts";
-import type { ClaimedWebhookEvent, WebhookEventKind } from "../../app/agent_computer/src/store/port.ts";
-import { ENDED_EVENTS_SQL } from "../../app/agent_computer/src/store/sql/outbound-webhooks.ts";
+import type { ClaimedWebhookEvent } from "../../app/agent_computer/src/store/port.ts";
 import { jobDir } from "../helpers/automation.ts";
-import { failure, type MeshAgents, openMeshAgents } from "../helpers/mesh.ts";
+import { failure, type MeshAgents } from "../helpers/mesh.ts";
+import { HTTP_500, OK, openWebhookMesh, POLICY, webhookCalls } from "../helpers/outbound-webhooks.ts";
 import { storeNames } from "../helpers/stores.ts";
-
-const POLICY: DeliveryPolicy = { backoffMs: [1000, 4000], disableAfter: 2, leaseMs: 30_000 };
-const OK = { ok: true, statusCode: 204, errorKind: null, durationMs: 3 };
-const HTTP_500 = { ok: false, statusCode: 500, errorKind: "http_status", durationMs: 3 };
-const noJitter = () => 0;
 
 describe.each(storeNames)("outbound webhooks [%s]", (storeName) => {
   let mesh: MeshAgents;
-  const deps = () => mesh.deps();
-  const add = (agentId: string, events: WebhookEventKind[]) =>
-    addEndpoint(deps(), {
-      agentId,
-      token: mesh.token(agentId),
-      url: "https://hooks.example.com/a?key=1",
-      events,
-      allowPrivate: false,
-    });
-  const send = (from: string, to: string, body = "the secret body text") => {
-    mesh.clock.advance(1000);
-    return sendMessage(deps(), { from, token: mesh.token(from), recipients: { kind: "to", agentIds: [to] }, body });
-  };
-  const events = (endpointId: string) =>
-    mesh.target.sql(
-      "SELECT id, type, payload, state, attempts FROM webhook_events WHERE endpoint_id = $1 ORDER BY created_at, id",
-      [endpointId],
-    );
-  const claim = (workerId: string, limit = 100) => claimDeliveries(deps(), { workerId, limit, policy: POLICY });
-  /** Claims and settles every due event of `endpointId` with `result`; returns how many it settled. */
-  const settleDue = async (endpointId: string, result: typeof OK | typeof HTTP_500) => {
-    const claimed = (await claim("w1")).filter((c) => c.endpoint.id === endpointId);
-    for (const c of claimed) await settleDelivery(deps(), c, result, POLICY, noJitter);
-    return claimed.length;
-  };
+  const { deps, add, send, events, claim, settleDue } = webhookCalls(() => mesh);
 
   beforeAll(async () => {
-    mesh = await openMeshAgents(storeName);
-    for (const agent of ["owner", "sender", "blocked", "other"]) await mesh.join(agent);
+    mesh = await openWebhookMesh(storeName);
   });
   afterAll(async () => mesh?.close());
 
@@ -257,188 +215,5 @@ describe.each(storeNames)("outbound webhooks [%s]", (storeName) => {
     expect((await events(endpoint.id)).map((e) => e.state)).toEqual(["failed", "failed", "delivered"]);
     for (const id of [endpoint.id, other.id])
       await removeEndpoint(deps(), { agentId: "owner", token: mesh.token("owner"), endpointId: id });
-  });
-
-  test("pending events of a disabled endpoint are kept and sent once it is enabled; removing drops them", async () => {
-    const endpoint = await add("other", ["message"]);
-    await send("sender", "other", "a");
-    await send("sender", "other", "b");
-    // Fail the first event to the end with the second still pending: the streak of 2 is reached on the next one.
-    await mesh.target.sql("UPDATE webhook_endpoints SET failed_streak = 1 WHERE id = $1", [endpoint.id]);
-    const [first] = (await claim("w1", 1)).filter((c) => c.endpoint.id === endpoint.id);
-    await mesh.target.sql("UPDATE webhook_events SET attempts = 3 WHERE id = $1", [first?.event.id]);
-    await mesh.target.sql("UPDATE webhook_attempts SET attempt = 3 WHERE event_id = $1", [first?.event.id]);
-    const settled = await settleDelivery(deps(), { ...(first as ClaimedWebhookEvent), attempt: 3 }, HTTP_500, POLICY);
-    expect(settled.disabled?.endpointId).toBe(endpoint.id);
-    mesh.clock.advance(60_000);
-    expect(await claim("w1")).toEqual([]);
-    await enableEndpoint(deps(), { agentId: "other", token: mesh.token("other"), endpointId: endpoint.id });
-    const resumed = await claim("w1");
-    expect(resumed.map((c) => c.event.id)).toHaveLength(1);
-    expect(resumed[0]?.event.id).not.toBe(first?.event.id);
-    const removed = await removeEndpoint(deps(), { agentId: "other", token: mesh.token("other"), endpointId: endpoint.id });
-    expect(removed.events_dropped).toBe(1);
-    expect(await events(endpoint.id)).toEqual([]);
-    expect(
-      Number((await mesh.target.sql("SELECT COUNT(*) AS n FROM webhook_attempts WHERE endpoint_id = $1", [endpoint.id]))[0]?.n),
-    ).toBe(0);
-  });
-
-  test("an agent keeps at most MAX_ENDPOINTS_PER_AGENT endpoints; one more is CONFLICT and writes nothing", async () => {
-    const added = [];
-    for (let i = 0; i < MAX_ENDPOINTS_PER_AGENT; i++) added.push(await add("sender", ["message"]));
-    expect(await failure(add("sender", ["message"]))).toMatchObject({ code: "CONFLICT" });
-    expect(await mesh.count("SELECT COUNT(*) AS n FROM webhook_endpoints WHERE owner = 'sender'")).toBe(MAX_ENDPOINTS_PER_AGENT);
-    for (const e of added) await removeEndpoint(deps(), { agentId: "sender", token: mesh.token("sender"), endpointId: e.id });
-  });
-
-  test("another agent's endpoint is NOT_FOUND to every call, and the owner's token is required", async () => {
-    const endpoint = await add("owner", ["message"]);
-    const as = (agentId: string) => ({ agentId, token: mesh.token(agentId), endpointId: endpoint.id });
-    expect(await failure(removeEndpoint(deps(), as("other")))).toMatchObject({ code: "NOT_FOUND" });
-    expect(await failure(enableEndpoint(deps(), as("other")))).toMatchObject({ code: "NOT_FOUND" });
-    expect(await failure(listDeliveries(deps(), { ...as("other"), limit: 5 }))).toMatchObject({ code: "NOT_FOUND" });
-    expect(await failure(removeEndpoint(deps(), { ...as("owner"), token: "act_wrong" }))).toMatchObject({ code: "AUTH_FAILED" });
-    expect((await listEndpoints(deps(), { agentId: "owner", token: mesh.token("owner") })).endpoints.map((e) => e.id)).toContain(
-      endpoint.id,
-    );
-    await removeEndpoint(deps(), as("owner"));
-  });
-
-  test("an unregistered name takes its endpoints, their events and attempts with it", async () => {
-    await mesh.join("leaver");
-    const endpoint = await add("leaver", ["message"]);
-    await send("sender", "leaver");
-    expect((await claim("w1")).some((c) => c.endpoint.id === endpoint.id)).toBe(true);
-    await unregisterAgent(deps(), { agentId: "leaver", token: mesh.token("leaver") });
-    for (const table of [
-      "webhook_endpoints WHERE id",
-      "webhook_events WHERE endpoint_id",
-      "webhook_attempts WHERE endpoint_id",
-    ]) {
-      expect(Number((await mesh.target.sql(`SELECT COUNT(*) AS n FROM ${table} = $1`, [endpoint.id]))[0]?.n), table).toBe(0);
-    }
-  });
-
-  test("rotate-secret keeps the old secret beside the new one for the overlap, and a claim carries both", async () => {
-    const endpoint = await add("other", ["message"]);
-    const rotated = await rotateSecret(deps(), { agentId: "other", token: mesh.token("other"), endpointId: endpoint.id });
-    expect(rotated.secret).not.toBe(endpoint.secret);
-    expect(rotated.previous_secret_until).toBe(new Date(mesh.clock.now + ROTATION_OVERLAP_MS).toISOString());
-    await send("sender", "other");
-    const [claimed] = (await claim("w1")).filter((c) => c.endpoint.id === endpoint.id);
-    expect(claimed?.endpoint).toMatchObject({
-      secret: rotated.secret,
-      previousSecret: endpoint.secret,
-      previousSecretUntil: mesh.clock.now + ROTATION_OVERLAP_MS - 1000,
-    });
-    await removeEndpoint(deps(), { agentId: "other", token: mesh.token("other"), endpointId: endpoint.id });
-  });
-
-  test("a private endpoint is delivered only by a worker on the host it was added on; a public one by any", async () => {
-    const elsewhere = (): Deps => ({ ...deps(), host: "another-host" });
-    const privateEndpoint = await addEndpoint(deps(), {
-      agentId: "other",
-      token: mesh.token("other"),
-      url: "http://127.0.0.1:9000/hook",
-      events: ["message"],
-      allowPrivate: true,
-    });
-    await send("sender", "other", "for the private endpoint");
-    expect(await deliveryDue(elsewhere())).toBe(false);
-    expect(await claimDeliveries(elsewhere(), { workerId: "w-elsewhere", limit: 100, policy: POLICY })).toEqual([]);
-    expect(await deliveryDue(deps())).toBe(true);
-    const here = await claimDeliveries(deps(), { workerId: "w-here", limit: 100, policy: POLICY });
-    expect(here.map((c) => c.endpoint.id)).toEqual([privateEndpoint.id]);
-    expect(here[0]?.endpoint.privateHost).toBe("test-host");
-    await removeEndpoint(deps(), { agentId: "other", token: mesh.token("other"), endpointId: privateEndpoint.id });
-
-    const publicEndpoint = await add("other", ["message"]);
-    await send("sender", "other", "for the public endpoint");
-    const anywhere = await claimDeliveries(elsewhere(), { workerId: "w-elsewhere", limit: 100, policy: POLICY });
-    expect(anywhere.map((c) => c.endpoint.id)).toEqual([publicEndpoint.id]);
-    expect(anywhere[0]?.endpoint.privateHost).toBeNull();
-    await removeEndpoint(deps(), { agentId: "other", token: mesh.token("other"), endpointId: publicEndpoint.id });
-  });
-
-  test("retention finds the oldest ended events through their own index, never by reading the whole outbox", async () => {
-    let plan: string;
-    if (storeName === "sqlite") {
-      const explain = ENDED_EVENTS_SQL.replace("$1", "?1").replace("$2", "?2");
-      const rows = await mesh.target.sql(`EXPLAIN QUERY PLAN ${explain}`, [0, 10]);
-      plan = rows.map((r) => String(r.detail)).join("\n");
-      expect(plan).not.toMatch(/SCAN webhook_events(?! USING)/);
-      expect(plan).not.toContain("TEMP B-TREE");
-    } else {
-      // A small table is cheaper to scan, so the planner is told that scans are out, as on a large outbox.
-      const { SQL } = await import("bun");
-      const db = new SQL({ url: mesh.target.env.AGENT_COMPUTER_DATABASE_URL as string, max: 1 });
-      try {
-        await db.unsafe("SET enable_seqscan = off");
-        const rows = await db.unsafe(`EXPLAIN ${ENDED_EVENTS_SQL}`, [0, 10]);
-        plan = [...rows].map((r) => String((r as Record<string, unknown>)["QUERY PLAN"])).join("\n");
-      } finally {
-        await db.close();
-      }
-      expect(plan).not.toContain("Sort");
-    }
-    expect(plan).toContain("webhook_events_ended");
-  });
-
-  test("retention prunes delivered and failed events that ended before the period, with their attempts; pending ones stay", async () => {
-    const DAY = 86_400_000;
-    const endpoint = await add("other", ["message"]);
-    for (const body of ["delivered", "failed", "awaiting retry", "in flight"]) await send("sender", "other", body);
-    // One endpoint is sent one attempt at a time: each event is claimed once the one before it is settled.
-    const next = async () => {
-      const claimed = (await claim("w1")).filter((c) => c.endpoint.id === endpoint.id);
-      expect(claimed).toHaveLength(1);
-      return claimed[0] as ClaimedWebhookEvent;
-    };
-    const lastTry: DeliveryPolicy = { ...POLICY, backoffMs: [], disableAfter: 100 };
-    const delivered = await next();
-    expect((await settleDelivery(deps(), delivered, OK, POLICY)).event?.state).toBe("delivered");
-    const failed = await next();
-    expect((await settleDelivery(deps(), failed, HTTP_500, lastTry)).event?.state).toBe("failed");
-    const retrying = await next();
-    expect((await settleDelivery(deps(), retrying, HTTP_500, POLICY)).event?.state).toBe("pending");
-    // The retry is not due yet, so the last event is next; it stays in flight.
-    const inFlight = await next();
-    expect(inFlight.event.id).not.toBe(retrying.event.id);
-
-    // Eight days on: one more event ends now, inside the period.
-    mesh.clock.advance(8 * DAY);
-    await send("sender", "other", "recent");
-    // The two pending events come first again (a lapsed lease, a retry now due); each fails once more and stays
-    // pending, and then the recent one is claimed.
-    const earlier = new Set([delivered, failed, retrying, inFlight].map((c) => c.event.id));
-    let recent = await next();
-    for (let i = 0; i < 2 && earlier.has(recent.event.id); i++) {
-      expect((await settleDelivery(deps(), recent, HTTP_500, POLICY, noJitter)).event?.state).toBe("pending");
-      recent = await next();
-    }
-    expect(earlier.has(recent.event.id)).toBe(false);
-    expect((await settleDelivery(deps(), recent, OK, POLICY)).event?.state).toBe("delivered");
-    const attemptsOf = async (eventId: string | undefined) =>
-      Number((await mesh.target.sql("SELECT COUNT(*) AS n FROM webhook_attempts WHERE event_id = $1", [eventId]))[0]?.n);
-    expect(await attemptsOf(delivered?.event.id)).toBe(1);
-
-    // One batch per round: the round stops at its limit and says more is left; the next round finishes.
-    expect(await pruneEndedDeliveries(deps(), 7, { batch: 1, batches: 1 })).toEqual({ pruned: 1, more: true });
-    expect(await pruneEndedDeliveries(deps(), 7, { batch: 1 })).toEqual({ pruned: 1, more: false });
-    expect(await pruneEndedDeliveries(deps(), 7)).toEqual({ pruned: 0, more: false });
-
-    const kept = await events(endpoint.id);
-    expect(kept.map((e) => e.id)).toEqual([retrying.event.id, inFlight.event.id, recent.event.id]);
-    expect(kept.map((e) => e.state)).toEqual(["pending", "pending", "delivered"]);
-    for (const gone of [delivered, failed]) expect(await attemptsOf(gone?.event.id)).toBe(0);
-    for (const stays of [inFlight, retrying, recent]) expect(await attemptsOf(stays?.event.id)).toBeGreaterThan(0);
-
-    // A longer period keeps the recent event; a pending event is never pruned however old it is.
-    mesh.clock.advance(30 * DAY);
-    expect(await pruneEndedDeliveries(deps(), 60)).toEqual({ pruned: 0, more: false });
-    expect(await pruneEndedDeliveries(deps(), 7)).toEqual({ pruned: 1, more: false });
-    expect((await events(endpoint.id)).map((e) => e.id)).toEqual([retrying.event.id, inFlight.event.id]);
-    await removeEndpoint(deps(), { agentId: "other", token: mesh.token("other"), endpointId: endpoint.id });
   });
 });

@@ -5,41 +5,31 @@
 // succeeds, so only the counter (and a second of lost time each) shows it. And 50 senders to 5 shared
 // recipients at once deliver every message once, with each recipient's sequence numbers 1..n.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { checkIn } from "../../app/agent_computer/src/domain/agents/checkin.ts";
 import type { Deps } from "../../app/agent_computer/src/domain/deps.ts";
-import { newId } from "../../app/agent_computer/src/domain/ids.ts";
 import { sendMessage } from "../../app/agent_computer/src/domain/mesh/send.ts";
 import { postTask } from "../../app/agent_computer/src/domain/tasks/post.ts";
 import type { Store } from "../../app/agent_computer/src/store/port.ts";
+import { type MeshAgents, openMeshAgents } from "../helpers/mesh.ts";
 import { deadlocksDetected, raceRounds } from "../helpers/pg-deadlocks.ts";
-import { createStoreTarget, type StoreTarget, storeNames } from "../helpers/stores.ts";
+import { storeNames } from "../helpers/stores.ts";
 
 const onPostgres = storeNames.includes("postgres");
 const AGENTS = ["a", "b", "c", "d"];
 const ROUNDS = 15;
 
 describe.skipIf(!onPostgres)("one lock order for agents' rows [postgres]", () => {
-  let target: StoreTarget;
-  let setup: Store;
-  const clock = { now: Date.UTC(2026, 10, 30, 12) };
-  const tokens = new Map<string, string>();
-  const depsOf = (store: Store): Deps => ({ store, now: () => clock.now, host: "test-host", newId });
+  let mesh: MeshAgents;
+  /** A call through a store (a connection pool) of its own, on the mesh's clock. */
+  const depsOf = (store: Store): Deps => ({ ...mesh.deps(), store });
 
   beforeAll(async () => {
-    target = await createStoreTarget("postgres");
-    setup = await target.open();
-    for (const agentId of AGENTS) {
-      const r = await checkIn(depsOf(setup), { agentId, token: undefined, ttlSeconds: 86_400, caps: [`cap-${agentId}`] });
-      tokens.set(agentId, r.agent_token as string);
-    }
+    mesh = await openMeshAgents("postgres");
+    for (const agentId of AGENTS) await mesh.join(agentId, { ttlSeconds: 86_400, caps: [`cap-${agentId}`] });
   });
-  afterAll(async () => {
-    await setup?.close();
-    await target?.dispose();
-  });
+  afterAll(async () => mesh?.close());
 
   const seqsByRecipient = async (): Promise<Map<string, number[]>> => {
-    const rows = await target.sql("SELECT recipient, seq FROM deliveries ORDER BY recipient, seq");
+    const rows = await mesh.target.sql("SELECT recipient, seq FROM deliveries ORDER BY recipient, seq");
     const byRecipient = new Map<string, number[]>();
     for (const r of rows) byRecipient.set(String(r.recipient), [...(byRecipient.get(String(r.recipient)) ?? []), Number(r.seq)]);
     return byRecipient;
@@ -49,14 +39,14 @@ describe.skipIf(!onPostgres)("one lock order for agents' rows [postgres]", () =>
     const send = (store: Store, from: string, to: string[] | "broadcast") =>
       sendMessage(depsOf(store), {
         from,
-        token: tokens.get(from),
+        token: mesh.token(from),
         recipients: to === "broadcast" ? { kind: "broadcast" } : { kind: "to", agentIds: to },
         body: `from ${from}`,
       });
     const post = (store: Store, from: string, cap: string) =>
       postTask(depsOf(store), {
         agentId: from,
-        token: tokens.get(from),
+        token: mesh.token(from),
         title: `for ${cap}`,
         body: "b",
         requireCaps: [cap],
@@ -76,32 +66,31 @@ describe.skipIf(!onPostgres)("one lock order for agents' rows [postgres]", () =>
       (store: Store) => post(store, "a", "cap-b"),
       (store: Store) => post(store, "b", "cap-a"),
     ];
-    const failures = await raceRounds(target, calls, ROUNDS, clock);
-    await setup.close();
+    const failures = await raceRounds(mesh.target, calls, ROUNDS, mesh.clock);
+    let deadlocks: number | undefined;
+    await mesh.reopen(async () => {
+      deadlocks = await deadlocksDetected(mesh.target);
+    });
     expect(failures).toEqual([]);
-    expect(await deadlocksDetected(target)).toBe(0);
+    expect(deadlocks).toBe(0);
     for (const [recipient, seqs] of await seqsByRecipient()) {
       expect(seqs, recipient).toEqual(seqs.map((_, i) => i + 1));
     }
-    setup = await target.open();
   });
 
   test("50 senders to 5 shared recipients at once: every message delivered once, each inbox numbered 1..n", async () => {
     const recipients = Array.from({ length: 5 }, (_, i) => `shared-${i}`);
     const senders = Array.from({ length: 50 }, (_, i) => `sender-${i}`);
-    for (const agentId of [...recipients, ...senders]) {
-      const r = await checkIn(depsOf(setup), { agentId, token: undefined, ttlSeconds: 86_400 });
-      tokens.set(agentId, r.agent_token as string);
-    }
-    const stores = await Promise.all(senders.map(() => target.open()));
+    for (const agentId of [...recipients, ...senders]) await mesh.join(agentId, { ttlSeconds: 86_400 });
+    const stores = await Promise.all(senders.map(() => mesh.target.open()));
     const sendsEach = 6;
     const results = await Promise.allSettled(
       senders.map(async (from, i) => {
         for (let k = 0; k < sendsEach; k++) {
-          clock.now += 100;
+          mesh.clock.advance(100);
           await sendMessage(depsOf(stores[i] as Store), {
             from,
-            token: tokens.get(from),
+            token: mesh.token(from),
             recipients: { kind: "to", agentIds: [recipients[(i + k) % recipients.length] as string] },
             body: `${from} #${k}`,
           });
@@ -110,7 +99,7 @@ describe.skipIf(!onPostgres)("one lock order for agents' rows [postgres]", () =>
     );
     await Promise.all(stores.map((s) => s.close()));
     expect(results.filter((r) => r.status === "rejected").map((r) => String((r as PromiseRejectedResult).reason))).toEqual([]);
-    const bodies = await target.sql(
+    const bodies = await mesh.target.sql(
       "SELECT m.body FROM deliveries d JOIN messages m ON m.id = d.message_id WHERE d.recipient LIKE 'shared-%'",
     );
     expect(bodies).toHaveLength(senders.length * sendsEach);

@@ -9,37 +9,32 @@ import runJobCommand, { runJobOptionsSchema } from "../../app/agent_computer/src
 import type { CommandContext } from "../../app/agent_computer/src/cli/kernel/command-context.ts";
 import { invokeCommand } from "../../app/agent_computer/src/cli/kernel/composition-root.ts";
 import { readLimited } from "../../app/agent_computer/src/cli/kernel/input.ts";
-import { checkIn } from "../../app/agent_computer/src/domain/agents/checkin.ts";
 import { claimAttempts, finishAttempt } from "../../app/agent_computer/src/domain/automation/attempts.ts";
 import { createJob } from "../../app/agent_computer/src/domain/automation/jobs.ts";
 import { isAppError } from "../../app/agent_computer/src/errors.ts";
 import { resolvePaths } from "../../app/agent_computer/src/paths.ts";
-import type { Store } from "../../app/agent_computer/src/store/port.ts";
-import { type MeshClock, meshClock } from "../helpers/mesh.ts";
-import { createStoreTarget, type StoreTarget, storeNames } from "../helpers/stores.ts";
+import { type MeshAgents, openMeshAgents } from "../helpers/mesh.ts";
+import { storeNames } from "../helpers/stores.ts";
 
 describe.each(storeNames)("run-automation-job-cli --wait-seconds exit status [%s]", (storeName) => {
-  let target: StoreTarget;
-  let store: Store;
-  let clock: MeshClock;
-  let token: string;
+  let mesh: MeshAgents;
   let jobId: string;
 
   const ctx = (): CommandContext => ({
-    env: { ...target.env, RELAY_AGENT_TOKEN: token },
-    paths: resolvePaths(target.env),
-    now: () => clock.now,
-    store: async () => store,
+    env: { ...mesh.target.env, RELAY_AGENT_TOKEN: mesh.token("owner") },
+    paths: resolvePaths(mesh.target.env),
+    now: () => mesh.clock.now,
+    store: async () => mesh.store,
     readInput: readLimited,
   });
 
   /** Plays the worker: claims the one queued run and ends it as `state`, as soon as it is there. */
   const finishNextRun = async (state: "succeeded" | "failed") => {
     for (;;) {
-      const [claimed] = await claimAttempts(clock.deps(), { workerId: "test-worker", leaseMs: 60_000, limit: 1, hinted: true });
+      const [claimed] = await claimAttempts(mesh.deps(), { workerId: "test-worker", leaseMs: 60_000, limit: 1, hinted: true });
       if (claimed) {
         const failed = state === "failed";
-        await finishAttempt(clock.deps(), claimed.fence, {
+        await finishAttempt(mesh.deps(), claimed.fence, {
           state,
           exitCode: failed ? 3 : 0,
           signal: null,
@@ -47,7 +42,7 @@ describe.each(storeNames)("run-automation-job-cli --wait-seconds exit status [%s
           error: failed ? "main.ts exited with code 3" : null,
           stdoutTail: "",
           stderrTail: failed ? "boom" : "",
-          finishedAt: clock.now,
+          finishedAt: mesh.clock.now,
         });
         return claimed.run.id;
       }
@@ -64,20 +59,22 @@ describe.each(storeNames)("run-automation-job-cli --wait-seconds exit status [%s
     ]);
 
   beforeAll(async () => {
-    target = await createStoreTarget(storeName);
-    store = await target.open();
-    clock = meshClock(store, Date.now());
-    token = (await checkIn(clock.deps(), { agentId: "owner", token: undefined })).agent_token as string;
+    mesh = await openMeshAgents(storeName, Date.now());
+    await mesh.join("owner", {});
     const dir = mkdtempSync(join(tmpdir(), "ac-job-"));
     writeFileSync(join(dir, "main.ts"), "process.exit(3);\n");
     jobId = (
-      await createJob(clock.deps(), { agentId: "owner", token, dir, label: "l", wakeOnFailure: false, timeoutSeconds: 60 })
+      await createJob(mesh.deps(), {
+        agentId: "owner",
+        token: mesh.token("owner"),
+        dir,
+        label: "l",
+        wakeOnFailure: false,
+        timeoutSeconds: 60,
+      })
     ).id;
   });
-  afterAll(async () => {
-    await store?.close();
-    await target?.dispose();
-  });
+  afterAll(async () => mesh?.close());
 
   test("a run that failed is RUN_FAILED (exit 4) with the run id, state and run in the error", async () => {
     const [{ result, error }, runId] = await waitedRun("failed");

@@ -13,10 +13,11 @@ export interface MeshClock {
   advance(ms: number): void;
 }
 
-export const meshClock = (store: Store, start = Date.UTC(2026, 10, 30, 12)): MeshClock => {
+/** `store`: the store, or how to find it at each call (for a suite that closes and reopens it). */
+export const meshClock = (store: Store | (() => Store), start = Date.UTC(2026, 10, 30, 12)): MeshClock => {
   const clock: MeshClock = {
     now: start,
-    deps: () => ({ store, now: () => clock.now, host: "test-host", newId }),
+    deps: () => ({ store: typeof store === "function" ? store() : store, now: () => clock.now, host: "test-host", newId }),
     advance: (ms) => {
       clock.now += ms;
     },
@@ -31,7 +32,8 @@ export const meshClock = (store: Store, start = Date.UTC(2026, 10, 30, 12)): Mes
  */
 export interface MeshAgents {
   target: StoreTarget;
-  store: Store;
+  /** The open store (the one `reopen` opened last). */
+  readonly store: Store;
   clock: MeshClock;
   deps(): Deps;
   token(agentId: string): string | undefined;
@@ -42,14 +44,20 @@ export interface MeshAgents {
   register(agentId: string, capabilities?: string[]): Promise<RegisterResult>;
   /** The number a `SELECT COUNT(*) AS n …` query answers. */
   count(sql: string): Promise<number>;
+  /** Closes the store and opens it again: its connections end meanwhile (a suite counting the server's sessions). */
+  reopen(meanwhile?: () => Promise<void>): Promise<void>;
   close(): Promise<void>;
 }
 
 /** `start`: the clock's first time (meshClock's default unless given). */
 export const openMeshAgents = async (storeName: "sqlite" | "postgres", start?: number): Promise<MeshAgents> => {
   const target = await createStoreTarget(storeName);
-  const store = await target.open();
-  const clock = meshClock(store, start);
+  let store: Store | undefined = await target.open();
+  const current = (): Store => {
+    if (!store) throw new Error("the mesh's store is closed (reopen is under way)");
+    return store;
+  };
+  const clock = meshClock(current, start);
   const tokens = new Map<string, string>();
   const keep = <T extends { agent_token?: string | undefined }>(agentId: string, r: T): T => {
     if (r.agent_token) tokens.set(agentId, r.agent_token);
@@ -57,7 +65,9 @@ export const openMeshAgents = async (storeName: "sqlite" | "postgres", start?: n
   };
   return {
     target,
-    store,
+    get store() {
+      return current();
+    },
     clock,
     deps: () => clock.deps(),
     token: (agentId) => tokens.get(agentId),
@@ -69,8 +79,15 @@ export const openMeshAgents = async (storeName: "sqlite" | "postgres", start?: n
     register: async (agentId, capabilities = []) =>
       keep(agentId, await registerAgent(clock.deps(), { agentId, role: null, capabilities, token: tokens.get(agentId) })),
     count: async (sql) => Number((await target.sql(sql))[0]?.n),
+    reopen: async (meanwhile) => {
+      await current().close();
+      store = undefined;
+      await meanwhile?.();
+      store = await target.open();
+    },
     close: async () => {
-      await store.close();
+      await store?.close();
+      store = undefined;
       await target.dispose();
     },
   };

@@ -5,10 +5,14 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { describe, expect, test } from "vitest";
+import receipts from "../../app/agent_computer/src/cli/herdr/control-receipts.ts";
+import bridgeStatus from "../../app/agent_computer/src/cli/herdr/lease-bridge-status.ts";
+import waitAny from "../../app/agent_computer/src/cli/herdr/lease-wait-any.ts";
 import type { CommandDef, DepsKind, Needs } from "../../app/agent_computer/src/cli/kernel/command.ts";
 import type { CommandContext } from "../../app/agent_computer/src/cli/kernel/command-context.ts";
 import { depsFor, lazyStore } from "../../app/agent_computer/src/cli/kernel/composition-root.ts";
 import { readLimited } from "../../app/agent_computer/src/cli/kernel/input.ts";
+import wakeCli from "../../app/agent_computer/src/cli/mesh/agent-wake-cli.ts";
 import { resolvePaths } from "../../app/agent_computer/src/paths.ts";
 import type { Store } from "../../app/agent_computer/src/store/port.ts";
 
@@ -99,6 +103,32 @@ describe("the composition root", () => {
     await expect(herdr.store.read(async () => undefined)).rejects.toBe(down);
     const deps = (await depsFor(declaring({ deps: "store" }), {}, unreachable)) as unknown as Built;
     await expect(deps.store.write(async () => undefined)).rejects.toBe(down);
+  });
+
+  test("on PostgreSQL a call that declares it reads no store is not held up by a server that never answers", async () => {
+    const f = fakeContext({ AGENT_COMPUTER_DATABASE_URL: "postgres://u@127.0.0.1:1/db" });
+    let opens = 0;
+    const silent: CommandContext = {
+      ...f.ctx,
+      store: () => {
+        opens += 1;
+        return new Promise<Store>(() => {});
+      },
+    };
+    const storeless = declaring({ deps: "store", clock: "live", usesStore: () => false });
+    const built = await Promise.race([depsFor(storeless, {}, silent), Bun.sleep(1_000).then(() => "held up")]);
+    expect(built).not.toBe("held up");
+    const deps = built as unknown as Built;
+    expect(deps.now()).toBe(1_000);
+    expect(opens).toBe(0);
+    await expect(deps.store.read(async () => undefined)).rejects.toMatchObject({ code: "INTERNAL" });
+    expect(opens).toBe(0);
+  });
+
+  test("the calls that read no store say so: bridge-status, wait-any, receipts, and agent-wake-cli without --run", () => {
+    for (const def of [bridgeStatus, waitAny, receipts]) expect(def.needs.usesStore?.({} as never), def.name).toBe(false);
+    expect(wakeCli.needs.usesStore?.({ run: false })).toBe(false);
+    expect(wakeCli.needs.usesStore?.({ run: true })).toBe(true);
   });
 
   test("the lazy store names its dialect from the environment and listens only on PostgreSQL", () => {

@@ -75,6 +75,7 @@ beforeAll(async () => {
     nudge: { scheduler: new Nudge(), executor: new Nudge() },
     localUrl: () => url,
     consoleToken: token,
+    consoleUser: "tester",
   };
   server = listen(ctx, [webhookService(ctx), consoleService(ctx)]);
   url = localUrlOf(server, "127.0.0.1");

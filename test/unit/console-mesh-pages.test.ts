@@ -2,6 +2,7 @@
 // names, bodies, channel names, branches, reasons, what was typed into a refused form) comes out as text. Plus the
 // form token: per console token and per form.
 import { describe, expect, test } from "vitest";
+import { unixUserName } from "../../app/agent_computer/src/adapters/local-host.ts";
 import { channelsPage } from "../../app/agent_computer/src/console/channels-page.ts";
 import { composePage } from "../../app/agent_computer/src/console/compose-page.ts";
 import { formToken } from "../../app/agent_computer/src/console/form-guard.ts";
@@ -29,8 +30,9 @@ const message = {
   channel: null,
   created_at: T,
   recipients: [{ agent_id: EVIL, state: "pending" as const }],
+  recipient_count: 1,
 };
-const channel = { name: EVIL, created_by: EVIL, created_at: T, members: [EVIL] };
+const channel = { name: EVIL, created_by: EVIL, created_at: T, members: [EVIL], member_count: 1 };
 const task = {
   id: EVIL,
   title: EVIL,
@@ -175,10 +177,10 @@ describe("the form token and the cursor", () => {
 
 describe("the console's human agent's name", () => {
   test("human-<user> from USER or LOGNAME, kept to the agent-id alphabet; never human-unknown", () => {
-    expect(humanAgentId({ USER: "ada" })).toBe("human-ada");
-    expect(humanAgentId({ LOGNAME: "Jean Luc@corp" })).toBe("human-Jean_Luc_corp");
-    expect(humanAgentId({ USER: "x".repeat(80) })).toHaveLength(64);
-    expect(humanAgentId({})).toMatch(/^human-[A-Za-z0-9_.-]+$/);
-    expect(humanAgentId({})).not.toBe("human-unknown");
+    expect(humanAgentId(unixUserName({ USER: "ada" }))).toBe("human-ada");
+    expect(humanAgentId(unixUserName({ LOGNAME: "Jean Luc@corp" }))).toBe("human-Jean_Luc_corp");
+    expect(humanAgentId("x".repeat(80))).toHaveLength(64);
+    expect(humanAgentId(unixUserName({}))).toMatch(/^human-[A-Za-z0-9_.-]+$/);
+    expect(humanAgentId(unixUserName({}))).not.toBe("human-unknown");
   });
 });

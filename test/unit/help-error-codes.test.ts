@@ -157,6 +157,22 @@ const UNREACHABLE: Record<string, Record<string, string>> = {
       "domain/outbound-webhooks/endpoints.ts is loaded for the console's Webhooks page (webhooksOverview), which only reads; " +
         "add, remove and enable, which refuse, are agent-webhook-cli's",
     ),
+    ...exempt(
+      [
+        "FORCE_PRECONDITION_FAILED",
+        "IDEMPOTENCY_CONFLICT",
+        "MESSAGE_NOT_FOUND",
+        "NAME_COLLISION_ACTIVE",
+        "NAME_LOOKALIKE",
+        "NOT_A_MEMBER",
+        "NOT_CHECKED_IN",
+        "RATE_LIMITED",
+        "REFUSED_BY_POLICY",
+        "UNAVAILABLE",
+      ],
+      "the console's writes (console/write-routes.ts: its human agent's registration, sends, channel posts, mark read) " +
+        "answer a refusal as the form's page with its HTTP status, never the worker's exit",
+    ),
   },
   ...automationExemptions(),
   ...herdrExemptions(),
@@ -258,6 +274,12 @@ describe("help error codes equal the codes the code can throw", () => {
   test("every exemption names a checked command", () => {
     const names = new Set(commands.map((c) => c.def.name));
     for (const name of [...Object.keys(NO_STORE), ...Object.keys(UNREACHABLE)]) expect(names.has(name), name).toBe(true);
+  });
+
+  test("a command that never opens the store declares so, and on PostgreSQL never waits on the server's clock", () => {
+    for (const { def } of commands.filter((c) => c.def.name in NO_STORE)) {
+      expect(def.needs.deps === "none" || def.needs.usesStore?.({} as never) === false, def.name).toBe(true);
+    }
   });
 
   test.each(commands.map((c) => [c.def.name, c.def] as const))("%s", (name, def) => {

@@ -12,39 +12,7 @@ const SRC = resolve(import.meta.dirname, "../../app/agent_computer/src");
  * worker). Empty this list as they land: an entry whose file no longer imports classic zod fails the test, and the
  * goal is an empty list.
  */
-const PENDING_CLASSIC_ZOD_FILES: readonly string[] = [
-  "adapters/herdr/reader.ts",
-  "adapters/herdr/records.ts",
-  "adapters/herdr/run-herdr.ts",
-  "cli/herdr/control-abandon.ts",
-  "cli/herdr/control-ask-many.ts",
-  "cli/herdr/control-ask.ts",
-  "cli/herdr/control-collect.ts",
-  "cli/herdr/control-receipts.ts",
-  "cli/herdr/control-status.ts",
-  "cli/herdr/inspect-read.ts",
-  "cli/herdr/inspect-sessions.ts",
-  "cli/herdr/inspect-status.ts",
-  "cli/herdr/inspect-topology.ts",
-  "cli/herdr/lease-adopt.ts",
-  "cli/herdr/lease-adopted-close.ts",
-  "cli/herdr/lease-bridge-status.ts",
-  "cli/herdr/lease-controller-options.ts",
-  "cli/herdr/lease-controller-release.ts",
-  "cli/herdr/lease-controller-renew.ts",
-  "cli/herdr/lease-controller-takeover.ts",
-  "cli/herdr/lease-inventory.ts",
-  "cli/herdr/lease-reconcile.ts",
-  "cli/herdr/lease-reviewer-close.ts",
-  "cli/herdr/lease-reviewer-start.ts",
-  "cli/herdr/lease-reviewer-sweep.ts",
-  "cli/herdr/lease-wait-any.ts",
-  "cli/herdr/lease-writer-release.ts",
-  "cli/herdr/lease-writer-start.ts",
-  "cli/herdr/lease-writer-verify.ts",
-  "cli/herdr/shared.ts",
-  "domain/herdr/verify-recipe.ts",
-];
+const PENDING_CLASSIC_ZOD_FILES: readonly string[] = [];
 
 /** Every module specifier a file loads: static imports and re-exports, side-effect imports, import() and require(). */
 const SPECIFIER = /(?:\bfrom\s*|^\s*import\s*|\bimport\s*\(\s*|\brequire\s*\(\s*)["']([^"']+)["']/gm;

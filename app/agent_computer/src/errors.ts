@@ -9,13 +9,15 @@ export const EXIT = {
   rateLimited: 6,
   timeout: 7,
   unavailable: 8,
+  undelivered: 9,
 } as const;
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
 export const EXIT_CODE_TABLE =
-  "0 ok · 1 unexpected/internal failure · 2 usage or validation error · 3 authentication failed · " +
-  "4 conflict or failed precondition · 5 not found · 6 rate limited · 7 timed out · 8 unavailable (retryable)";
+  "0 ok · 1 internal failure · 2 invalid input · 3 authentication failed · " +
+  "4 conflict or failed precondition · 5 not found · 6 rate limited · 7 timed out · 8 unavailable (retryable) · " +
+  "9 sent, not delivered";
 
 /** Every stable error code, with the exit code it maps to and a one-line meaning for --help. */
 export const ERROR_CODES = {
@@ -100,6 +102,11 @@ export const ERROR_CODES = {
     meaning: "this host cannot do it (not Linux, bwrap or uv missing, no sandbox possible); the message says why",
   },
   HERDR_REFUSED: { exit: EXIT.conflict, meaning: "Herdr refused the request (its error code is in the message)" },
+  CHECK_FAILED: { exit: EXIT.conflict, meaning: "a check found something broken; its line says how to fix it" },
+  NOT_DELIVERED: {
+    exit: EXIT.undelivered,
+    meaning: "sent, but no recipient will read it (none checked in)",
+  },
   MESSAGE_NOT_FOUND: { exit: EXIT.notFound, meaning: "a message id is not one of this agent's messages; nothing changed" },
   NOT_FOUND: { exit: EXIT.notFound, meaning: "the object does not exist" },
   RATE_LIMITED: { exit: EXIT.rateLimited, meaning: "too many calls; retry after the time given" },

@@ -51,13 +51,13 @@ export const MESH_PLANS: Record<string, CommandPlan> = {
   },
   "agent-send-cli": {
     given: [
-      checkIn("builder-1", "--role builder"),
+      checkIn("builder-1", "--role builder --capabilities ts"),
       checkIn("reviewer-1"),
       checkIn("release"),
       "git init -q . && echo a > f && git add f && git commit -qm a && echo b >> f",
     ],
     // The reply answers the message the first example sent to reviewer-1.
-    varsBefore: { 3: (world) => newestMessage(world, "reviewer-1") },
+    varsBefore: { 2: (world) => newestMessage(world, "reviewer-1") },
   },
   "agent-sent-cli": { given: [checkIn("builder-1")] },
   "agent-contacts-cli (binary)": { given: [checkIn("builder-1")] },

@@ -33,6 +33,17 @@ export const localAddresses = (): string[] =>
     (entries ?? []).map((entry) => entry.address),
   );
 
+/**
+ * The Unix user this process runs as: USER or LOGNAME, else the account's name, else uid<n> (Bun's userInfo answers
+ * "unknown" where the environment names no user).
+ */
+export const unixUserName = (env: Record<string, string | undefined>): string => {
+  const fromEnv = env.USER || env.LOGNAME;
+  if (fromEnv) return fromEnv;
+  const info = (require("node:os") as typeof import("node:os")).userInfo();
+  return info.username && info.username !== "unknown" ? info.username : `uid${info.uid}`;
+};
+
 const MACHINE_ID_FILES = ["/etc/machine-id", "/var/lib/dbus/machine-id"];
 
 /** AGENT_COMPUTER_HOST_ID, else /etc/machine-id, else the hostname (marked so it never equals a machine id). */

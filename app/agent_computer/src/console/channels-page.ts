@@ -6,7 +6,7 @@ import type { Page } from "./layout.ts";
 
 const row = (c: ChannelOverview): Html => html`<tr id="${c.name}" data-channel="${c.name}">
 <td data-field="name"><strong>#${c.name}</strong><br><a class="sub" href="/compose?channel=${c.name}">post</a></td>
-<td data-field="members">${c.members.join(", ")}</td>
+<td data-field="members">${c.members.join(", ")}${c.member_count > c.members.length && html` <span class="sub">and ${c.member_count - c.members.length} more</span>`}</td>
 <td data-field="created_by">${c.created_by}</td>
 <td data-field="created">${when(c.created_at)}</td>
 </tr>`;

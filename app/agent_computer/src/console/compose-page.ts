@@ -51,7 +51,7 @@ ${
 <input type="hidden" name="${FORM_TOKEN_FIELD}" value="${s.tokens.channelPost}">
 <label>Channel <select name="channel">${s.channels.map(
         (c) =>
-          html`<option value="${c.name}"${c.name === s.channel && html` selected`}>#${c.name} (${c.members.length} members)</option>`,
+          html`<option value="${c.name}"${c.name === s.channel && html` selected`}>#${c.name} (${c.member_count} members)</option>`,
       )}</select></label>
 <label>Post <textarea name="body" rows="5" required>${(s.error?.form === "channel" && s.body) || ""}</textarea></label>
 <button type="submit">Post as ${s.human}</button>

@@ -11,7 +11,7 @@ export type ComposeInput = Omit<ComposeState, "human" | "tokens" | "channels" | 
 export const composeState = async (ctx: ConsoleDeps, input: ComposeInput): Promise<ComposeState> => {
   const [channels, replyTo] = await Promise.all([
     channelsOverview(ctx.deps, LIMITS.channels),
-    input.replyToId ? messageOverview(ctx.deps, input.replyToId) : undefined,
+    input.replyToId ? messageOverview(ctx.deps, input.replyToId, ctx.humanAgentId) : undefined,
   ]);
   return {
     ...input,

@@ -3,7 +3,6 @@
 // Every write checks it in again (a session of the longest ttl), so agents' replies reach it while it is in use;
 // its mail then goes through the same send and post services as any agent's, under the recipients' policies and
 // the rate limits.
-import { userInfo } from "node:os";
 import { checkIn } from "../domain/agents/checkin.ts";
 import { registerAgent } from "../domain/agents/register.ts";
 import type { Deps } from "../domain/deps.ts";
@@ -20,17 +19,8 @@ export interface HumanAgent {
   token: string;
 }
 
-/** The Unix user's name; Bun answers "unknown" where the environment names none, so the uid stands in then. */
-const userName = (env: Record<string, string | undefined>): string => {
-  const fromEnv = env.USER || env.LOGNAME;
-  if (fromEnv) return fromEnv;
-  const info = userInfo();
-  return info.username && info.username !== "unknown" ? info.username : `uid${info.uid}`;
-};
-
-/** human-<user>, the user's name kept to the agent-id alphabet and length. */
-export const humanAgentId = (env: Record<string, string | undefined>): string =>
-  `human-${userName(env).replace(/[^A-Za-z0-9_.-]/g, "_")}`.slice(0, 64);
+/** human-<user> for the Unix user's name (the composition root reads it), kept to the agent-id alphabet and length. */
+export const humanAgentId = (userName: string): string => `human-${userName.replace(/[^A-Za-z0-9_.-]/g, "_")}`.slice(0, 64);
 
 const session = { role: HUMAN_ROLE, ttlSeconds: TTL_MAX_SECONDS, status: "writing from the console" };
 

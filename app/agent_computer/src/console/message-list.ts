@@ -33,7 +33,7 @@ export const threadHref = (m: MessageView): string => `/thread?id=${encodeURICom
 const recipients = (m: MessageView): Html => {
   if (m.recipients.length === 0) return none;
   const shown = m.recipients.slice(0, SHOWN_RECIPIENTS);
-  const more = m.recipients.length - shown.length;
+  const more = m.recipient_count - shown.length;
   return html`<ul class="recipients">${shown.map(
     (r) =>
       html`<li data-recipient="${r.agent_id}">${r.agent_id} <span class="delivery state-${r.state}" title="${DELIVERY_MEANS[r.state] ?? r.state}">${r.state}</span></li>`,

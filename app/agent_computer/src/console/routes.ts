@@ -108,14 +108,19 @@ const readRoutes = (ctx: ConsoleDeps): ConsoleRoutes => ({
   "/messages": {
     GET: page(ctx, "/messages", async (url) => {
       const cursor = param(url, "cursor");
-      const found = await messagesOverview(ctx.deps, { cursor, limit: LIMITS.messages });
+      const found = await messagesOverview(ctx.deps, { cursor, limit: LIMITS.messages, reader: ctx.humanAgentId });
       return messagesPage(found, reader(ctx), LIMITS.messages, cursor === undefined);
     }),
   },
   "/thread": {
     GET: page(ctx, "/messages", async (url) => {
       const threadId = param(url, "id") ?? "";
-      const found = await threadOverview(ctx.deps, { threadId, cursor: param(url, "cursor"), limit: LIMITS.threadMessages });
+      const found = await threadOverview(ctx.deps, {
+        threadId,
+        cursor: param(url, "cursor"),
+        limit: LIMITS.threadMessages,
+        reader: ctx.humanAgentId,
+      });
       return threadPage(threadId, found, reader(ctx), LIMITS.threadMessages);
     }),
   },

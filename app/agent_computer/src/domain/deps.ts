@@ -13,8 +13,11 @@ export interface LocalHost {
 
 export type { LocalProcess, LocalProcesses };
 
-/** deliver: the agents a sender's messages reach (a broadcast or channel post counts once per recipient). */
-export type RateKind = "register" | "send" | "deliver";
+/**
+ * deliver: the agents a sender's messages reach (a broadcast or channel post counts once per recipient);
+ * broadcast: a sender's broadcasts (per name only), on top of its message limit.
+ */
+export type RateKind = "register" | "send" | "deliver" | "broadcast";
 export type RateScope = "name" | "host";
 
 export interface RateRule {
@@ -25,6 +28,8 @@ export interface RateRule {
 /** The configured rule of one limit; undefined limits are never consulted, so only they are parsed. */
 export interface RateLimits {
   rule(kind: RateKind, scope: RateScope): RateRule | null;
+  /** The most agents one broadcast may select; a broadcast that selects more is refused whole. */
+  broadcastMaxRecipients(): number;
 }
 
 /**

@@ -1,4 +1,5 @@
 // The mesh side of the store port: agents, sessions, messages and their deliveries.
+import type { BroadcastOps } from "./port-broadcast.ts";
 
 export interface AgentRecord {
   agentId: string;
@@ -216,7 +217,7 @@ export interface InboxGlance {
 }
 
 /** Everything the mesh needs from the store, inside one transaction. */
-export interface MeshRepo {
+export interface MeshRepo extends BroadcastOps {
   getAgent(agentId: string, lock?: boolean): Promise<AgentRecord | undefined>;
   /** The caller's credentials and presence, and whether expiry is due at `now`; undefined for an unknown name. */
   callerState(agentId: string, now: number): Promise<CallerState | undefined>;

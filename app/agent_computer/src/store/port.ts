@@ -15,6 +15,7 @@ import type { WakeRepo } from "./port-wake.ts";
 export type * from "./port-admin.ts";
 export type * from "./port-automation.ts";
 export { AUTOMATION_CHANNEL } from "./port-automation.ts";
+export type * from "./port-broadcast.ts";
 export type * from "./port-channels.ts";
 export type * from "./port-herdr.ts";
 export type * from "./port-identity.ts";

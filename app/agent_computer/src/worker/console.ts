@@ -13,7 +13,7 @@ export const consoleService = (ctx: WorkerContext): WorkerService => ({
     token: ctx.consoleToken,
     env: ctx.env,
     paths: ctx.paths,
-    humanAgentId: humanAgentId(ctx.env),
+    humanAgentId: humanAgentId(ctx.consoleUser),
     deps: ctx.deps,
     logError: (msg, fields) => ctx.log.child("console").log("error", msg, fields),
   }),

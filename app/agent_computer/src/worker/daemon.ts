@@ -86,6 +86,8 @@ interface WorkerInput {
   newId(prefix: string): string;
   /** The state directory's console token (local/console-token.ts). */
   consoleToken: string;
+  /** The Unix user running the worker (the composition root reads it). */
+  consoleUser: string;
   /** stderr is the owner's terminal: only then does the start line carry the console link with its token. */
   stderrIsTerminal: boolean;
   /** json: one JSON object per line; text: lines for a person (--log-format; text by default on a terminal). */
@@ -140,6 +142,7 @@ const serve = async (
     nudge: { scheduler: new Nudge(), executor: new Nudge() },
     localUrl: () => url,
     consoleToken: input.consoleToken,
+    consoleUser: input.consoleUser,
   };
   removeStaleAttemptDirs(input.paths);
   const services = workerServices.map((create) => create(ctx));

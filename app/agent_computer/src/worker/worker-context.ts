@@ -39,4 +39,6 @@ export interface WorkerContext {
   localUrl(): string;
   /** The state directory's console token: the console's pages open only for a browser that holds it. */
   consoleToken: string;
+  /** The Unix user running the worker: the console's owner, who writes as human-<user> (console/human-agent.ts). */
+  consoleUser: string;
 }

@@ -1,7 +1,7 @@
 // A Herdr client that can only look: every method maps to one fixed `herdr` command line that changes nothing, and
 // the type has no method that could prompt, start, rename, focus or close anything. herdr-inspect-cli gets only
 // this. One read is not input-free: a `recent` pane read of an idle alternate-screen agent makes Herdr scroll it.
-import { z } from "zod";
+import * as z from "zod/mini";
 import { HerdrError } from "./failure-kinds.ts";
 import type { HerdrAgent, HerdrPane, HerdrTabInfo, HerdrWorkspace } from "./records.ts";
 import {
@@ -75,15 +75,15 @@ export const HERDR_READ_COMMANDS = [
 ] as const;
 
 const statusSchema = z.object({
-  client: z.object({ version: z.string().nullish(), protocol: z.number().nullish() }).partial().nullish(),
+  client: z.nullish(z.partial(z.object({ version: z.nullish(z.string()), protocol: z.nullish(z.number()) }))),
   server: z.object({
     running: z.boolean(),
-    version: z.string().nullish(),
-    protocol: z.number().nullish(),
-    compatible: z.boolean().nullish(),
-    socket: z.string().nullish(),
-    session: z.string().nullish(),
-    restart_needed: z.boolean().nullish(),
+    version: z.nullish(z.string()),
+    protocol: z.nullish(z.number()),
+    compatible: z.nullish(z.boolean()),
+    socket: z.nullish(z.string()),
+    session: z.nullish(z.string()),
+    restart_needed: z.nullish(z.boolean()),
   }),
 });
 
@@ -97,7 +97,7 @@ const INTEGRATION_LINE = /^([^:]+): (.+?)(?: \(([^()]*)\))?$/;
 const protocolError = (command: string, detail: string): HerdrError =>
   new HerdrError("protocol", `${command} answered ${detail}`, { command });
 
-const parseJsonLine = <T>(text: string, schema: z.ZodType<T>, command: string): T => {
+const parseJsonLine = <T>(text: string, schema: z.ZodMiniType<T>, command: string): T => {
   let value: unknown;
   try {
     value = JSON.parse(text.trim());

@@ -1,6 +1,6 @@
 // Herdr's JSON records (docs/herdr-facts.md §1.8) parsed with zod and handed to the app in camelCase.
 // Only the fields callers use are read; Herdr may add fields without breaking us.
-import { z } from "zod";
+import * as z from "zod/mini";
 
 export const HERDR_AGENT_STATUSES = ["idle", "working", "blocked", "done", "unknown"] as const;
 export type HerdrAgentStatus = (typeof HERDR_AGENT_STATUSES)[number];
@@ -35,13 +35,13 @@ export type HerdrAgentKind = (typeof HERDR_AGENT_KINDS)[number];
 export const HERDR_AGENT_NAME_PATTERN = /^[a-z][a-z0-9_-]{0,31}$/;
 
 // Herdr omits absent optionals; the published schema also allows null, so accept both.
-const optionalText = z
-  .string()
-  .nullish()
-  .transform((value) => value ?? undefined);
+const optionalText = z.pipe(
+  z.nullish(z.string()),
+  z.transform((value: string | null | undefined) => value ?? undefined),
+);
 
-const agentInfoSchema = z
-  .object({
+const agentInfoSchema = z.pipe(
+  z.object({
     terminal_id: z.string(),
     pane_id: z.string(),
     workspace_id: z.string(),
@@ -49,13 +49,13 @@ const agentInfoSchema = z
     name: optionalText,
     agent: optionalText,
     agent_status: z.enum(HERDR_AGENT_STATUSES),
-    state_change_seq: z.number().int().nonnegative().default(0),
+    state_change_seq: z._default(z.number().check(z.int(), z.nonnegative()), 0),
     cwd: optionalText,
     focused: z.boolean(),
-    interactive_ready: z.boolean().optional(),
-    launch_pending: z.boolean().optional(),
-  })
-  .transform((info) => ({
+    interactive_ready: z.optional(z.boolean()),
+    launch_pending: z.optional(z.boolean()),
+  }),
+  z.transform((info) => ({
     paneId: info.pane_id,
     terminalId: info.terminal_id,
     workspaceId: info.workspace_id,
@@ -69,11 +69,12 @@ const agentInfoSchema = z
     focused: info.focused,
     interactiveReady: info.interactive_ready === true,
     launchPending: info.launch_pending === true,
-  }));
+  })),
+);
 export type HerdrAgent = z.output<typeof agentInfoSchema>;
 
-const paneInfoSchema = z
-  .object({
+const paneInfoSchema = z.pipe(
+  z.object({
     pane_id: z.string(),
     terminal_id: z.string(),
     workspace_id: z.string(),
@@ -83,8 +84,8 @@ const paneInfoSchema = z
     agent: optionalText,
     agent_status: z.enum(HERDR_AGENT_STATUSES),
     focused: z.boolean(),
-  })
-  .transform((info) => ({
+  }),
+  z.transform((info) => ({
     paneId: info.pane_id,
     terminalId: info.terminal_id,
     workspaceId: info.workspace_id,
@@ -95,26 +96,28 @@ const paneInfoSchema = z
     kind: info.agent,
     status: info.agent_status,
     focused: info.focused,
-  }));
+  })),
+);
 export type HerdrPane = z.output<typeof paneInfoSchema>;
 
-const tabInfoSchema = z
-  .object({ tab_id: z.string(), workspace_id: z.string(), label: z.string(), pane_count: z.number().int() })
-  .transform((info) => ({ tabId: info.tab_id, workspaceId: info.workspace_id, label: info.label, paneCount: info.pane_count }));
+const tabInfoSchema = z.pipe(
+  z.object({ tab_id: z.string(), workspace_id: z.string(), label: z.string(), pane_count: z.number().check(z.int()) }),
+  z.transform((info) => ({ tabId: info.tab_id, workspaceId: info.workspace_id, label: info.label, paneCount: info.pane_count })),
+);
 export type HerdrTab = z.output<typeof tabInfoSchema>;
 
-const workspaceInfoSchema = z
-  .object({
+const workspaceInfoSchema = z.pipe(
+  z.object({
     workspace_id: z.string(),
-    number: z.number().int(),
+    number: z.number().check(z.int()),
     label: z.string(),
     focused: z.boolean(),
-    pane_count: z.number().int(),
-    tab_count: z.number().int(),
-    active_tab_id: z.string().nullish(),
+    pane_count: z.number().check(z.int()),
+    tab_count: z.number().check(z.int()),
+    active_tab_id: z.nullish(z.string()),
     agent_status: z.enum(HERDR_AGENT_STATUSES),
-  })
-  .transform((info) => ({
+  }),
+  z.transform((info) => ({
     workspaceId: info.workspace_id,
     number: info.number,
     label: info.label,
@@ -123,20 +126,21 @@ const workspaceInfoSchema = z
     tabCount: info.tab_count,
     activeTabId: info.active_tab_id ?? undefined,
     status: info.agent_status,
-  }));
+  })),
+);
 export type HerdrWorkspace = z.output<typeof workspaceInfoSchema>;
 
-const tabListEntrySchema = z
-  .object({
+const tabListEntrySchema = z.pipe(
+  z.object({
     tab_id: z.string(),
     workspace_id: z.string(),
-    number: z.number().int(),
+    number: z.number().check(z.int()),
     label: z.string(),
     focused: z.boolean(),
-    pane_count: z.number().int(),
+    pane_count: z.number().check(z.int()),
     agent_status: z.enum(HERDR_AGENT_STATUSES),
-  })
-  .transform((info) => ({
+  }),
+  z.transform((info) => ({
     tabId: info.tab_id,
     workspaceId: info.workspace_id,
     number: info.number,
@@ -144,7 +148,8 @@ const tabListEntrySchema = z
     focused: info.focused,
     paneCount: info.pane_count,
     status: info.agent_status,
-  }));
+  })),
+);
 export type HerdrTabInfo = z.output<typeof tabListEntrySchema>;
 
 /** The `result` of each success envelope the adapter reads, keyed by its `type` tag. */

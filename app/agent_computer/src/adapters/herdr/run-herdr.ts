@@ -2,7 +2,7 @@
 // and every outcome classified into a HerdrError kind. Raw stderr never leaves this file; only the code and
 // message of a parsed Herdr error envelope do.
 import { execa } from "execa";
-import type { z } from "zod";
+import type * as z from "zod/mini";
 import { HerdrError, kindForHerdrCode, sanitizeHerdrMessage } from "./failure-kinds.ts";
 import { type HerdrResultType, resultSchemas } from "./records.ts";
 
@@ -107,7 +107,7 @@ const errorEnvelope = (stderr: string): { code: string; message: string } | unde
  * Which fields failed, by path and zod's issue code (`agents[0].agent_status (invalid_value)`); never the values,
  * which are Herdr's untrusted text.
  */
-export const schemaIssues = (error: z.ZodError): string =>
+export const schemaIssues = (error: z.core.$ZodError): string =>
   error.issues
     .slice(0, 3)
     .map((issue) => {

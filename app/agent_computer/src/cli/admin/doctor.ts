@@ -1,5 +1,5 @@
 import * as z from "zod/mini";
-import { EXIT } from "../../errors.ts";
+import { AppError } from "../../errors.ts";
 import type { StoreInspection } from "../../store/admin/inspect.ts";
 import { SKEW_BOUND_MS } from "../../store/server-clock.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";
@@ -60,15 +60,20 @@ export default defineCommand({
     "its and the server's version and protocol), tmux, bwrap, uv (found, with versions), claude-code and codex (this " +
     "project's Skills linked and the SessionStart hook set in the user's configuration, when the client is set up), " +
     "path (this installation's binaries on PATH). A warning is something a feature lacks; an error is something " +
-    "broken. Exit 4 when any check is an error, 0 otherwise. Changes nothing.",
+    "broken. Exit 4 (CHECK_FAILED, after the report) when any check is an error, 0 otherwise. Changes nothing.",
   schema: doctorOptionsSchema,
   writes: "nothing.",
   output: '{"checks":[{"name","status":"ok|warn|error","detail","fix"?}],"ok","warn","error"}',
-  errors: ["INVALID_INPUT", "INTERNAL"],
+  errors: ["INVALID_INPUT", "CHECK_FAILED", "INTERNAL"],
   env: [...ADMIN_ENV, "CLAUDE_CONFIG_DIR", "CODEX_HOME", "AGENT_COMPUTER_BWRAP", "AGENT_COMPUTER_UV", "HERDR_SOCKET_PATH"],
   examples: ["agent-computer-admin doctor", "agent-computer-admin doctor --json | jq '.checks[] | select(.status != \"ok\")'"],
   needs: { deps: "none" },
   run: runDoctor,
   render,
-  exitCode: (r: DoctorResult) => (r.error > 0 ? EXIT.conflict : EXIT.ok),
+  failsWith: (r: DoctorResult) =>
+    r.error > 0
+      ? new AppError("CHECK_FAILED", `${r.error} check${r.error === 1 ? "" : "s"} found something broken`, {
+          hint: "each error line above is followed by its fix",
+        })
+      : undefined,
 });

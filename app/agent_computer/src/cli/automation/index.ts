@@ -12,5 +12,5 @@ export const automationBinaries: Record<string, BinaryLoader> = {
   "create-webhook-cli": singleCommand(() => import("./create-webhook-cli.ts")),
   "list-triggers-cli": singleCommand(() => import("./list-triggers-cli.ts")),
   "cancel-trigger-cli": singleCommand(() => import("./cancel-trigger-cli.ts")),
-  "worker-env-cli": async () => (await import("./worker-env-cli.ts")).workerEnvBinary,
+  "worker-env-cli": () => import("./worker-env-cli.ts").then((m) => m.default),
 };

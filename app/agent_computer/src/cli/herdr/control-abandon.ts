@@ -1,14 +1,16 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import { type AbandonResult, abandonReceipt } from "../../domain/herdr/abandon.ts";
 import { RECEIPT_TOKEN_PATTERN } from "../../domain/herdr/receipts.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";
-import { AUTHORITY_ERRORS, CONTROL_ENV } from "./shared.ts";
+import { authorityErrorsWith, CONTROL_ENV } from "./shared.ts";
 
 export const abandonOptionsSchema = z.object({
   receipt: z
     .string()
-    .regex(RECEIPT_TOKEN_PATTERN, "must be a receipt token (herdr-receipt-v1.<uuid>)")
-    .describe("the receipt to abandon"),
+    .check(
+      z.regex(RECEIPT_TOKEN_PATTERN, "must be a receipt token (herdr-receipt-v1.<uuid>)"),
+      z.describe("the receipt to abandon"),
+    ),
 });
 
 export type AbandonOptions = z.output<typeof abandonOptionsSchema>;
@@ -28,7 +30,7 @@ export default defineCommand({
   schema: abandonOptionsSchema,
   writes: "the receipt's state (failed, failure abandoned).",
   output: '{"receipt","target","state":"failed","failure":"abandoned","observed_status","observed_seq"}',
-  errors: [...AUTHORITY_ERRORS, "RESERVATION_BUSY", "CONFLICT", "IDENTITY_CHANGED", "AGENT_NOT_SETTLED", "INTERNAL"],
+  errors: authorityErrorsWith("CONFLICT", "IDENTITY_CHANGED", "AGENT_NOT_SETTLED"),
   env: CONTROL_ENV,
   examples: ["herdr-agent-control abandon --receipt herdr-receipt-v1.0b6e4d9e-1f1a-4c35-9d0e-5d7f0f3c2a11 --json"],
   needs: { deps: "herdr" },

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import { HERDR_AGENT_NAME_PATTERN } from "../../adapters/herdr/client.ts";
 import { handoff } from "../../domain/herdr/handoff.ts";
 import type { HandoffOutput } from "../../domain/herdr/handoff-results.ts";
@@ -6,27 +6,30 @@ import { type DepsOf, defineCommand } from "../kernel/command.ts";
 import { HANDOFF_ERRORS, HANDOFF_OUTPUT, HANDOFF_WRITES, RESULT_STATES } from "./handoff-docs.ts";
 import { CONTROL_ENV, messageProblem, modeSchema, readLinesSchema, renderHandoff, timeoutMsSchema } from "./shared.ts";
 
-const requestSchema = z.string().transform((pair, issue) => {
-  const at = pair.indexOf("=");
-  const target = at > 0 ? pair.slice(0, at) : "";
-  const message = pair.slice(at + 1);
-  const problem = !HERDR_AGENT_NAME_PATTERN.test(target)
-    ? "must be TARGET=MESSAGE with a leased agent name"
-    : messageProblem(message);
-  if (problem) {
-    issue.addIssue({ code: "custom", message: problem });
-    return z.NEVER;
-  }
-  return { target, message };
-});
+const requestSchema = z.pipe(
+  z.string(),
+  z.transform((pair: string, issue) => {
+    const at = pair.indexOf("=");
+    const target = at > 0 ? pair.slice(0, at) : "";
+    const message = pair.slice(at + 1);
+    const problem = !HERDR_AGENT_NAME_PATTERN.test(target)
+      ? "must be TARGET=MESSAGE with a leased agent name"
+      : messageProblem(message);
+    if (problem) {
+      issue.issues.push({ code: "custom", message: problem, input: pair });
+      return z.NEVER;
+    }
+    return { target, message };
+  }),
+);
 
 export const askManyOptionsSchema = z.object({
-  request: z
-    .array(requestSchema)
-    .min(1)
-    .max(8)
-    .refine((list) => new Set(list.map((r) => r.target)).size === list.length, "each TARGET may appear once")
-    .describe("TARGET=MESSAGE: one request per leased agent, 1-8 of them; commas stay part of the message"),
+  request: z.array(requestSchema).check(
+    z.minLength(1),
+    z.maxLength(8),
+    z.refine((list) => new Set(list.map((r) => r.target)).size === list.length, "each TARGET may appear once"),
+    z.describe("TARGET=MESSAGE: one request per leased agent, 1-8 of them; commas stay part of the message"),
+  ),
   mode: modeSchema,
   timeoutMs: timeoutMsSchema,
   readLines: readLinesSchema,

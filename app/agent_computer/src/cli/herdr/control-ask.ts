@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import { handoff } from "../../domain/herdr/handoff.ts";
 import type { HandoffOutput } from "../../domain/herdr/handoff-results.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";
@@ -6,16 +6,16 @@ import { HANDOFF_ERRORS, HANDOFF_OUTPUT, HANDOFF_WRITES, RESULT_STATES } from ".
 import { agentNameSchema, CONTROL_ENV, messageProblem, readLinesSchema, renderHandoff, timeoutMsSchema } from "./shared.ts";
 
 export const askOptionsSchema = z.object({
-  target: agentNameSchema.describe("the leased agent's name (a reviewer or writer lease of this controller)"),
-  message: z
-    .string()
-    .superRefine((text, issue) => {
+  target: agentNameSchema.check(z.describe("the leased agent's name (a reviewer or writer lease of this controller)")),
+  message: z.string().check(
+    z.superRefine((text, issue) => {
       const problem = messageProblem(text);
       if (problem) issue.addIssue({ code: "custom", message: problem });
-    })
-    .describe(
+    }),
+    z.describe(
       "the request, every word after --, typed into the agent as one prompt, verbatim (not '--session' or '--session=…', no control characters)",
     ),
+  ),
   timeoutMs: timeoutMsSchema,
   readLines: readLinesSchema,
 });

@@ -1,17 +1,15 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import { collectReceipts } from "../../domain/herdr/collect.ts";
 import type { HandoffOutput } from "../../domain/herdr/handoff-results.ts";
 import { RECEIPT_TOKEN_PATTERN } from "../../domain/herdr/receipts.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";
 import { HANDOFF_OUTPUT, RESULT_STATES } from "./handoff-docs.ts";
-import { AUTHORITY_ERRORS, CONTROL_ENV, modeSchema, readLinesSchema, renderHandoff, timeoutMsSchema } from "./shared.ts";
+import { authorityErrorsWith, CONTROL_ENV, modeSchema, readLinesSchema, renderHandoff, timeoutMsSchema } from "./shared.ts";
 
 export const collectOptionsSchema = z.object({
   receipt: z
-    .array(z.string().regex(RECEIPT_TOKEN_PATTERN, "must be a receipt token (herdr-receipt-v1.<uuid>)"))
-    .min(1)
-    .max(8)
-    .describe("receipt tokens from ask/ask-many (1-8)"),
+    .array(z.string().check(z.regex(RECEIPT_TOKEN_PATTERN, "must be a receipt token (herdr-receipt-v1.<uuid>)")))
+    .check(z.minLength(1), z.maxLength(8), z.describe("receipt tokens from ask/ask-many (1-8)")),
   mode: modeSchema,
   timeoutMs: timeoutMsSchema,
   readLines: readLinesSchema,
@@ -36,7 +34,7 @@ export default defineCommand({
   schema: collectOptionsSchema,
   writes: "the state of each receipt that completes or fails; nothing is typed into any pane.",
   output: HANDOFF_OUTPUT,
-  errors: [...AUTHORITY_ERRORS, "RESERVATION_BUSY", "IDENTITY_CHANGED", "INTERNAL"],
+  errors: authorityErrorsWith("IDENTITY_CHANGED"),
   env: CONTROL_ENV,
   examples: [
     "herdr-agent-control collect --receipt herdr-receipt-v1.0b6e4d9e-1f1a-4c35-9d0e-5d7f0f3c2a11",

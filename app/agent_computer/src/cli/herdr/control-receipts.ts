@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import { receiptList } from "../../domain/herdr/inventory.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";
 import { CONTROL_ENV } from "./shared.ts";
@@ -39,7 +39,7 @@ export default defineCommand({
     "herdr-agent-control receipts",
     "herdr-agent-control receipts --json | jq '.receipts[] | select(.state==\"pending\")'",
   ],
-  needs: { deps: "herdr" },
+  needs: { deps: "herdr", usesStore: () => false },
   run: runReceipts,
   render,
 });

@@ -1,6 +1,6 @@
 // Contract text shared by ask, ask-many and collect, so the three helps cannot drift apart.
 import type { ErrorCode } from "../../errors.ts";
-import { AUTHORITY_ERRORS } from "./shared.ts";
+import { authorityErrorsWith } from "./shared.ts";
 
 export const HANDOFF_OUTPUT =
   '{"mode":"all|first","results":[{"target","receipt","state":"completed|pending|reserved|failed","status"?,' +
@@ -19,13 +19,10 @@ export const HANDOFF_WRITES =
   "one durable receipt per target in this host's state dir (before anything is typed), then its state changes; the " +
   "request text is typed into each leased agent's pane. No request text or output is stored.";
 
-export const HANDOFF_ERRORS: readonly ErrorCode[] = [
-  ...AUTHORITY_ERRORS,
-  "RESERVATION_BUSY",
+export const HANDOFF_ERRORS: readonly ErrorCode[] = authorityErrorsWith(
   "TARGET_NOT_LEASED",
   "RECEIPT_OUTSTANDING",
   "IDENTITY_CHANGED",
   "AGENT_NOT_SETTLED",
   "CONFLICT",
-  "INTERNAL",
-];
+);

@@ -1,29 +1,26 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import { viaHerdr } from "../../domain/herdr/herdr-failure.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";
 import { neutralize } from "../kernel/output.ts";
 import { INSPECT_ENV, INSPECT_ERRORS, readerFor } from "./inspect-shared.ts";
+import { boundedInt } from "./shared.ts";
 
 export const inspectReadOptionsSchema = z.object({
   pane: z
     .string()
-    .regex(/^[A-Za-z0-9]+:[A-Za-z0-9]+$/, "must be a pane id such as w1:p2")
-    .describe("the pane to read"),
+    .check(z.regex(/^[A-Za-z0-9]+:[A-Za-z0-9]+$/, "must be a pane id such as w1:p2"), z.describe("the pane to read")),
   scrollback: z
-    .boolean()
-    .default(false)
-    .describe(
-      "read recent scrollback instead of the visible screen. On an idle agent using the alternate screen this SCROLLS " +
-        "THE AGENT: Herdr types mouse-wheel input into its terminal and scrolls back, up to about 20 s",
+    ._default(z.boolean(), false)
+    .check(
+      z.describe(
+        "read recent scrollback instead of the visible screen. On an idle agent using the alternate screen this SCROLLS " +
+          "THE AGENT: Herdr types mouse-wheel input into its terminal and scrolls back, up to about 20 s",
+      ),
     ),
-  lines: z.coerce.number().int().min(1).max(2000).default(80).describe("at most this many of the last lines"),
-  maxBytes: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(1_048_576)
-    .default(65_536)
-    .describe("at most this many bytes of text (the end is kept; cut at a character boundary)"),
+  lines: boundedInt(1, 2000, 80).check(z.describe("at most this many of the last lines")),
+  maxBytes: boundedInt(1, 1_048_576, 65_536).check(
+    z.describe("at most this many bytes of text (the end is kept; cut at a character boundary)"),
+  ),
 });
 type InspectReadOptions = z.output<typeof inspectReadOptionsSchema>;
 

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import type { HerdrSession } from "../../adapters/herdr/reader.ts";
 import { viaHerdr } from "../../domain/herdr/herdr-failure.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import type { HerdrReader } from "../../adapters/herdr/reader.ts";
 import type { HerdrAgent, HerdrPane } from "../../adapters/herdr/records.ts";
 import { viaHerdr } from "../../domain/herdr/herdr-failure.ts";
@@ -8,10 +8,8 @@ import { INSPECT_ENV, INSPECT_ERRORS, readerFor } from "./inspect-shared.ts";
 
 export const inspectTopologyOptionsSchema = z.object({
   workspace: z
-    .string()
-    .regex(/^[A-Za-z0-9]+$/, "must be a workspace id such as w1")
-    .optional()
-    .describe("only this workspace (its tabs, panes and agents)"),
+    .optional(z.string().check(z.regex(/^[A-Za-z0-9]+$/, "must be a workspace id such as w1")))
+    .check(z.describe("only this workspace (its tabs, panes and agents)")),
 });
 type InspectTopologyOptions = z.output<typeof inspectTopologyOptionsSchema>;
 

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import { bridgeStatus } from "../../domain/herdr/inventory.ts";
 import { herdrStateDirs } from "../../local/herdr-state.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";
@@ -28,7 +28,7 @@ export default defineCommand({
   errors: ["INVALID_INPUT", "INTERNAL"],
   env: ["AGENT_COMPUTER_HOME", "AGENT_COMPUTER_HOST_ID"],
   examples: ["herdr-lease-cli bridge-status", "herdr-lease-cli bridge-status --json | jq .reservation_locks"],
-  needs: { deps: "store" },
+  needs: { deps: "store", usesStore: () => false },
   run: runBridgeStatus,
   render: (r) =>
     [

@@ -1,27 +1,36 @@
 // Options and contract text shared by the controller subcommands.
-import { z } from "zod";
+import * as z from "zod/mini";
 import type { ControllerView } from "../../domain/herdr/controller-lease.ts";
 import { DEFAULT_CONTROLLER_TTL_SECONDS } from "../../domain/herdr/controller-lease.ts";
+import { type ErrorCode, STORE_ERRORS } from "../../errors.ts";
 import { oneLine } from "../kernel/one-line.ts";
-import { sha256Schema } from "./shared.ts";
+import { boundedInt, HERDR_READ_ERRORS, sha256Schema } from "./shared.ts";
 
-export const ttlSchema = z.coerce
-  .number()
-  .int()
-  .min(60)
-  .max(1800)
-  .default(DEFAULT_CONTROLLER_TTL_SECONDS)
-  .describe("lease lifetime in seconds; renew before it ends");
+export const ttlSchema = boundedInt(60, 1800, DEFAULT_CONTROLLER_TTL_SECONDS).check(
+  z.describe("lease lifetime in seconds; renew before it ends"),
+);
 
 export const authorityOptionsSchema = z.object({
   authorityRef: oneLine(500, {
     min: 1,
     describe: "durable reference to what authorises this coordination (issue, ticket, spec URL)",
   }),
-  authoritySha256: sha256Schema.describe("the SHA-256 of that authority document as you accepted it"),
+  authoritySha256: sha256Schema.check(z.describe("the SHA-256 of that authority document as you accepted it")),
   ttlSeconds: ttlSchema,
 });
 export type AuthorityOptions = z.output<typeof authorityOptionsSchema>;
+
+/** The errors of binding a controller lease to this caller (acquire, resume, takeover), its refusals in between. */
+export const bindingErrors = (...refusals: ErrorCode[]): readonly ErrorCode[] => [
+  "INVALID_INPUT",
+  "CONTROLLER_CONTEXT_MISSING",
+  "CONTROLLER_AUTH_FAILED",
+  ...refusals,
+  "RESERVATION_BUSY",
+  ...HERDR_READ_ERRORS,
+  ...STORE_ERRORS,
+  "INTERNAL",
+];
 
 export const CONTROLLER_FIELDS =
   '"controller_id","lease_ref":"<controller_id>:g<generation>","generation","state":"active|released","expires_at",' +

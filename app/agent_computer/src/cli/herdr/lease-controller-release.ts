@@ -1,16 +1,16 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import { type ControllerView, releaseController } from "../../domain/herdr/controller-lease.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";
 import { oneLine } from "../kernel/one-line.ts";
 import { CONTROLLER_OUTPUT, renderController } from "./lease-controller-options.ts";
-import { AUTHORITY_ERRORS, BINDING_ENV, sha256Schema } from "./shared.ts";
+import { authorityErrorsWith, BINDING_ENV, sha256Schema } from "./shared.ts";
 
 export const releaseOptionsSchema = z.object({
   checkpointRef: oneLine(500, {
     min: 1,
     describe: "durable reference to a content-free checkpoint of where coordination stands",
   }),
-  checkpointSha256: sha256Schema.describe("the SHA-256 of that checkpoint"),
+  checkpointSha256: sha256Schema.check(z.describe("the SHA-256 of that checkpoint")),
 });
 export type ReleaseOptions = z.output<typeof releaseOptionsSchema>;
 
@@ -27,7 +27,7 @@ export default defineCommand({
   schema: releaseOptionsSchema,
   writes: "the controller lease row (state released, checkpoint); removes this host's binding and credential files.",
   output: CONTROLLER_OUTPUT,
-  errors: [...AUTHORITY_ERRORS, "RESERVATION_BUSY", "INTERNAL"],
+  errors: authorityErrorsWith(),
   env: BINDING_ENV,
   examples: [
     "herdr-lease-cli controller release --checkpoint-ref https://github.com/acme/api/issues/7#c9 --checkpoint-sha256 $(sha256sum < checkpoint-c9.md | cut -c1-64)",

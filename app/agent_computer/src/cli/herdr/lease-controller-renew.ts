@@ -1,8 +1,8 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import { type ControllerView, renewController } from "../../domain/herdr/controller-lease.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";
 import { CONTROLLER_OUTPUT, renderController, ttlSchema } from "./lease-controller-options.ts";
-import { AUTHORITY_ERRORS, BINDING_ENV } from "./shared.ts";
+import { authorityErrorsWith, BINDING_ENV } from "./shared.ts";
 
 export const renewOptionsSchema = z.object({ ttlSeconds: ttlSchema });
 export type RenewOptions = z.output<typeof renewOptionsSchema>;
@@ -19,7 +19,7 @@ export default defineCommand({
   schema: renewOptionsSchema,
   writes: "the controller lease row's expiry.",
   output: CONTROLLER_OUTPUT,
-  errors: [...AUTHORITY_ERRORS, "RESERVATION_BUSY", "INTERNAL"],
+  errors: authorityErrorsWith(),
   env: BINDING_ENV,
   examples: ["herdr-lease-cli controller renew", "herdr-lease-cli controller renew --ttl-seconds 1800 --json"],
   needs: { deps: "herdr" },

@@ -1,13 +1,13 @@
 import { type ControllerView, resumeController } from "../../domain/herdr/controller-lease.ts";
-import { STORE_ERRORS } from "../../errors.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";
 import {
   type AuthorityOptions,
   authorityOptionsSchema,
+  bindingErrors,
   CONTROLLER_OUTPUT,
   renderController,
 } from "./lease-controller-options.ts";
-import { BINDING_ENV, HERDR_READ_ERRORS } from "./shared.ts";
+import { BINDING_ENV } from "./shared.ts";
 
 const runResume = async (options: AuthorityOptions, deps: DepsOf<"herdr">): Promise<ControllerView> =>
   resumeController(deps, options);
@@ -24,17 +24,7 @@ export default defineCommand({
   schema: authorityOptionsSchema,
   writes: "the controller lease row (shared store); this host's binding and 0600 credential files.",
   output: CONTROLLER_OUTPUT,
-  errors: [
-    "INVALID_INPUT",
-    "CONTROLLER_CONTEXT_MISSING",
-    "CONTROLLER_AUTH_FAILED",
-    "CONTROLLER_FENCED",
-    "CONTROLLER_HELD",
-    "RESERVATION_BUSY",
-    ...HERDR_READ_ERRORS,
-    ...STORE_ERRORS,
-    "INTERNAL",
-  ],
+  errors: bindingErrors("CONTROLLER_FENCED", "CONTROLLER_HELD"),
   env: BINDING_ENV,
   examples: [
     "herdr-lease-cli controller resume --authority-ref https://github.com/acme/api/issues/7 --authority-sha256 $(sha256sum < issue7.md | cut -c1-64)",

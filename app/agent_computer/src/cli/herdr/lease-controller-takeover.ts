@@ -1,16 +1,17 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import { type TakeoverView, takeoverController } from "../../domain/herdr/controller-takeover.ts";
 import { LEASE_REF_PATTERN } from "../../domain/herdr/lease-ref.ts";
-import { STORE_ERRORS } from "../../errors.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";
-import { authorityOptionsSchema, renderController, TAKEOVER_OUTPUT } from "./lease-controller-options.ts";
-import { BINDING_ENV, HERDR_READ_ERRORS } from "./shared.ts";
+import { authorityOptionsSchema, bindingErrors, renderController, TAKEOVER_OUTPUT } from "./lease-controller-options.ts";
+import { BINDING_ENV } from "./shared.ts";
 
 export const takeoverOptionsSchema = z.object({
   expectedLease: z
     .string()
-    .regex(LEASE_REF_PATTERN, "must be a controller lease ref <controller_id>:g<generation>, e.g. proj.ctl:g3")
-    .describe("the lease you saw and mean to replace (lease_ref from herdr-agent-control status or controller acquire)"),
+    .check(
+      z.regex(LEASE_REF_PATTERN, "must be a controller lease ref <controller_id>:g<generation>, e.g. proj.ctl:g3"),
+      z.describe("the lease you saw and mean to replace (lease_ref from herdr-agent-control status or controller acquire)"),
+    ),
   ...authorityOptionsSchema.shape,
 });
 export type TakeoverOptions = z.output<typeof takeoverOptionsSchema>;
@@ -39,17 +40,7 @@ export default defineCommand({
   schema: takeoverOptionsSchema,
   writes: "the controller lease row (shared store); this host's binding and 0600 credential files.",
   output: TAKEOVER_OUTPUT,
-  errors: [
-    "INVALID_INPUT",
-    "CONTROLLER_CONTEXT_MISSING",
-    "CONTROLLER_AUTH_FAILED",
-    "CONTROLLER_HELD",
-    "CONTROLLER_LEASE_CHANGED",
-    "RESERVATION_BUSY",
-    ...HERDR_READ_ERRORS,
-    ...STORE_ERRORS,
-    "INTERNAL",
-  ],
+  errors: bindingErrors("CONTROLLER_HELD", "CONTROLLER_LEASE_CHANGED"),
   env: BINDING_ENV,
   examples: [
     "herdr-lease-cli controller takeover --expected-lease proj.ctl:g3 --authority-ref acme/api#7 --authority-sha256 $(sha256sum < issue7.md | cut -c1-64)",

@@ -1,9 +1,16 @@
 // Contract text shared by the lease subcommands.
+import type { ErrorCode } from "../../errors.ts";
+import { authorityErrorsWith } from "./shared.ts";
+
 export const LEASE_OUTPUT =
   '{"lease_id","type":"reviewer|writer|adopted","state","agent_name","agent_kind","cwd","pane_id","purpose","created_at",' +
   '"updated_at","writer"?:{"worktree","branch","base_commit","head","owned_scopes","blocked_scopes"},"failure"?,"verification_id"?}';
 
 export const CLOSE_OUTPUT = `{"lease":${LEASE_OUTPUT},"capture_sha256","observed_seq"}`;
+
+/** The errors of closing a leased pane; a writer's release adds its Git re-check. */
+export const closeErrors = (...gitChecks: ErrorCode[]): readonly ErrorCode[] =>
+  authorityErrorsWith("CONFLICT", ...gitChecks, "RECEIPT_OUTSTANDING", "IDENTITY_CHANGED", "AGENT_NOT_SETTLED", "CURSOR_MOVED");
 
 export const CLOSE_RULES =
   "The agent must be exactly the leased identity (pane, name, kind, cwd; not the terminal id, which a Herdr handoff changes), idle or done, at exactly " +

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import { type LeaseInventory, leaseInventory } from "../../domain/herdr/lease-inventory.ts";
 import { STORE_ERRORS } from "../../errors.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";

@@ -1,11 +1,13 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import { type ReconcileResult, reconcileLeases } from "../../domain/herdr/reconcile.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";
-import { AUTHORITY_ERRORS, BINDING_ENV, dryRunOf } from "./shared.ts";
+import { authorityErrorsWith, BINDING_ENV, dryRunOf } from "./shared.ts";
 
 export const reconcileOptionsSchema = z.object({
-  apply: z.boolean().default(false).describe("end the leases found gone and release their reservations (default: a dry run)"),
-  dryRun: z.boolean().default(false).describe("report what would be ended, change nothing (the default)"),
+  apply: z
+    ._default(z.boolean(), false)
+    .check(z.describe("end the leases found gone and release their reservations (default: a dry run)")),
+  dryRun: z._default(z.boolean(), false).check(z.describe("report what would be ended, change nothing (the default)")),
 });
 export type ReconcileOptions = z.output<typeof reconcileOptionsSchema>;
 
@@ -45,7 +47,7 @@ export default defineCommand({
   output:
     '{"controller_id","dry_run","leases":[{"lease_id","type","agent_name","pane_id","state_before","outcome":"lost|would_lose|' +
     'kept|unknown","evidence","released":{"writer_claim","receipts":[]}}]}',
-  errors: ["INVALID_INPUT", ...AUTHORITY_ERRORS, "RESERVATION_BUSY", "INTERNAL"],
+  errors: authorityErrorsWith(),
   env: BINDING_ENV,
   examples: ["herdr-lease-cli reconcile", "herdr-lease-cli reconcile --apply --json"],
   needs: { deps: "herdr" },

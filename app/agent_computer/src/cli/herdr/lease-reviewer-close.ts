@@ -1,13 +1,13 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import { closeView } from "../../domain/herdr/inventory.ts";
 import { closeReviewer } from "../../domain/herdr/reviewer.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";
-import { CLOSE_OUTPUT, CLOSE_RULES } from "./lease-docs.ts";
-import { AUTHORITY_ERRORS, BINDING_ENV, leaseIdSchema, readLinesSchema, seqSchema } from "./shared.ts";
+import { CLOSE_OUTPUT, CLOSE_RULES, closeErrors } from "./lease-docs.ts";
+import { BINDING_ENV, leaseIdSchema, readLinesSchema, seqSchema } from "./shared.ts";
 
 export const reviewerCloseOptionsSchema = z.object({
-  leaseId: leaseIdSchema.describe("the reviewer lease to close"),
-  expectedSeq: seqSchema.describe("the reviewer's state_change_seq you last observed"),
+  leaseId: leaseIdSchema.check(z.describe("the reviewer lease to close")),
+  expectedSeq: seqSchema.check(z.describe("the reviewer's state_change_seq you last observed")),
   readLines: readLinesSchema,
 });
 export type ReviewerCloseOptions = z.output<typeof reviewerCloseOptionsSchema>;
@@ -22,16 +22,7 @@ export default defineCommand({
   schema: reviewerCloseOptionsSchema,
   writes: "the lease state (closing, then closed or close_failed) and the SHA-256 of the captured output; closes one Herdr pane.",
   output: CLOSE_OUTPUT,
-  errors: [
-    ...AUTHORITY_ERRORS,
-    "RESERVATION_BUSY",
-    "CONFLICT",
-    "RECEIPT_OUTSTANDING",
-    "IDENTITY_CHANGED",
-    "AGENT_NOT_SETTLED",
-    "CURSOR_MOVED",
-    "INTERNAL",
-  ],
+  errors: closeErrors(),
   env: BINDING_ENV,
   examples: ["herdr-lease-cli reviewer close --lease-id lease_0f3c9a1b2c3d4e5f60718293a4b5c6d7 --expected-seq 118 --json"],
   needs: { deps: "herdr" },

@@ -1,12 +1,12 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import { leaseView } from "../../domain/herdr/inventory.ts";
 import { EFFORTS, startReviewer } from "../../domain/herdr/reviewer.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";
 import { oneLine } from "../kernel/one-line.ts";
 import { LEASE_OUTPUT } from "./lease-docs.ts";
 import {
-  AUTHORITY_ERRORS,
   agentNameSchema,
+  authorityErrorsWith,
   BINDING_ENV,
   busyWindowSchema,
   kindSchema,
@@ -15,22 +15,25 @@ import {
 } from "./shared.ts";
 
 export const reviewerStartOptionsSchema = z.object({
-  name: agentNameSchema.describe("the reviewer agent's name (unique among held leases)"),
-  kind: kindSchema.describe("the agent kind Herdr starts"),
+  name: agentNameSchema.check(z.describe("the reviewer agent's name (unique among held leases)")),
+  kind: kindSchema.check(z.describe("the agent kind Herdr starts")),
   cwd: z
     .string()
-    .min(1)
-    .describe(
-      "absolute path of the ticket worktree; the new tab is rooted there (symlinks and a trailing slash are resolved: the lease records the directory itself)",
+    .check(
+      z.minLength(1),
+      z.describe(
+        "absolute path of the ticket worktree; the new tab is rooted there (symlinks and a trailing slash are resolved: the lease records the directory itself)",
+      ),
     ),
   purpose: oneLine(200, { min: 1, describe: "one line: what this reviewer is for" }),
   startTimeoutMs: startTimeoutSchema,
   busyWindowMs: busyWindowSchema,
   nativeArgs: z
-    .string()
-    .default("")
-    .describe(
-      `claude only: --model <model> and/or --effort <${EFFORTS.join("|")}>, passed to Claude's own CLI; other kinds take none`,
+    ._default(z.string(), "")
+    .check(
+      z.describe(
+        `claude only: --model <model> and/or --effort <${EFFORTS.join("|")}>, passed to Claude's own CLI; other kinds take none`,
+      ),
     ),
 });
 export type ReviewerStartOptions = z.output<typeof reviewerStartOptionsSchema>;
@@ -60,7 +63,7 @@ export default defineCommand({
   rest: { key: "nativeArgs", name: "NATIVE_ARGS" },
   writes: "a reviewer lease in this host's state dir; a Herdr tab and agent.",
   output: LEASE_OUTPUT,
-  errors: [...AUTHORITY_ERRORS, "RESERVATION_BUSY", "CONFLICT", "IDENTITY_CHANGED", "INTERNAL"],
+  errors: authorityErrorsWith("CONFLICT", "IDENTITY_CHANGED"),
   env: BINDING_ENV,
   examples: [
     "herdr-lease-cli reviewer start --name rev-pr42 --kind claude --cwd /srv/wt/pr42 --purpose 'review PR 42' -- --model opus --effort high",

@@ -1,13 +1,13 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import { type SweepResult, sweepReviewers } from "../../domain/herdr/reviewer-sweep.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";
 import { CLOSE_RULES } from "./lease-docs.ts";
 import { AUTHORITY_ERRORS, BINDING_ENV, dryRunOf, readLinesSchema } from "./shared.ts";
 
 export const reviewerSweepOptionsSchema = z.object({
-  apply: z.boolean().default(false).describe("close the reviewers whose review is over (default: a dry run)"),
-  dryRun: z.boolean().default(false).describe("list exactly what would be closed, close nothing (the default)"),
-  readLines: readLinesSchema.describe("lines of each reviewer's output captured (and hashed) before its close"),
+  apply: z._default(z.boolean(), false).check(z.describe("close the reviewers whose review is over (default: a dry run)")),
+  dryRun: z._default(z.boolean(), false).check(z.describe("list exactly what would be closed, close nothing (the default)")),
+  readLines: readLinesSchema.check(z.describe("lines of each reviewer's output captured (and hashed) before its close")),
 });
 export type ReviewerSweepOptions = z.output<typeof reviewerSweepOptionsSchema>;
 
@@ -40,7 +40,7 @@ export default defineCommand({
   output:
     '{"controller_id","dry_run","reviewers":[{"lease_id","agent_name","pane_id","outcome":"closed|would_close|preserved",' +
     '"reason","observed_status"?,"observed_seq"?,"capture_sha256"?}]}',
-  errors: ["INVALID_INPUT", ...AUTHORITY_ERRORS, "INTERNAL"],
+  errors: [...AUTHORITY_ERRORS, "INTERNAL"],
   env: BINDING_ENV,
   examples: ["herdr-lease-cli reviewer sweep", "herdr-lease-cli reviewer sweep --apply --json"],
   needs: { deps: "herdr" },

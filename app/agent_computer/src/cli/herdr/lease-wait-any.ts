@@ -1,22 +1,27 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import { type WaitAnyResult, waitAny } from "../../domain/herdr/wait-any.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";
-import { readLinesSchema } from "./shared.ts";
+import { boundedInt, readLinesSchema } from "./shared.ts";
 
-const workerSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9:_-]{0,63}$/, "must be an agent name or pane id");
+const workerSchema = z.string().check(z.regex(/^[A-Za-z0-9][A-Za-z0-9:_-]{0,63}$/, "must be an agent name or pane id"));
 
 export const waitAnyOptionsSchema = z.object({
-  worker: z.array(workerSchema).min(1).max(16).describe("agent names or pane ids to watch (1-16)"),
+  worker: z.array(workerSchema).check(z.minLength(1), z.maxLength(16), z.describe("agent names or pane ids to watch (1-16)")),
   afterSeq: z
-    .array(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9:_-]{0,63}=\d{1,15}$/, "must be WORKER=N"))
-    .max(16)
-    .default([])
-    .transform(
-      (pairs) =>
-        new Map(pairs.map((pair) => [pair.slice(0, pair.lastIndexOf("=")), Number(pair.slice(pair.lastIndexOf("=") + 1))])),
+    .pipe(
+      z._default(
+        z
+          .array(z.string().check(z.regex(/^[A-Za-z0-9][A-Za-z0-9:_-]{0,63}=\d{1,15}$/, "must be WORKER=N")))
+          .check(z.maxLength(16)),
+        [],
+      ),
+      z.transform(
+        (pairs: string[]) =>
+          new Map(pairs.map((pair) => [pair.slice(0, pair.lastIndexOf("=")), Number(pair.slice(pair.lastIndexOf("=") + 1))])),
+      ),
     )
-    .describe("WORKER=N: accept only a state_change_seq greater than N for that worker (its last seen cursor)"),
-  timeoutMs: z.coerce.number().int().min(1).max(3_600_000).default(600_000).describe("milliseconds to wait"),
+    .check(z.describe("WORKER=N: accept only a state_change_seq greater than N for that worker (its last seen cursor)")),
+  timeoutMs: boundedInt(1, 3_600_000, 600_000).check(z.describe("milliseconds to wait")),
   readLines: readLinesSchema,
 });
 export type WaitAnyOptions = z.output<typeof waitAnyOptionsSchema>;
@@ -53,7 +58,7 @@ export default defineCommand({
     "herdr-lease-cli wait-any --worker rev-a --worker rev-b --after-seq rev-a=118 --after-seq rev-b=121 --json",
     "herdr-lease-cli wait-any --worker w1:p4 --timeout-ms 60000",
   ],
-  needs: { deps: "herdr" },
+  needs: { deps: "herdr", usesStore: () => false },
   run: runWaitAny,
   render: (r) =>
     [

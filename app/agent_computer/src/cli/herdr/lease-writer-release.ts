@@ -1,34 +1,24 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import { closeView } from "../../domain/herdr/inventory.ts";
 import { releaseWriter } from "../../domain/herdr/writer.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";
 import { oneLine } from "../kernel/one-line.ts";
-import { CLOSE_OUTPUT, CLOSE_RULES } from "./lease-docs.ts";
-import {
-  AUTHORITY_ERRORS,
-  BINDING_ENV,
-  commitSchema,
-  leaseIdSchema,
-  readLinesSchema,
-  seqSchema,
-  sha256Schema,
-} from "./shared.ts";
+import { CLOSE_OUTPUT, CLOSE_RULES, closeErrors } from "./lease-docs.ts";
+import { BINDING_ENV, commitSchema, leaseIdSchema, readLinesSchema, seqSchema, sha256Schema } from "./shared.ts";
 
 export const writerReleaseOptionsSchema = z.object({
-  leaseId: leaseIdSchema.describe("the writer lease to release"),
-  expectedSeq: seqSchema.describe("the writer's state_change_seq you last observed"),
-  expectedHead: commitSchema.describe("HEAD of the worktree as you just observed it"),
-  expectedStatusSha256: sha256Schema.describe("status digest of the worktree as you just observed it"),
+  leaseId: leaseIdSchema.check(z.describe("the writer lease to release")),
+  expectedSeq: seqSchema.check(z.describe("the writer's state_change_seq you last observed")),
+  expectedHead: commitSchema.check(z.describe("HEAD of the worktree as you just observed it")),
+  expectedStatusSha256: sha256Schema.check(z.describe("status digest of the worktree as you just observed it")),
   checkpointRef: oneLine(500, {
     min: 1,
     describe: "durable, content-free checkpoint: branch, HEAD, status digest, tests, blockers, next step",
   }),
-  checkpointSha256: sha256Schema.describe("SHA-256 of that checkpoint"),
+  checkpointSha256: sha256Schema.check(z.describe("SHA-256 of that checkpoint")),
   verificationId: z
-    .string()
-    .regex(/^vrf_[0-9a-f]{32}$/, "must be a verification id (vrf_…)")
-    .optional()
-    .describe("a passed `writer verify` receipt of this lease on exactly --expected-head, recorded with the checkpoint"),
+    .optional(z.string().check(z.regex(/^vrf_[0-9a-f]{32}$/, "must be a verification id (vrf_…)")))
+    .check(z.describe("a passed `writer verify` receipt of this lease on exactly --expected-head, recorded with the checkpoint")),
   readLines: readLinesSchema,
 });
 export type WriterReleaseOptions = z.output<typeof writerReleaseOptionsSchema>;
@@ -48,17 +38,7 @@ export default defineCommand({
   schema: writerReleaseOptionsSchema,
   writes: "the lease and claim states, the checkpoint reference and digest; closes one Herdr pane.",
   output: CLOSE_OUTPUT,
-  errors: [
-    ...AUTHORITY_ERRORS,
-    "RESERVATION_BUSY",
-    "CONFLICT",
-    "WRITER_ADMISSION_REFUSED",
-    "RECEIPT_OUTSTANDING",
-    "IDENTITY_CHANGED",
-    "AGENT_NOT_SETTLED",
-    "CURSOR_MOVED",
-    "INTERNAL",
-  ],
+  errors: closeErrors("WRITER_ADMISSION_REFUSED"),
   env: BINDING_ENV,
   examples: [
     "herdr-lease-cli writer release --lease-id lease_7a1e9a1b2c3d4e5f60718293a4b5c6d7 --expected-seq 240 " +

@@ -1,12 +1,12 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import { leaseView } from "../../domain/herdr/inventory.ts";
 import { startWriter } from "../../domain/herdr/writer.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";
 import { oneLine } from "../kernel/one-line.ts";
 import { LEASE_OUTPUT } from "./lease-docs.ts";
 import {
-  AUTHORITY_ERRORS,
   agentNameSchema,
+  authorityErrorsWith,
   BINDING_ENV,
   busyWindowSchema,
   commitSchema,
@@ -16,27 +16,33 @@ import {
   startTimeoutSchema,
 } from "./shared.ts";
 
-const branchSchema = z.string().regex(/^[A-Za-z0-9._/-]{1,200}$/, "must be a branch name");
+const branchSchema = z.string().check(z.regex(/^[A-Za-z0-9._/-]{1,200}$/, "must be a branch name"));
 
 export const writerStartOptionsSchema = z.object({
-  name: agentNameSchema.describe("the writer agent's name (unique among held leases)"),
-  kind: kindSchema.describe("the agent kind Herdr starts"),
+  name: agentNameSchema.check(z.describe("the writer agent's name (unique among held leases)")),
+  kind: kindSchema.check(z.describe("the agent kind Herdr starts")),
   purpose: oneLine(200, { min: 1, describe: "one line: what this writer is for" }),
   ticketRef: oneLine(500, { min: 1, describe: "durable reference to the accepted ticket" }),
   authorityRef: oneLine(500, { min: 1, describe: "durable reference to what authorises this writer" }),
-  authoritySha256: sha256Schema.describe("SHA-256 of that authority as you accepted it"),
-  worktree: z.string().min(1).describe("absolute root of a linked Git worktree (git worktree add)"),
-  branch: branchSchema.describe("the branch checked out there; must not be protected"),
-  baseCommit: commitSchema.describe("full id of the accepted base commit; must be an ancestor of HEAD"),
-  expectedHead: commitSchema.describe("full id HEAD must be (git -C WORKTREE rev-parse HEAD)"),
-  expectedStatusSha256: sha256Schema.describe("sha256sum of `git status --porcelain=v1 --untracked-files=all` there"),
-  ownedScope: z.array(z.string()).min(1).max(500).describe("repo-relative literal paths this writer owns (no globs, no ..)"),
+  authoritySha256: sha256Schema.check(z.describe("SHA-256 of that authority as you accepted it")),
+  worktree: z.string().check(z.minLength(1), z.describe("absolute root of a linked Git worktree (git worktree add)")),
+  branch: branchSchema.check(z.describe("the branch checked out there; must not be protected")),
+  baseCommit: commitSchema.check(z.describe("full id of the accepted base commit; must be an ancestor of HEAD")),
+  expectedHead: commitSchema.check(z.describe("full id HEAD must be (git -C WORKTREE rev-parse HEAD)")),
+  expectedStatusSha256: sha256Schema.check(z.describe("sha256sum of `git status --porcelain=v1 --untracked-files=all` there")),
+  ownedScope: z
+    .array(z.string())
+    .check(z.minLength(1), z.maxLength(500), z.describe("repo-relative literal paths this writer owns (no globs, no ..)")),
   blockedScope: z
     .array(z.string())
-    .min(1)
-    .max(500)
-    .describe("literal paths this writer must not change and no concurrent writer may own"),
-  protectedBranch: z.array(branchSchema).min(1).max(20).describe("branches no writer may work on (at least the default branch)"),
+    .check(
+      z.minLength(1),
+      z.maxLength(500),
+      z.describe("literal paths this writer must not change and no concurrent writer may own"),
+    ),
+  protectedBranch: z
+    .array(branchSchema)
+    .check(z.minLength(1), z.maxLength(20), z.describe("branches no writer may work on (at least the default branch)")),
   startTimeoutMs: startTimeoutSchema,
   busyWindowMs: busyWindowSchema,
 });
@@ -73,15 +79,7 @@ export default defineCommand({
   schema: writerStartOptionsSchema,
   writes: "a writer claim (shared store) and lease (this host); a Herdr tab and agent. Git is only read.",
   output: LEASE_OUTPUT,
-  errors: [
-    ...AUTHORITY_ERRORS,
-    "RESERVATION_BUSY",
-    "WRITER_ADMISSION_REFUSED",
-    "SCOPE_CONFLICT",
-    "CONFLICT",
-    "IDENTITY_CHANGED",
-    "INTERNAL",
-  ],
+  errors: authorityErrorsWith("WRITER_ADMISSION_REFUSED", "SCOPE_CONFLICT", "CONFLICT", "IDENTITY_CHANGED"),
   env: BINDING_ENV,
   examples: [
     "herdr-lease-cli writer start --name w-api --kind codex --purpose 'ticket 7' --ticket-ref acme/api#7 --authority-ref acme/api#7 " +

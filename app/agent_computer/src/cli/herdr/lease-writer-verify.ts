@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import { findProgram, readHostRoot, runBwrap } from "../../adapters/bwrap.ts";
 import { scopeProblem } from "../../domain/herdr/scopes.ts";
 import { type VerifyHost, verifyWriter } from "../../domain/herdr/verify.ts";
@@ -6,20 +6,19 @@ import type { VerificationReceipt } from "../../domain/herdr/verify-receipts.ts"
 import { DEFAULT_RECIPE_PATH } from "../../domain/herdr/verify-recipe.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";
 import { neutralizeLine } from "../kernel/output.ts";
-import { AUTHORITY_ERRORS, BINDING_ENV, commitSchema, leaseIdSchema } from "./shared.ts";
+import { AUTHORITY_ERRORS, BINDING_ENV, boundedInt, commitSchema, leaseIdSchema } from "./shared.ts";
 
 export const writerVerifyOptionsSchema = z.object({
-  leaseId: leaseIdSchema.describe("the writer lease whose worktree is verified"),
-  expectedHead: commitSchema.describe("HEAD of the worktree as you just observed it: the commit that is verified"),
-  recipe: z
-    .string()
-    .default(DEFAULT_RECIPE_PATH)
-    .superRefine((path, ctx) => {
+  leaseId: leaseIdSchema.check(z.describe("the writer lease whose worktree is verified")),
+  expectedHead: commitSchema.check(z.describe("HEAD of the worktree as you just observed it: the commit that is verified")),
+  recipe: z._default(z.string(), DEFAULT_RECIPE_PATH).check(
+    z.superRefine((path, ctx) => {
       const problem = scopeProblem(path);
       if (problem) ctx.addIssue({ code: "custom", message: problem });
-    })
-    .describe("repo-relative path of the recipe, read from the lease's base commit"),
-  tailBytes: z.coerce.number().int().min(256).max(65_536).default(4096).describe("bytes of output kept per phase"),
+    }),
+    z.describe("repo-relative path of the recipe, read from the lease's base commit"),
+  ),
+  tailBytes: boundedInt(256, 65_536, 4096).check(z.describe("bytes of output kept per phase")),
 });
 export type WriterVerifyOptions = z.output<typeof writerVerifyOptionsSchema>;
 

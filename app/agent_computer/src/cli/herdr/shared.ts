@@ -1,6 +1,6 @@
 // What the two Herdr binaries share: the option schemas that recur, and the rendering of results
 // (agent output is untrusted: it is neutralised before it reaches a terminal).
-import { z } from "zod";
+import * as z from "zod/mini";
 import { HERDR_AGENT_KINDS, HERDR_AGENT_NAME_PATTERN, misreadPromptText } from "../../adapters/herdr/client.ts";
 import type { HandoffOutput } from "../../domain/herdr/handoff-results.ts";
 import { AppError, type ErrorCode, STORE_ERRORS } from "../../errors.ts";
@@ -34,50 +34,48 @@ export const AUTHORITY_ERRORS: readonly ErrorCode[] = [
   ...STORE_ERRORS,
 ];
 
-export const sha256Schema = z.string().regex(/^[0-9a-f]{64}$/, "must be a lowercase hex SHA-256 (64 characters)");
-export const commitSchema = z.string().regex(/^([0-9a-f]{40}|[0-9a-f]{64})$/, "must be a full lowercase commit id");
-export const agentNameSchema = z.string().regex(HERDR_AGENT_NAME_PATTERN, "must be a Herdr agent name: [a-z][a-z0-9_-]{0,31}");
+/** The errors of a command that loads controller authority and takes a reservation lock, its own in between. */
+export const authorityErrorsWith = (...own: ErrorCode[]): readonly ErrorCode[] => [
+  ...AUTHORITY_ERRORS,
+  "RESERVATION_BUSY",
+  ...own,
+  "INTERNAL",
+];
+
+export const sha256Schema = z.string().check(z.regex(/^[0-9a-f]{64}$/, "must be a lowercase hex SHA-256 (64 characters)"));
+export const commitSchema = z.string().check(z.regex(/^([0-9a-f]{40}|[0-9a-f]{64})$/, "must be a full lowercase commit id"));
+export const agentNameSchema = z
+  .string()
+  .check(z.regex(HERDR_AGENT_NAME_PATTERN, "must be a Herdr agent name: [a-z][a-z0-9_-]{0,31}"));
 export const kindSchema = z.enum(HERDR_AGENT_KINDS);
-export const seqSchema = z.coerce.number().int().min(0);
-export const leaseIdSchema = z.string().regex(/^lease_[0-9a-f]{32}$/, "must be a lease id (lease_…)");
-export const timeoutMsSchema = z.coerce
-  .number()
-  .int()
-  .min(1)
-  .max(600_000)
-  .default(120_000)
-  .describe("milliseconds to wait for results; undelivered work is never cancelled by it");
-export const readLinesSchema = z.coerce
-  .number()
-  .int()
-  .min(1)
-  .max(2000)
-  .default(200)
-  .describe(
+export const seqSchema = z.coerce.number().check(z.int(), z.minimum(0));
+export const leaseIdSchema = z.string().check(z.regex(/^lease_[0-9a-f]{32}$/, "must be a lease id (lease_…)"));
+/** A whole number of the flag's unit within [min, max], `fallback` when not given. */
+export const boundedInt = (min: number, max: number, fallback: number) =>
+  z._default(z.coerce.number().check(z.int(), z.minimum(min), z.maximum(max)), fallback);
+export const timeoutMsSchema = boundedInt(1, 600_000, 120_000).check(
+  z.describe("milliseconds to wait for results; undelivered work is never cancelled by it"),
+);
+export const readLinesSchema = boundedInt(1, 2000, 200).check(
+  z.describe(
     "lines of the agent's recent output to return. Read with Herdr's `--source recent`: on an idle agent using the " +
       "alternate screen Herdr scrolls it (mouse-wheel input into its terminal, then back; up to ~20 s, budgeted), " +
       "since the visible screen alone would cut longer answers",
-  );
+  ),
+);
 export const modeSchema = z
-  .enum(["all", "first"])
-  .default("all")
-  .describe(
-    "all: wait for every result (request order); first: return at the first completed result, the rest as pending_receipts",
+  ._default(z.enum(["all", "first"]), "all")
+  .check(
+    z.describe(
+      "all: wait for every result (request order); first: return at the first completed result, the rest as pending_receipts",
+    ),
   );
-export const startTimeoutSchema = z.coerce
-  .number()
-  .int()
-  .min(3001)
-  .max(300_000)
-  .default(30_000)
-  .describe("Herdr's budget for the agent to become interactive (ms)");
-export const busyWindowSchema = z.coerce
-  .number()
-  .int()
-  .min(100)
-  .max(60_000)
-  .default(10_000)
-  .describe("how long agent_pane_busy on the new pane is retried (ms); no other error is retried");
+export const startTimeoutSchema = boundedInt(3001, 300_000, 30_000).check(
+  z.describe("Herdr's budget for the agent to become interactive (ms)"),
+);
+export const busyWindowSchema = boundedInt(100, 60_000, 10_000).check(
+  z.describe("how long agent_pane_busy on the new pane is retried (ms); no other error is retried"),
+);
 
 /** A request text Herdr accepts as one argv element: no leading '-', no control characters but newline and tab. */
 export const messageProblem = (message: string): string | undefined => {

@@ -17,10 +17,10 @@ const binary: BinaryDef = {
   subcommands: {
     post: () => import("./task-post.ts").then((m) => m.default),
     list: () => import("./task-list.ts").then((m) => m.default),
-    accept: () => import("./task-transitions.ts").then((m) => m.acceptCommand),
-    complete: () => import("./task-transitions.ts").then((m) => m.completeCommand),
-    reject: () => import("./task-transitions.ts").then((m) => m.rejectCommand),
-    cancel: () => import("./task-transitions.ts").then((m) => m.cancelCommand),
+    accept: () => import("./task-accept.ts").then((m) => m.default),
+    complete: () => import("./task-complete.ts").then((m) => m.default),
+    reject: () => import("./task-reject.ts").then((m) => m.default),
+    cancel: () => import("./task-cancel.ts").then((m) => m.default),
   },
   env: AUTH_ENV,
   examples: [

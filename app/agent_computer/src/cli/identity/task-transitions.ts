@@ -6,7 +6,8 @@ import { authenticatedErrorsWith, ownCredential, tokenFileSchema } from "../kern
 import { neutralizeLine } from "../kernel/output.ts";
 import { AUTH_ENV } from "./options.ts";
 
-// accept, complete, reject and cancel are one compare-and-swap with different rules, so one factory builds them.
+// accept, complete, reject and cancel are one compare-and-swap with different rules, so one factory builds them;
+// each subcommand's own file (task-accept.ts, …) is that factory's call.
 
 /** The free text an action records, and the key (so the flag) it is given with: --result or --reason. */
 const TEXT: Record<TaskAction, { key: "result" | "reason"; describe: string; summary: string } | undefined> = {
@@ -28,7 +29,8 @@ const transitionSchema = (action: TaskAction) => {
   });
 };
 
-const transitionCommand = (action: TaskAction): CommandDef => {
+/** The agent-task-cli subcommand that takes a task one step (`action`) under its rule. */
+export const transitionCommand = (action: TaskAction): CommandDef => {
   const rule = TASK_RULES[action];
   const text = TEXT[action];
   const schema = transitionSchema(action);
@@ -68,8 +70,3 @@ const transitionCommand = (action: TaskAction): CommandDef => {
         : ""),
   });
 };
-
-export const acceptCommand = transitionCommand("accept");
-export const completeCommand = transitionCommand("complete");
-export const rejectCommand = transitionCommand("reject");
-export const cancelCommand = transitionCommand("cancel");

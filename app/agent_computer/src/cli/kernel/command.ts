@@ -1,6 +1,6 @@
 import type * as core from "zod/v4/core";
 import type { HerdrDeps } from "../../domain/herdr/herdr-deps.ts";
-import type { ErrorCode } from "../../errors.ts";
+import type { AppError, ErrorCode } from "../../errors.ts";
 import type { CommandContext } from "./command-context.ts";
 import type { Clock, HostDeps } from "./composition-root.ts";
 import type { Credential, CredentialRequest } from "./credential.ts";
@@ -48,6 +48,11 @@ export interface Needs<Options, Kind extends DepsKind> {
   deps: Kind;
   /** For "store": "call" (default) stops the clock when the deps are built; "live" reads it at each look. */
   clock?: Clock;
+  /**
+   * false for a call that reads only this host's files (a status): it gets the host's clock and no store, so on
+   * PostgreSQL it is not held up measuring the server's clock, nor by a server that does not answer. Default: true.
+   */
+  usesStore?: (options: Options) => boolean;
   /** Whose token the command presents (undefined for a call that presents none). */
   credential?: (options: Options) => CredentialRequest | undefined;
 }
@@ -75,10 +80,10 @@ export interface CommandDef<Schema extends core.$ZodType = core.$ZodType, Result
   run(options: core.output<Schema>, deps: DepsOf<Kind>): Promise<Result>;
   render(result: Result, options: core.output<Schema>): string;
   /**
-   * The exit code of a result that is an answer and still a failure (a doctor whose checks found an error): the
-   * result is printed as usual, then the process exits with this. Absent or 0: exit 0.
+   * A result that is still a failure (the write happened, its purpose did not): the result is printed on stdout
+   * as usual, then this error on stderr, and the command exits with its code.
    */
-  exitCode?(result: Result): number;
+  failsWith?(result: Result): AppError | undefined;
 }
 
 /** A binary is one command or a set of subcommands keyed by their words ("controller acquire"). */

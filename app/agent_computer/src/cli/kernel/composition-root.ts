@@ -2,11 +2,12 @@
 // console) gets its domain deps from here, in the one shape of domain/deps.ts. A command declares what it needs
 // (CommandDef.needs) and gets exactly that; Herdr and git load only for the commands that declare them, so the other
 // binaries start without them.
-import { hostName, localAddresses, localHostId, probePid } from "../../adapters/local-host.ts";
+import { hostName, localAddresses, localHostId, probePid, unixUserName } from "../../adapters/local-host.ts";
 import type { Deps, LocalHost } from "../../domain/deps.ts";
 import type { HerdrDeps } from "../../domain/herdr/herdr-deps.ts";
 import { rateLimitsFromEnv } from "../../domain/identity/rate-config.ts";
 import { newId } from "../../domain/ids.ts";
+import { AppError } from "../../errors.ts";
 import { agentProcesses } from "../../local/agent-processes.ts";
 import { herdrStateDirs } from "../../local/herdr-state.ts";
 import { resolvePaths } from "../../paths.ts";
@@ -56,9 +57,10 @@ const clockOf = (ctx: Pick<CommandContext, "now">, clock: Clock, offset: ClockOf
 /**
  * The context on the store's clock: on PostgreSQL, opening the store measures the server's clock against this
  * host's, and every time read from then on is the server's (a ttl or due time written by this process means the same
- * on every host). So the store opens here, before the command reads any time. A command that cannot reach it still
- * runs what needs no store (agent-wake-cli's status, a Herdr read), and meets the store's error at its first use, so
- * nothing is written on an unmeasured clock. SQLite's clock is this host's, and its store opens at first use.
+ * on every host). So the store opens here, before the command reads any time; a failure to reach it is met at the
+ * command's first store use, so nothing is written on an unmeasured clock. A call that reads no store says so
+ * (needs.usesStore) and skips this, so an unanswering server never delays it. SQLite's clock is this host's, and its
+ * store opens at first use.
  */
 const onStoreClock = async (ctx: CommandContext): Promise<CommandContext> => {
   if (storeDialect(ctx.env) !== "postgres") return ctx;
@@ -79,8 +81,17 @@ const onStoreClock = async (ctx: CommandContext): Promise<CommandContext> => {
   return clocked;
 };
 
+/** The context of a call that declared it reaches no store: a store use would be a wrong declaration, said as such. */
+const withoutStore = (def: CommandDef, ctx: CommandContext): CommandContext => ({
+  ...ctx,
+  store: () => Promise.reject(new AppError("INTERNAL", `${def.name} declared that this call reads no store, but it did`)),
+});
+
 /** What this composition root always knows: the host's id, its process probe and its agents' processes. */
 export type HostDeps = Deps & { local: LocalHost };
+
+/** The Unix user this process runs as: the console's owner, for the worker (a host fact, so read here). */
+export const processUser = (env: Record<string, string | undefined>): string => unixUserName(env);
 
 /** Deps over a given store, for a process that opens its store itself (the worker waits for it to come up). */
 export const depsOver = async (
@@ -130,7 +141,7 @@ export const depsFor = async (
   const request = def.needs.credential?.(options as never);
   const credential = request ? await resolveCredential(given, request) : undefined;
   if (def.needs.deps === "none") return { ctx: given, credential } as DepsOf<typeof def.needs.deps>;
-  const ctx = await onStoreClock(given);
+  const ctx = def.needs.usesStore?.(options as never) === false ? withoutStore(def, given) : await onStoreClock(given);
   const kernel: KernelDeps = { ctx, credential };
   const deps = def.needs.deps === "herdr" ? await herdrDeps(ctx) : await storeDeps(ctx, def.needs.clock ?? "call");
   return { ...deps, ...kernel } as DepsOf<typeof def.needs.deps>;

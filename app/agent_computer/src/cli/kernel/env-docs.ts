@@ -1,7 +1,11 @@
-import { RATE_SETTINGS } from "../../domain/identity/rate-config.ts";
+import { BROADCAST_MAX_SETTING, RATE_SETTINGS } from "../../domain/identity/rate-config.ts";
 
 const rateDoc = (what: string, per: string, fallback: string): string =>
   `${what} per ${per}: N/S (N per S seconds) or off; default ${fallback}. Counted across processes; failed calls count nothing.`;
+
+/** A message limit's variable: the rest of its meaning is RATE_RULE's, which every command that reads it prints. */
+const messageRateDoc = (what: string, per: string, fallback: string): string =>
+  `${what} per ${per}: N/S or off; default ${fallback}.`;
 
 /** One description per environment variable, shared by every --help that lists it. */
 export const ENV_DOCS = {
@@ -51,18 +55,16 @@ export const ENV_DOCS = {
     "days the worker keeps acknowledged and expired mail and ended runs' output tails before it prunes them, hourly (default 30; 0 turns it off).",
   AGENT_COMPUTER_RATE_REGISTER_PER_NAME: rateDoc("registrations", "agent name", RATE_SETTINGS.register.name.default),
   AGENT_COMPUTER_RATE_REGISTER_PER_HOST: rateDoc("registrations", "host (machine id)", RATE_SETTINGS.register.host.default),
-  AGENT_COMPUTER_RATE_SEND_PER_NAME: rateDoc(
-    "new messages (sends, channel and task posts)",
-    "sending agent",
-    RATE_SETTINGS.send.name.default,
+  AGENT_COMPUTER_RATE_SEND_PER_NAME: messageRateDoc("new messages", "sending agent", RATE_SETTINGS.send.name.default),
+  AGENT_COMPUTER_RATE_SEND_PER_HOST: messageRateDoc("new messages", "host (machine id)", RATE_SETTINGS.send.host.default),
+  AGENT_COMPUTER_RATE_DELIVER_PER_NAME: messageRateDoc("inbox deliveries", "sending agent", RATE_SETTINGS.deliver.name.default),
+  AGENT_COMPUTER_RATE_DELIVER_PER_HOST: messageRateDoc(
+    "inbox deliveries",
+    "host (machine id)",
+    RATE_SETTINGS.deliver.host.default,
   ),
-  AGENT_COMPUTER_RATE_SEND_PER_HOST: rateDoc("new messages", "host (machine id)", RATE_SETTINGS.send.host.default),
-  AGENT_COMPUTER_RATE_DELIVER_PER_NAME: rateDoc(
-    "inbox deliveries (one per recipient)",
-    "sending agent",
-    RATE_SETTINGS.deliver.name.default,
-  ),
-  AGENT_COMPUTER_RATE_DELIVER_PER_HOST: rateDoc("inbox deliveries", "host (machine id)", RATE_SETTINGS.deliver.host.default),
+  AGENT_COMPUTER_RATE_BROADCAST_PER_NAME: messageRateDoc("broadcasts", "sending agent", RATE_SETTINGS.broadcast.name.default),
+  AGENT_COMPUTER_BROADCAST_MAX_RECIPIENTS: `the most agents one broadcast may select, 1-9999999; default ${BROADCAST_MAX_SETTING.default}.`,
 } as const;
 
 export type EnvName = keyof typeof ENV_DOCS;

@@ -104,7 +104,6 @@ export const runBinary = async (binary: BinaryDef, argv: readonly string[], use:
       ctx = createContext(await withConfigFile(process.env), use);
       const result = await runCommand(invocation.def, options, ctx);
       reachedPhase("command-run");
-      exitCode = invocation.def.exitCode?.(result) ?? EXIT.ok;
       // A paged result sized its page itself (paging.ts fitPage): only an entry larger than the budget alone passes
       // it, and that entry is shown whole, not cut.
       const paged = typeof result === "object" && result !== null && "next_cursor" in result;
@@ -116,6 +115,8 @@ export const runBinary = async (binary: BinaryDef, argv: readonly string[], use:
         const warning = (result as { warning?: unknown } | undefined)?.warning;
         if (typeof warning === "string") await writeStderr(`${invocation.def.name}: warning: ${warning}\n`);
       }
+      const failure = invocation.def.failsWith?.(result as never);
+      if (failure) exitCode = await reportError(binary, def, failure, json);
     }
   } catch (error) {
     exitCode = await reportError(binary, def, error, json);

@@ -17,11 +17,11 @@ const binary: BinaryDef = {
     "your jobs' runs, your webhooks) always arrive. Each subcommand acts on --agent-id, authenticated by its token, and " +
     "prints the settings as they are after the change.",
   subcommands: {
-    show: () => import("./contacts-commands.ts").then((m) => m.showCommand),
-    policy: () => import("./contacts-commands.ts").then((m) => m.policyCommand),
-    allow: () => import("./contacts-commands.ts").then((m) => m.allowCommand),
-    block: () => import("./contacts-commands.ts").then((m) => m.blockCommand),
-    forget: () => import("./contacts-commands.ts").then((m) => m.forgetCommand),
+    show: () => import("./contacts-show.ts").then((m) => m.default),
+    policy: () => import("./contacts-policy.ts").then((m) => m.default),
+    allow: () => import("./contacts-allow.ts").then((m) => m.default),
+    block: () => import("./contacts-block.ts").then((m) => m.default),
+    forget: () => import("./contacts-forget.ts").then((m) => m.default),
   },
   env: ["AGENT_COMPUTER_HOME", "AGENT_COMPUTER_DATABASE_URL", "RELAY_AGENT_TOKEN"],
   examples: [

@@ -106,7 +106,7 @@ export default defineCommand({
     "agent-wake-cli --json | jq '.armed[].agent_id'",
     "agent-wake-cli --run   # foreground, until SIGTERM",
   ],
-  needs: { deps: "store", clock: "live" },
+  needs: { deps: "store", clock: "live", usesStore: (options) => options.run },
   run: runWatcher,
   render,
 });

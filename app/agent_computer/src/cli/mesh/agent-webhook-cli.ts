@@ -29,12 +29,12 @@ const binary: BinaryDef = {
     "readable by the Unix user that owns it (SQLite) or the database role (PostgreSQL), and never printed again or " +
     "logged (rotate-secret replaces it, with a day's overlap). Lists show the URL without its query string.",
   subcommands: {
-    add: () => import("./outbound-webhook-commands.ts").then((m) => m.addCommand),
-    list: () => import("./outbound-webhook-commands.ts").then((m) => m.listCommand),
-    remove: () => import("./outbound-webhook-commands.ts").then((m) => m.removeCommand),
-    enable: () => import("./outbound-webhook-commands.ts").then((m) => m.enableCommand),
-    "rotate-secret": () => import("./outbound-webhook-commands.ts").then((m) => m.rotateSecretCommand),
-    deliveries: () => import("./outbound-webhook-commands.ts").then((m) => m.deliveriesCommand),
+    add: () => import("./webhook-add.ts").then((m) => m.default),
+    list: () => import("./webhook-list.ts").then((m) => m.default),
+    remove: () => import("./webhook-remove.ts").then((m) => m.default),
+    enable: () => import("./webhook-enable.ts").then((m) => m.default),
+    "rotate-secret": () => import("./webhook-rotate-secret.ts").then((m) => m.default),
+    deliveries: () => import("./webhook-deliveries.ts").then((m) => m.default),
   },
   env: ["AGENT_COMPUTER_HOME", "AGENT_COMPUTER_DATABASE_URL", "RELAY_AGENT_TOKEN"],
   examples: [

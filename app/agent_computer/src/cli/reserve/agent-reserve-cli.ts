@@ -24,13 +24,13 @@ const binary: BinaryDef = {
     "block it. Advisory: git commit --no-verify skips it. reserve, renew and release act on --agent-id, authenticated " +
     "by its token; list and check read only.",
   subcommands: {
-    reserve: () => import("./reserve-commands.ts").then((m) => m.reserveCommand),
-    renew: () => import("./own-commands.ts").then((m) => m.renewCommand),
-    release: () => import("./own-commands.ts").then((m) => m.releaseCommand),
-    list: () => import("./read-commands.ts").then((m) => m.listCommand),
-    check: () => import("./read-commands.ts").then((m) => m.checkCommand),
-    "git-hook install": () => import("./git-hook-install.ts").then((m) => m.installCommand),
-    "git-hook run": () => import("./git-hook-commands.ts").then((m) => m.runCommand),
+    reserve: () => import("./reserve-reserve.ts").then((m) => m.default),
+    renew: () => import("./reserve-renew.ts").then((m) => m.default),
+    release: () => import("./reserve-release.ts").then((m) => m.default),
+    list: () => import("./reserve-list.ts").then((m) => m.default),
+    check: () => import("./reserve-check.ts").then((m) => m.default),
+    "git-hook install": () => import("./reserve-git-hook-install.ts").then((m) => m.default),
+    "git-hook run": () => import("./reserve-git-hook-run.ts").then((m) => m.default),
   },
   env: ["AGENT_COMPUTER_HOME", "AGENT_COMPUTER_DATABASE_URL", "RELAY_AGENT_TOKEN", "AGENT_COMPUTER_AGENT_ID"],
   examples: [

@@ -10,7 +10,7 @@ import { SKEW_BOUND_MS } from "../../store/server-clock.ts";
 import { LOG_FORMATS } from "../../worker/log.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";
 import type { CommandContext } from "../kernel/command-context.ts";
-import { depsOver as depsOverFromRoot } from "../kernel/composition-root.ts";
+import { depsOver as depsOverFromRoot, processUser } from "../kernel/composition-root.ts";
 
 const OCTET = "(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)";
 const IPV4 = new RegExp(`^${OCTET}(\\.${OCTET}){3}$`);
@@ -170,6 +170,7 @@ const runWorkerCommand = async (options: WorkerCliOptions, { ctx }: DepsOf<"none
     depsOver,
     newId,
     consoleToken: ensureConsoleToken(ctx.paths.stateDir),
+    consoleUser: processUser(ctx.env),
     stderrIsTerminal,
     logFormat: options.logFormat ?? (stderrIsTerminal ? "text" : "json"),
     options: {

@@ -1,7 +1,7 @@
 // The verification recipe: a JSON file committed in the leased repository and read from the accepted base commit's
 // Git object (never from the worktree), so a writer cannot change what verifies its own work. Every command is an
 // argv array run without a shell; the python lock files it names are checked by verify-locks.ts.
-import { z } from "zod";
+import * as z from "zod/mini";
 import { AppError } from "../../errors.ts";
 import { scopeProblem } from "./scopes.ts";
 
@@ -11,35 +11,37 @@ export const MAX_RECIPE_BYTES = 64 * 1024;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: a NUL cannot travel in an argv element
 const NUL = /\u0000/;
 
-const repoPath = z.string().superRefine((path, ctx) => {
-  const problem = scopeProblem(path);
-  if (problem) ctx.addIssue({ code: "custom", message: `must be a literal repo-relative path: ${problem}` });
-});
+const repoPath = z.string().check(
+  z.superRefine((path, ctx) => {
+    const problem = scopeProblem(path);
+    if (problem) ctx.addIssue({ code: "custom", message: `must be a literal repo-relative path: ${problem}` });
+  }),
+);
 
 const stepSchema = z.strictObject({
-  name: z.string().regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, "must be 1-64 of [a-z0-9._-], starting with a letter or digit"),
+  name: z.string().check(z.regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, "must be 1-64 of [a-z0-9._-], starting with a letter or digit")),
   argv: z
     .array(
-      z
-        .string()
-        .min(1)
-        .max(4096)
-        .refine((arg) => !NUL.test(arg), "must not contain NUL"),
+      z.string().check(
+        z.minLength(1),
+        z.maxLength(4096),
+        z.refine((arg) => !NUL.test(arg), "must not contain NUL"),
+      ),
     )
-    .min(1)
-    .max(256),
-  timeout_s: z.number().int().min(1).max(3600).default(600),
+    .check(z.minLength(1), z.maxLength(256)),
+  timeout_s: z._default(z.number().check(z.int(), z.minimum(1), z.maximum(3600)), 600),
 });
 
 export const recipeSchema = z.strictObject({
-  steps: z.array(stepSchema).min(1).max(50),
-  bootstrap: z
-    .strictObject({
-      web: z.boolean().default(false),
-      python: z.array(repoPath).max(20).default([]),
-      timeout_s: z.number().int().min(1).max(3600).default(900),
-    })
-    .default({ web: false, python: [], timeout_s: 900 }),
+  steps: z.array(stepSchema).check(z.minLength(1), z.maxLength(50)),
+  bootstrap: z._default(
+    z.strictObject({
+      web: z._default(z.boolean(), false),
+      python: z._default(z.array(repoPath).check(z.maxLength(20)), []),
+      timeout_s: z._default(z.number().check(z.int(), z.minimum(1), z.maximum(3600)), 900),
+    }),
+    { web: false, python: [], timeout_s: 900 },
+  ),
 });
 export type Recipe = z.output<typeof recipeSchema>;
 export type RecipeStep = Recipe["steps"][number];

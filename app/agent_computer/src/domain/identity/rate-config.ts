@@ -1,5 +1,5 @@
 import { AppError } from "../../errors.ts";
-import type { RateLimits, RateRule } from "../deps.ts";
+import type { RateKind, RateLimits, RateRule, RateScope } from "../deps.ts";
 
 /** Where each limit is configured, and its default ("N/S": N successful calls per S seconds; "off" disables). */
 export const RATE_SETTINGS = {
@@ -17,7 +17,35 @@ export const RATE_SETTINGS = {
     name: { env: "AGENT_COMPUTER_RATE_DELIVER_PER_NAME", default: "1200/60" },
     host: { env: "AGENT_COMPUTER_RATE_DELIVER_PER_HOST", default: "6000/60" },
   },
+  /** A sender's broadcasts, on top of the message limit they also count against; a host's are bounded by deliver. */
+  broadcast: {
+    name: { env: "AGENT_COMPUTER_RATE_BROADCAST_PER_NAME", default: "10/60" },
+  },
 } as const;
+
+interface RateSetting {
+  env: string;
+  default: string;
+}
+
+/** The setting of one limit; undefined where the kind has no limit of that scope. */
+export const rateSetting = (kind: RateKind, scope: RateScope): RateSetting | undefined =>
+  (RATE_SETTINGS[kind] as Partial<Record<RateScope, RateSetting>>)[scope];
+
+/** Where the most agents one broadcast may select is configured, and its default. */
+export const BROADCAST_MAX_SETTING = { env: "AGENT_COMPUTER_BROADCAST_MAX_RECIPIENTS", default: 1000 } as const;
+
+const parseBroadcastMax = (text: string | undefined): number => {
+  if (text === undefined) return BROADCAST_MAX_SETTING.default;
+  const value = text.trim();
+  if (!/^\d{1,7}$/.test(value) || Number(value) < 1) {
+    throw new AppError(
+      "INVALID_INPUT",
+      `${BROADCAST_MAX_SETTING.env}: must be a whole number from 1 to 9999999 (got "${value}")`,
+    );
+  }
+  return Number(value);
+};
 
 export const parseRateRule = (variable: string, text: string): RateRule | null => {
   const value = text.trim();
@@ -33,7 +61,8 @@ export const parseRateRule = (variable: string, text: string): RateRule | null =
 
 export const rateLimitsFromEnv = (env: Record<string, string | undefined>): RateLimits => ({
   rule: (kind, scope) => {
-    const setting = RATE_SETTINGS[kind][scope];
-    return parseRateRule(setting.env, env[setting.env] ?? setting.default);
+    const setting = rateSetting(kind, scope);
+    return setting ? parseRateRule(setting.env, env[setting.env] ?? setting.default) : null;
   },
+  broadcastMaxRecipients: () => parseBroadcastMax(env[BROADCAST_MAX_SETTING.env]),
 });

@@ -1,9 +1,14 @@
 import { AppError } from "../../errors.ts";
 import type { StoreTx } from "../../store/port.ts";
 import type { RateKind, RateLimits, RateRule, RateScope } from "../deps.ts";
-import { RATE_SETTINGS } from "./rate-config.ts";
+import { rateSetting } from "./rate-config.ts";
 
-const NOUN: Record<RateKind, string> = { register: "registrations", send: "messages sent", deliver: "deliveries" };
+const NOUN: Record<RateKind, string> = {
+  register: "registrations",
+  send: "messages sent",
+  deliver: "deliveries",
+  broadcast: "broadcasts",
+};
 
 /** One count to take: `count` (default one) in `kind`'s counters of the given scopes (default name, then host). */
 export interface RateTake {
@@ -21,7 +26,7 @@ interface Taken {
 }
 
 const settingOf = (kind: RateKind, scope: RateScope, rule: RateRule): string =>
-  `${RATE_SETTINGS[kind][scope].env}=${rule.max}/${rule.windowS}`;
+  `${rateSetting(kind, scope)?.env}=${rule.max}/${rule.windowS}`;
 
 const limited = ({ kind, scope, rule, windowStart }: Taken, now: number): AppError => {
   const retryAfterS = Math.max(1, Math.ceil((windowStart + rule.windowS * 1000 - now) / 1000));

@@ -10,7 +10,9 @@ import type { StoreTx } from "../../store/port.ts";
  * sent, its jobs' runs, its webhooks' health) carry no other agent's text and are not subject to it.
  *
  * Returns the names, of `recipients`, that refuse `sender`. Checked inside the transaction that delivers, so a
- * policy change commits either before the delivery or after it.
+ * policy change commits either before the delivery or after it. A broadcast applies the same rule inside its one
+ * set-based delivery (MeshRepo.storeBroadcast): the store writes the rule once (REFUSES in store/sql/mesh-contacts.ts)
+ * and both queries use that text.
  */
 export const refusingRecipients = (tx: StoreTx, sender: string, recipients: readonly string[]): Promise<string[]> =>
   recipients.length === 0 ? Promise.resolve([]) : tx.mesh.refusingRecipients(sender, recipients);

@@ -5,9 +5,11 @@ import { holderLiveness } from "../identity/liveness.ts";
 import { takeDeliveryAndHostSlots, takeRateSlots } from "../identity/rate-limit.ts";
 import { DIRECTORY_HINT, didYouMeanHint, namesNear } from "../identity/unknown-agent.ts";
 import { retryOnceOnUniqueRace } from "../unique-race.ts";
+import { type BroadcastFilters, deliverBroadcast } from "./broadcast.ts";
 import { announceDelivery, type Delivery } from "./deliver.ts";
 import { type MetCaller, meetCaller, writePresence } from "./live-session.ts";
 import { refusingRecipients } from "./reach.ts";
+import { type OutcomeSummary, SUMMARY_NAMES, summarise } from "./send-summary.ts";
 import { labelledThread, ownLabel } from "./thread-label.ts";
 
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -15,7 +17,7 @@ export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 /** reply: the sender of the message named by SendInput.replyTo. */
 export type RecipientSelector =
   | { kind: "to"; agentIds: string[] }
-  | { kind: "broadcast"; role?: string | undefined; repo?: string | undefined }
+  | ({ kind: "broadcast" } & BroadcastFilters)
   | { kind: "reply" };
 
 export interface SendInput {
@@ -45,7 +47,10 @@ export interface SendResult {
   thread_id: string | null;
   reply_to: string | null;
   replayed: boolean;
+  /** Every recipient, in the order named (a broadcast: name order). */
   recipients: { agent_id: string; outcome: RecipientOutcome; seq: number | null }[];
+  /** Per outcome: how many, and the first few names. */
+  summary: OutcomeSummary;
   /** Whether the sender itself holds a live session: replies reach it only then. */
   sender_session: "live" | "expired";
   /** When sender_session is expired: the command that starts a new session. */
@@ -70,7 +75,15 @@ const requestHash = (input: SendInput): string => {
       ? { to: [...new Set(input.recipients.agentIds)].sort() }
       : input.recipients.kind === "reply"
         ? { to_sender_of: input.replyTo ?? null }
-        : { broadcast: { role: input.recipients.role ?? null, repo: input.recipients.repo ?? null } };
+        : {
+            broadcast: {
+              role: input.recipients.role ?? null,
+              repo: input.recipients.repo ?? null,
+              ...(input.recipients.capabilities?.length
+                ? { capabilities: [...new Set(input.recipients.capabilities)].sort() }
+                : {}),
+            },
+          };
   const request = JSON.stringify({
     body: input.body,
     thread: input.threadId ?? null,
@@ -99,14 +112,21 @@ const checkSameRequest = (input: SendInput, key: string, hash: string, original:
   );
 };
 
-const replayRecipients = async (deps: Deps, tx: StoreTx, original: SentMessage): Promise<SendResult["recipients"]> => {
-  const recipients: SendResult["recipients"] = [];
-  for (const d of original.deliveries) {
-    const holder = d.sessionId ? await tx.identity.getAgent(d.recipient) : undefined;
-    const outcome = holder ? outcomeOf(deps, { live: true, holder }) : "not_checked_in";
-    recipients.push({ agent_id: d.recipient, outcome, seq: d.seq });
-  }
-  return recipients;
+/** The original's recipients as they stand now, read in one statement (a broadcast's may be thousands). */
+const replayRecipients = async (
+  deps: Deps,
+  tx: StoreTx,
+  sender: string,
+  original: SentMessage,
+): Promise<SendResult["recipients"]> => {
+  const page = await tx.mesh.deliveriesPage(sender, original.id, null, original.deliveries.length);
+  const byName = new Map(page.entries.map((d) => [d.agentId, d]));
+  return original.deliveries.map((d) => {
+    const now = byName.get(d.recipient);
+    const holder = now ? { agentId: now.agentId, hostId: now.hostId } : undefined;
+    const outcome = holder && d.sessionId ? outcomeOf(deps, { live: true, holder }) : "not_checked_in";
+    return { agent_id: d.recipient, outcome, seq: d.seq };
+  });
 };
 
 /** The message replied to, if the sender may see it, and the thread the reply joins. Nothing is written yet. */
@@ -138,16 +158,6 @@ const repliedTo = async (tx: StoreTx, input: SendInput): Promise<{ parent: Messa
 /** Each named recipient once, in name order (one name, the common case, needs neither). */
 const uniqueSorted = (names: string[]): string[] => (names.length === 1 ? names : [...new Set(names)].sort());
 
-const broadcastRecipients = async (
-  deps: Deps,
-  tx: StoreTx,
-  from: string,
-  { role, repo }: { role?: string | undefined; repo?: string | undefined },
-): Promise<string[]> => {
-  const live = await tx.mesh.liveSessions(deps.now());
-  return live.filter((s) => s.agentId !== from && (!role || s.role === role) && (!repo || s.repo === repo)).map((s) => s.agentId);
-};
-
 /** An earlier send with the same key, answered again (a retry); undefined when the key is new or released. */
 const replayed = async (
   deps: Deps,
@@ -162,6 +172,7 @@ const replayed = async (
   if (!original) return undefined;
   checkSameRequest(input, key, hash, original);
   await writePresence(deps, tx, caller);
+  const recipients = await replayRecipients(deps, tx, input.from, original);
   return {
     id: original.id,
     from: input.from,
@@ -169,30 +180,10 @@ const replayed = async (
     thread_id: original.threadId,
     reply_to: original.replyTo,
     replayed: true,
-    recipients: await replayRecipients(deps, tx, original),
+    recipients,
+    summary: summarise(recipients),
     ...senderFields(input.from, caller.sessionLive),
   };
-};
-
-/** Who a send goes to: the names given, the live agents a broadcast matches, or the sender of the message replied to. */
-const recipientsOf = async (
-  deps: Deps,
-  tx: StoreTx,
-  input: SendInput,
-  named: string[] | undefined,
-  reply: { parent: MessageRef } | undefined,
-): Promise<string[]> => {
-  if (named) return named;
-  const names =
-    input.recipients.kind === "broadcast"
-      ? await broadcastRecipients(deps, tx, input.from, input.recipients)
-      : [reply?.parent.sender as string];
-  if (names.length === 0) {
-    throw new AppError("NOT_FOUND", "no live agent matches the broadcast filters; nothing was sent", {
-      hint: "agents-list-cli shows who is live",
-    });
-  }
-  return names;
 };
 
 /**
@@ -222,22 +213,24 @@ const deliverToAccepting = async (
   return names.map((name) => outcomes.get(name) ?? { agent_id: name, outcome: "refused_by_policy", seq: null });
 };
 
+/** The first few names of a list, and how many more: an error about a broadcast names thousands otherwise. */
+const someOf = (names: readonly string[]): string =>
+  names.length > SUMMARY_NAMES
+    ? `${names.slice(0, SUMMARY_NAMES).join(", ")} and ${names.length - SUMMARY_NAMES} more`
+    : names.join(", ");
+
 /** Nobody took the message: the send fails whole, and the transaction takes the message row back with it. */
-const refuseIfUndelivered = async (
-  tx: StoreTx,
-  input: SendInput,
-  names: string[],
-  recipients: SendResult["recipients"],
-): Promise<void> => {
+const refuseIfUndelivered = async (tx: StoreTx, input: SendInput, recipients: SendResult["recipients"]): Promise<void> => {
   const refused = recipients.filter((r) => r.outcome === "refused_by_policy").map((r) => r.agent_id);
   if (refused.length > 0 && recipients.every((r) => r.outcome === "unknown_agent" || r.outcome === "refused_by_policy")) {
-    const who = refused.length === 1 ? `${refused[0]} accepts` : `${refused.join(", ")} accept`;
+    const who = refused.length === 1 ? `${refused[0]} accepts` : `${someOf(refused)} accept`;
     throw new AppError("REFUSED_BY_POLICY", `${who} no mail from ${input.from}; nothing was sent`, {
       hint: "a recipient chooses who may message it (agent-contacts-cli); ask it through someone it accepts, or a person",
-      details: { recipients },
+      details: refused.length > SUMMARY_NAMES ? { summary: summarise(recipients) } : { recipients },
     });
   }
   if (recipients.every((r) => r.outcome === "unknown_agent")) {
+    const names = recipients.map((r) => r.agent_id);
     // One mistyped recipient is the common case; for several, each would need its own suggestion.
     const near = names.length === 1 ? await namesNear(tx, names[0] as string) : [];
     throw new AppError("UNKNOWN_AGENT", `no registered agent named ${names.join(", ")}; nothing was sent`, {
@@ -271,9 +264,6 @@ const sendOnce = (deps: Deps, input: SendInput): Promise<SendResult> => {
       // send from the host, is taken last, right before COMMIT.
       const rateKeys = { name: input.from, host: hostIdOf(deps) };
       await takeRateSlots(tx, deps.limits, "send", rateKeys, deps.now(), ["name"]);
-      const names = await recipientsOf(deps, tx, input, named, reply);
-      // Checked in the transaction that delivers: a policy change commits either before this send or after it.
-      const refusing = new Set(await refusingRecipients(tx, input.from, names));
       const message: NewMessage = {
         id: deps.newId("msg"),
         sender: input.from,
@@ -285,8 +275,17 @@ const sendOnce = (deps: Deps, input: SendInput): Promise<SendResult> => {
         idempotencyHash: hash,
         createdAt: deps.now(),
       };
-      const recipients = await deliverToAccepting(deps, tx, message, names, refusing, caller);
-      await refuseIfUndelivered(tx, input, names, recipients);
+      let recipients: SendResult["recipients"];
+      if (input.recipients.kind === "broadcast") {
+        const { role, repo, capabilities } = input.recipients;
+        recipients = await deliverBroadcast(deps, tx, message, { role, repo, capabilities }, caller, rateKeys);
+      } else {
+        const names = named ?? [reply?.parent.sender as string];
+        // Checked in the transaction that delivers: a policy change commits either before this send or after it.
+        const refusing = new Set(await refusingRecipients(tx, input.from, names));
+        recipients = await deliverToAccepting(deps, tx, message, names, refusing, caller);
+      }
+      await refuseIfUndelivered(tx, input, recipients);
       const reached = recipients.filter((r) => r.seq !== null).length;
       await takeDeliveryAndHostSlots(tx, deps.limits, rateKeys, reached, deps.now());
       return {
@@ -297,6 +296,7 @@ const sendOnce = (deps: Deps, input: SendInput): Promise<SendResult> => {
         reply_to: message.replyTo ?? null,
         replayed: false,
         recipients,
+        summary: summarise(recipients),
         ...senderFields(input.from, caller.sessionLive),
       };
     },

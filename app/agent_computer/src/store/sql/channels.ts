@@ -5,7 +5,7 @@ import { type Db, num, numOrNull, type Row } from "./db.ts";
 export const MARK_EMPTIED_CHANNELS_SQL = `UPDATE channels SET emptied_at = $1
   WHERE emptied_at IS NULL AND NOT EXISTS (SELECT 1 FROM channel_members m WHERE m.channel = channels.name)`;
 
-export const withMembers = async (db: Db, rows: Row[]): Promise<ChannelRecord[]> => {
+const withMembers = async (db: Db, rows: Row[]): Promise<ChannelRecord[]> => {
   if (rows.length === 0) return [];
   const names = rows.map((r) => String(r.name));
   const members = await db.all<Row>(

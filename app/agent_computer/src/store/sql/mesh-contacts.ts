@@ -4,6 +4,19 @@ import { type Db, num, type Row, str } from "./db.ts";
 
 const placeholders = (count: number, from = 1): string => Array.from({ length: count }, (_, i) => `$${i + from}`).join(", ");
 
+/**
+ * The reach rule in SQL, the one text every query of it uses (a send's refusingRecipients, a broadcast's
+ * INSERT … SELECT): over REFUSAL_TABLES, a recipient's policy row `p` refuses the sender named by the placeholder
+ * `sender`. A block holds for every name that looks like the one blocked (the name key of domain/identity/names.ts:
+ * lower case, trailing . _ - dropped); an allow admits only the name itself. No policy row: open.
+ */
+export const REFUSAL_TABLES = (sender: string): string =>
+  `contact_policies p LEFT JOIN contacts c ON c.owner = p.agent_name AND c.other = ${sender}`;
+export const REFUSES = (sender: string): string =>
+  `(p.policy = 'closed' OR (p.policy = 'contacts-only' AND c.kind IS NULL)
+    OR EXISTS (SELECT 1 FROM contacts b WHERE b.owner = p.agent_name AND b.kind = 'block'
+      AND rtrim(lower(b.other), '._-') = rtrim(lower(${sender}), '._-')))`;
+
 type ContactOps = Pick<MeshRepo, "contactSettings" | "setContactPolicy" | "setContact" | "refusingRecipients">;
 
 export const contactOps = (db: Db): ContactOps => ({
@@ -45,14 +58,8 @@ export const contactOps = (db: Db): ContactOps => ({
       ? []
       : (
           await db.all<Row>(
-            // A block holds for every name that looks like the one blocked (the name key of domain/identity/names.ts:
-            // lower case, trailing . _ - dropped); an allow admits only the name itself.
-            `SELECT p.agent_name FROM contact_policies p
-             LEFT JOIN contacts c ON c.owner = p.agent_name AND c.other = $1
-             WHERE p.agent_name IN (${placeholders(recipients.length, 2)})
-               AND (p.policy = 'closed' OR (p.policy = 'contacts-only' AND c.kind IS NULL)
-                 OR EXISTS (SELECT 1 FROM contacts b WHERE b.owner = p.agent_name AND b.kind = 'block'
-                   AND rtrim(lower(b.other), '._-') = rtrim(lower($1), '._-')))`,
+            `SELECT p.agent_name FROM ${REFUSAL_TABLES("$1")}
+             WHERE p.agent_name IN (${placeholders(recipients.length, 2)}) AND ${REFUSES("$1")}`,
             [sender, ...recipients],
           )
         ).map((r) => str(r.agent_name)),

@@ -13,6 +13,7 @@ import type {
 } from "../port.ts";
 import { lockAgentRows } from "./agent-locks.ts";
 import { type Db, jsonList, num, numOrNull, type Row, str, strOrNull } from "./db.ts";
+import { broadcastOps } from "./mesh-broadcast.ts";
 import { contactOps } from "./mesh-contacts.ts";
 import { deliveryOps, liveAt } from "./mesh-deliveries.ts";
 import { directoryOps } from "./mesh-directory.ts";
@@ -130,8 +131,10 @@ export const meshRepo = (db: Db, webhooks: Pick<WebhookRepo, "subscribers">): Me
   const extendSession: MeshRepo["extendSession"] = async (agentId, now) => {
     await db.run(EXTEND_SESSION_SQL, [agentId, now]);
   };
+  const deliveries = deliveryOps(db, webhooks, { touchAgent, extendSession });
   return {
-    ...deliveryOps(db, webhooks, { touchAgent, extendSession }),
+    ...deliveries,
+    ...broadcastOps(db, deliveries.insertMessage, { touchAgent, extendSession }),
     touchAgent,
     extendSession,
     getAgent: async (name, lock = false) => {

@@ -3,7 +3,7 @@ import { agentIdSchema } from "../../domain/identity/names.ts";
 import { normalisePattern } from "../../domain/reservations/patterns.ts";
 import type { ReservationView } from "../../domain/reservations/reservation-view.ts";
 import { reserve } from "../../domain/reservations/reserve.ts";
-import { type CommandDef, defineCommand } from "../kernel/command.ts";
+import { defineCommand } from "../kernel/command.ts";
 import { authenticatedErrorsWith, ownCredential, tokenFileSchema } from "../kernel/credential.ts";
 import { ENV, line, PATH_FLAG, pathsSchema, repoSchema, repositoryOf, ttlSchema, VIEW } from "./reserve-flags.ts";
 
@@ -18,7 +18,7 @@ const reserveSchema = z.object({
   repo: repoSchema,
   tokenFile: tokenFileSchema,
 });
-export const reserveCommand: CommandDef = defineCommand({
+export default defineCommand({
   name: "agent-reserve-cli reserve",
   summary: "lease path patterns of the repository, exclusive or shared, for a while",
   description:

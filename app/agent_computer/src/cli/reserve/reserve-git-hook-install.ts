@@ -2,11 +2,11 @@ import * as z from "zod/mini";
 import { hooksDirectory } from "../../adapters/git-paths.ts";
 import { findRepository, gitFailure } from "../../domain/reservations/repository.ts";
 import { type InstalledHook, installGuardHooks } from "../../local/git-hooks.ts";
-import { type CommandDef, defineCommand } from "../kernel/command.ts";
+import { defineCommand } from "../kernel/command.ts";
 import { repoSchema } from "./reserve-flags.ts";
 
 const installSchema = z.object({ repo: repoSchema });
-export const installCommand: CommandDef = defineCommand({
+export default defineCommand({
   name: "agent-reserve-cli git-hook install",
   summary: "add the reservation guard's pre-commit and pre-push hooks to a repository",
   description:

@@ -4,7 +4,7 @@ import { type GuardResult, guardPaths } from "../../domain/reservations/guard.ts
 import { findRepository, gitFailure } from "../../domain/reservations/repository.ts";
 import { STORE_ERRORS } from "../../errors.ts";
 import { GUARDED_HOOKS } from "../../local/git-hooks.ts";
-import { type CommandDef, defineCommand } from "../kernel/command.ts";
+import { defineCommand } from "../kernel/command.ts";
 
 const MAX_PUSH_INPUT_BYTES = 1024 * 1024;
 
@@ -16,7 +16,7 @@ const runSchema = z.object({
   hook: z.enum(GUARDED_HOOKS).check(z.describe("which hook is running")),
   repo: repoSchema,
 });
-export const runCommand: CommandDef = defineCommand({
+export default defineCommand({
   name: "agent-reserve-cli git-hook run",
   summary:
     "the guard itself, as the installed hooks run it: refuse a commit or push touching another agent's exclusive reservation",

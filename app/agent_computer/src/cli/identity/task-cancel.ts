@@ -1,0 +1,3 @@
+import { transitionCommand } from "./task-transitions.ts";
+
+export default transitionCommand("cancel");
