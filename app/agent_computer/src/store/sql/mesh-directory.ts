@@ -78,13 +78,16 @@ export const directoryOps = (db: Db): Pick<MeshRepo, "directory" | "directoryCou
     const c = new Conditions(now);
     const narrow = narrowing(db, c, filter);
     const beyond = after === undefined ? "" : ` AND s.agent_name > ${c.param(after)}`;
-    const row = await db.get<Row>(
-      `SELECT COALESCE(SUM(CASE WHEN ${c.live} THEN 1 ELSE 0 END), 0) AS live,
-              COALESCE(SUM(CASE WHEN ${c.live} THEN 0 ELSE 1 END), 0) AS stale,
-              COALESCE(SUM(CASE WHEN ${c.ofStatus(filter.status)}${beyond} THEN 1 ELSE 0 END), 0) AS after
-       ${FROM} WHERE (${c.live} OR ${c.stale}) AND ${narrow}`,
-      c.params,
-    );
+    // One count per liveness, each its own subquery: PostgreSQL evaluates a stale test (two correlated subqueries)
+    // on every row of an OR with the live test, ten times the cost of counting the two apart.
+    const count = (liveness: string, extra = "") => `(SELECT COUNT(*) ${FROM} WHERE ${liveness} AND ${narrow}${extra})`;
+    const following =
+      filter.status === "live"
+        ? count(c.live, beyond)
+        : filter.status === "stale"
+          ? count(c.stale, beyond)
+          : `${count(c.live, beyond)} + ${count(c.stale, beyond)}`;
+    const row = await db.get<Row>(`SELECT ${count(c.live)} AS live, ${count(c.stale)} AS stale, ${following} AS after`, c.params);
     return { live: num(row?.live ?? 0), stale: num(row?.stale ?? 0), after: num(row?.after ?? 0) } satisfies DirectoryCounts;
   },
 
