@@ -109,7 +109,11 @@ const attempt = {
 const rendered = [
   layout(jobsPage([{ job, runs: [run] }], { jobs: 50, runsPerJob: 5 }), "/", new Date(T)).text,
   layout(triggersPage(["checkback", "cron", "webhook"].map(trigger), 200), "/triggers", new Date(T)).text,
-  layout(agentsPage({ agents: [agent], note: EVIL }), "/agents", new Date(T)).text,
+  layout(
+    agentsPage({ agents: [agent], totals: { live: 1, stale: 0 }, following: 0, next_after: null, note: EVIL }),
+    "/agents",
+    new Date(T),
+  ).text,
   layout(
     webhooksPage({ endpoints: [endpoint], attempts: [attempt] }, { endpoints: 100, attempts: 100 }),
     "/webhooks",

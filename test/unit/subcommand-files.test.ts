@@ -12,9 +12,7 @@ import type { BinaryDef } from "../../app/agent_computer/src/cli/kernel/command.
  * the lead empties this list then. A listed binary that already follows the convention fails below, so the list
  * cannot go stale.
  */
-const SPLIT_ON_ANOTHER_BRANCH: ReadonlySet<string> = new Set([
-  "agent-channel-cli", // cli/mesh/channel-commands.ts: split by the paging branch while it changes `list`
-]);
+const SPLIT_ON_ANOTHER_BRANCH: ReadonlySet<string> = new Set([]);
 
 // The test runner rewrites `import(` to its own loader and the path to a root-relative one; both forms are one lazy
 // import of one file.

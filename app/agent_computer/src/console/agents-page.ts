@@ -1,6 +1,6 @@
 // Agents: the mesh directory by host, live and stale counted per host, with each status line's age and what
 // "alive" rests on.
-import type { DirectoryEntry, DirectoryResult } from "../domain/mesh/directory.ts";
+import { ALIVE_MEANS, type DirectoryEntry, type DirectoryResult } from "../domain/mesh/directory.ts";
 import { age, none, when } from "./format.ts";
 import { type Html, html } from "./html.ts";
 import type { Page } from "./layout.ts";
@@ -18,7 +18,7 @@ const row = (a: DirectoryEntry): Html => html`<tr data-agent-id="${a.agent_id}" 
 <td data-field="expires">${when(a.expires_at)}</td>
 </tr>`;
 
-/** Agents shown; the directory lists every one (agents-list-cli --include-stale). */
+/** Agents shown; agents-list-cli --status all pages through every one. */
 export const SHOWN_AGENTS = 500;
 
 const HEAD = html`<thead><tr><th>Agent</th><th>Liveness</th><th>Host</th><th>Role / repo</th><th>Status</th><th>Status age</th><th>Last activity</th><th>Session expires</th></tr></thead>`;
@@ -52,8 +52,8 @@ export const agentsPage = (directory: DirectoryResult): Page => {
         ? html`<p class="empty">No agent has checked in yet. <code>agent-checkin-cli --help</code> explains how.</p>`
         : html`<p class="hint">Every agent's latest session by host, stale ones included (${live} live, ${shown.length - live} stale${
             directory.agents.length > shown.length &&
-            html`; the first ${SHOWN_AGENTS} of ${directory.agents.length}: <code>agents-list-cli --include-stale</code> lists all`
-          }): ${directory.note}.</p>
+            html`; the first ${SHOWN_AGENTS} of ${directory.agents.length}: <code>agents-list-cli --status all</code> pages through all`
+          }): ${ALIVE_MEANS}.</p>
 ${[...byHost(shown)].map(hostSection)}`,
   };
 };

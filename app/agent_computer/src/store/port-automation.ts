@@ -140,7 +140,10 @@ export interface AutomationRepo {
   insertJob(job: JobRecord): Promise<void>;
   getJob(id: string): Promise<JobRecord | undefined>;
   /** Newest first; owner null lists every owner's (the console). */
-  listJobs(owner: string | null, limit: number): Promise<JobRecord[]>;
+  /** Newest first; with `before`, only jobs older than that one. */
+  listJobs(owner: string | null, limit: number, before?: { createdAt: number; id: string }): Promise<JobRecord[]>;
+  /** How many of the owner's jobs are older than `before`. */
+  countJobs(owner: string, before: { createdAt: number; id: string }): Promise<number>;
   /** active → cancelled; false when it was not active. */
   cancelJob(id: string, now: number): Promise<boolean>;
 
@@ -148,7 +151,15 @@ export interface AutomationRepo {
   /** With lock, the row stays locked until the transaction ends (write transactions only). */
   getTrigger(id: string, lock?: boolean): Promise<TriggerRecord | undefined>;
   /** Newest first; owner null lists every owner's (the console). */
-  listTriggers(owner: string | null, includeEnded: boolean, limit: number): Promise<TriggerRecord[]>;
+  /** Newest first; with `before`, only triggers older than that one. */
+  listTriggers(
+    owner: string | null,
+    includeEnded: boolean,
+    limit: number,
+    before?: { createdAt: number; id: string },
+  ): Promise<TriggerRecord[]>;
+  /** How many of the owner's triggers (active ones unless includeEnded) are older than `before`. */
+  countTriggers(owner: string, includeEnded: boolean, before: { createdAt: number; id: string }): Promise<number>;
   /** The ids of a job's active triggers: what cancelTriggers({ jobId }) would change now. */
   activeTriggerIdsOf(jobId: string): Promise<string[]>;
   /** active → cancelled for one trigger, or for every active trigger of a job; returns the ids changed. */
@@ -171,7 +182,10 @@ export interface AutomationRepo {
 
   insertRun(run: NewRun): Promise<void>;
   getRun(id: string): Promise<RunRecord | undefined>;
-  runsOfJob(jobId: string, limit: number): Promise<RunRecord[]>;
+  /** Newest first; with `before`, only runs older than that one. */
+  runsOfJob(jobId: string, limit: number, before?: { createdAt: number; id: string }): Promise<RunRecord[]>;
+  /** How many of the job's runs are older than `before`. */
+  countRunsOfJob(jobId: string, before: { createdAt: number; id: string }): Promise<number>;
   /** How many runs of the job are queued: what cancelQueuedRuns would change now. */
   queuedRunCount(jobId: string): Promise<number>;
   cancelQueuedRuns(jobId: string, now: number): Promise<number>;

@@ -107,6 +107,8 @@ export interface TaskFilter {
   party?: string | undefined;
   states?: readonly TaskState[] | undefined;
   limit: number;
+  /** Only tasks older than this one (created_at, then id): the page after one that ended there. */
+  before?: { createdAt: number; id: string } | undefined;
 }
 
 /** Auto-routed tasks, inside one transaction. */
@@ -121,4 +123,6 @@ export interface TaskRepo {
   openLoad(): Promise<Map<string, number>>;
   openAssignedTo(assignee: string): Promise<TaskRecord[]>;
   list(filter: TaskFilter): Promise<TaskRecord[]>;
+  /** How many tasks list(filter) would return without its limit. */
+  count(filter: Omit<TaskFilter, "limit">): Promise<number>;
 }

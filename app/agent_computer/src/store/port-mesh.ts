@@ -33,6 +33,28 @@ export interface SessionRecord {
   endedAt: number | null;
 }
 
+/** Which agents the directory lists: by liveness, by their session's fields, by name and description. */
+export interface DirectoryFilter {
+  /** live: a session within its ttl; stale: none, listed by its latest session; all: both. */
+  status: "live" | "stale" | "all";
+  role?: string | undefined;
+  repo?: string | undefined;
+  host?: string | undefined;
+  /** Every one of these in the session's caps. */
+  capabilities?: readonly string[] | undefined;
+  /** The agent name starts with this (exactly, case and all). */
+  namePrefix?: string | undefined;
+  /** Found, ignoring ASCII case, anywhere in the agent name or its description. */
+  query?: string | undefined;
+}
+
+export interface DirectoryCounts {
+  live: number;
+  stale: number;
+  /** Of the filter's status, those whose name sorts after the `after` given (all of them without one). */
+  after: number;
+}
+
 export type DeliveryState = "pending" | "acked" | "expired_undelivered" | "not_checked_in";
 
 export interface NewMessage {
@@ -241,21 +263,28 @@ export interface MeshRepo extends BroadcastOps {
   storeMessage(toStore: MessageToStore): Promise<StoredDelivery[]>;
   findByIdempotencyKey(sender: string, key: string): Promise<SentMessage | undefined>;
   releaseIdempotencyKey(sender: string, key: string, olderThan: number): Promise<void>;
-  pending(sessionId: string, limit: number): Promise<InboxEntry[]>;
-  countPending(sessionId: string): Promise<number>;
+  /** The session's pending deliveries by seq, those after `afterSeq` (default 0: all), at most `limit`. */
+  pending(sessionId: string, limit: number, afterSeq?: number): Promise<InboxEntry[]>;
+  /** How many of the session's deliveries are pending, of those after `afterSeq` (default 0: all). */
+  countPending(sessionId: string, afterSeq?: number): Promise<number>;
   /** The agent's session live at `now` with its pending count, newest seq and oldest arrival; undefined without one. */
   glanceInbox(agentId: string, now: number): Promise<InboxGlance | undefined>;
   deliveriesOf(recipient: string, messageIds: readonly string[]): Promise<DeliveryRecord[]>;
   ack(recipient: string, messageIds: readonly string[], now: number): Promise<string[]>;
   ackUpToSeq(sessionId: string, seq: number, now: number): Promise<string[]>;
-  sent(sender: string, limit: number): Promise<SentMessage[]>;
+  /** The sender's messages, newest first, at most `limit`; with `before`, only those older than that one. */
+  sent(sender: string, limit: number, before?: { createdAt: number; id: string }): Promise<SentMessage[]>;
+  /** How many of the sender's messages are older than `before`. */
+  countSent(sender: string, before: { createdAt: number; id: string }): Promise<number>;
   /**
    * The message if `agentId` may see it: it sent it, or it was delivered to one of its sessions (pending or
    * acked). Mail stored for an agent that was not checked in, or that expired unread, was never seen: undefined.
    */
   messageSeenBy(messageId: string, agentId: string): Promise<MessageRef | undefined>;
-  /** The messages of a thread that `agentId` may see (as messageSeenBy), oldest first, at most `limit`. */
-  thread(threadId: string, agentId: string, limit: number): Promise<ThreadEntry[]>;
+  /** The messages of a thread that `agentId` may see (as messageSeenBy), oldest first (after `after`), at most `limit`. */
+  thread(threadId: string, agentId: string, limit: number, after?: { createdAt: number; id: string }): Promise<ThreadEntry[]>;
+  /** How many of the thread's messages `agentId` may see that are newer than `after`. */
+  countThread(threadId: string, agentId: string, after: { createdAt: number; id: string }): Promise<number>;
   /**
    * Messages `agentId` may see (as messageSeenBy) whose body holds every one of `words` (lowercase runs of letters
    * and digits) as a whole word, best match first, at most `limit`. `plan` is for tests; callers leave it "auto".
@@ -267,7 +296,15 @@ export interface MeshRepo extends BroadcastOps {
   setContact(owner: string, other: string, kind: "allow" | "block" | null, now: number): Promise<void>;
   /** The recipients, of those named, whose contact policy or block list refuses mail from `sender`. */
   refusingRecipients(sender: string, recipients: readonly string[]): Promise<string[]>;
-  /** Open sessions (live ones unless includeStale), newest activity first, with the latest session of stale agents. */
-  directory(now: number, includeStale: boolean): Promise<SessionRecord[]>;
+  /**
+   * One page of the directory at `now`: the open session of each live agent and the latest session of each stale one
+   * (no live session), as `filter` selects, ordered by agent name, after the agent named `page.after`, at most
+   * `page.limit` (all without one).
+   */
+  directory(now: number, filter: DirectoryFilter, page?: { after?: string; limit?: number }): Promise<SessionRecord[]>;
+  /** How many agents `filter` (its status aside) selects, live and stale, and how many of its status sort after `after`. */
+  directoryCounts(now: number, filter: DirectoryFilter, after?: string): Promise<DirectoryCounts>;
+  /** Live agents that `filter` selects, counted per class and host, largest first. */
+  directoryTopology(now: number, filter: DirectoryFilter): Promise<{ agentClass: string; host: string; count: number }[]>;
   liveSessions(now: number): Promise<SessionRecord[]>;
 }

@@ -17,6 +17,8 @@ export interface ReservationRecord {
 export interface ReservationFilter {
   repoKey?: string;
   holder?: string;
+  /** Only those after this one, oldest first (created_at, then id): the page after one that ended there. */
+  after?: { createdAt: number; id: string };
 }
 
 export interface ReservationRepo {
@@ -24,6 +26,8 @@ export interface ReservationRepo {
   lockRepo(repoKey: string): Promise<void>;
   /** Reservations that still count at `now`: not released, not expired, held by a registered agent. Oldest first. */
   live(filter: ReservationFilter, now: number, limit: number): Promise<ReservationRecord[]>;
+  /** How many reservations live(filter, now) would list without a limit. */
+  countLive(filter: ReservationFilter, now: number): Promise<number>;
   insert(reservation: ReservationRecord): Promise<void>;
   get(id: string): Promise<ReservationRecord | undefined>;
   /** Moves the expiry of a live reservation of `holder`; false when it is released, expired or another's. */

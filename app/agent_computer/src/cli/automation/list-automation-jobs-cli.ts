@@ -6,21 +6,39 @@ import { STORE_ERRORS } from "../../errors.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";
 import { ownCredential } from "../kernel/credential.ts";
 import { neutralizeLine } from "../kernel/output.ts";
+import { cursorSchema, decodeCursor, encodeCursor, fitPage, limitSchema, type Paged } from "../kernel/paging.ts";
 import { OWNER_ENV, OWNER_ERRORS, owner, ownerFields, ownerWords } from "./shared.ts";
 
 export const listJobsOptionsSchema = z.object({
   ...ownerFields,
-  limit: z
-    ._default(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(500)), 50)
-    .check(z.describe("how many jobs, newest first")),
+  limit: limitSchema(50, 500, "jobs, newest first,"),
+  cursor: cursorSchema,
 });
+
+const NAME = "list-automation-jobs-cli";
 
 export type ListJobsOptions = z.output<typeof listJobsOptionsSchema>;
 
-const runListJobs = async (options: ListJobsOptions, deps: DepsOf<"store">): Promise<{ jobs: JobView[] }> =>
-  listJobs(deps, { ...owner(options, deps), limit: options.limit });
+type JobsPage = { jobs: JobView[] } & Paged;
 
-const render = (r: { jobs: JobView[] }, options: ListJobsOptions): string =>
+const runListJobs = async (options: ListJobsOptions, deps: DepsOf<"store">): Promise<JobsPage> => {
+  const query = { agentId: options.agentId };
+  const at = options.cursor ? decodeCursor(NAME, query, options.cursor, ["number", "string"]) : undefined;
+  const before = at ? { createdAt: at[0] as number, id: at[1] as string } : undefined;
+  const r = await listJobs(deps, { ...owner(options, deps), limit: options.limit, before });
+  return fitPage(r.jobs, (shown) => {
+    const cut = r.jobs.length - shown.length;
+    const last = shown.at(-1);
+    const more = cut > 0 || r.older_jobs > 0;
+    return {
+      jobs: [...shown],
+      next_cursor: more && last ? encodeCursor(NAME, query, [Date.parse(last.created_at), last.id]) : null,
+      not_shown: r.older_jobs + cut,
+    };
+  });
+};
+
+const render = (r: JobsPage, options: ListJobsOptions): string =>
   [
     `${r.jobs.length} automation job(s)`,
     ...r.jobs.flatMap((j) => [
@@ -39,7 +57,8 @@ export default defineCommand({
   schema: listJobsOptionsSchema,
   writes: "nothing.",
   output:
-    '{"jobs":[{"id","owner","label","dir","wake_on_failure","timeout_seconds","state":"active|cancelled","created_at","cancelled_at"}]}',
+    '{"jobs":[{"id","owner","label","dir","wake_on_failure","timeout_seconds","state":"active|cancelled","created_at","cancelled_at"}],' +
+    '"next_cursor","not_shown"}',
   errors: [...OWNER_ERRORS, ...STORE_ERRORS, "INTERNAL"],
   env: [...OWNER_ENV],
   examples: ["list-automation-jobs-cli --agent-id builder-1", "list-automation-jobs-cli --agent-id builder-1 --limit 5 --json"],

@@ -5,6 +5,7 @@ import { STORE_ERRORS } from "../../errors.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";
 import { ownCredential } from "../kernel/credential.ts";
 import { neutralizeLine } from "../kernel/output.ts";
+import { cursorSchema, decodeCursor, encodeCursor, fitPage, type Paged } from "../kernel/paging.ts";
 import { jobIdSchema, OWNER_ENV, OWNER_ERRORS, owner, ownerFields, runIdSchema, workerBaseUrl } from "./shared.ts";
 
 export const showJobOptionsSchema = z.object({
@@ -12,20 +13,41 @@ export const showJobOptionsSchema = z.object({
   jobId: jobIdSchema.check(z.describe("the automation job")),
   runs: z
     ._default(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(100)), 10)
-    .check(z.describe("how many recent runs to show, newest first")),
+    .check(z.describe("how many recent runs one page shows, newest first (this command's --limit)")),
+  cursor: cursorSchema,
   runId: z.optional(runIdSchema).check(z.describe("show only this run of the job (e.g. the id run-automation-job-cli printed)")),
 });
 
 export type ShowJobOptions = z.output<typeof showJobOptionsSchema>;
 
-const runShowJob = async (options: ShowJobOptions, { ctx, ...deps }: DepsOf<"store">): Promise<JobDetails> =>
-  showJob(deps, {
+const NAME = "show-automation-job-cli";
+type JobPage = JobDetails & Paged;
+
+const runShowJob = async (options: ShowJobOptions, { ctx, ...deps }: DepsOf<"store">): Promise<JobPage> => {
+  const query = { agentId: options.agentId, jobId: options.jobId, runId: options.runId };
+  const at = options.cursor ? decodeCursor(NAME, query, options.cursor, ["number", "string"]) : undefined;
+  const before = at ? { createdAt: at[0] as number, id: at[1] as string } : undefined;
+  const r = await showJob(deps, {
     ...owner(options, deps),
     jobId: options.jobId,
     runs: options.runs,
     runId: options.runId,
     baseUrl: workerBaseUrl(ctx),
+    before,
   });
+  // Runs carry up to 8 KiB of output tails each: a page holds as many as the output budget allows, at least one.
+  return fitPage(r.runs, (shown) => {
+    const cut = r.runs.length - shown.length;
+    const last = shown.at(-1);
+    const more = cut > 0 || r.older_runs > 0;
+    return {
+      ...r,
+      runs: [...shown],
+      next_cursor: more && last ? encodeCursor(NAME, query, [Date.parse(last.created_at), last.id]) : null,
+      not_shown: r.older_runs + cut,
+    };
+  });
+};
 
 const tail = (name: string, text: string | null): string[] =>
   text
@@ -58,7 +80,7 @@ const render = (r: JobDetails): string =>
       (t) =>
         `  ${t.id} ${t.kind} fired ${t.fire_count}x${t.next_fire_at ? ` next ${t.next_fire_at}` : ""}${t.due_at ? ` due ${t.due_at}` : ""}`,
     ),
-    `runs (${r.runs.length}, newest first):`,
+    `runs (${r.runs.length} shown, newest first):`,
     ...r.runs.flatMap(runLines),
   ].join("\n");
 
@@ -78,7 +100,7 @@ export default defineCommand({
     '{"job":{"id","owner","label","dir","wake_on_failure","timeout_seconds","state","created_at","cancelled_at"},' +
     '"triggers":[{"id","kind",…}],"runs":[{"id","automation_job_id","state","attempt","trigger_kind","trigger_id","error_kind",' +
     '"error","exit_code","signal","emitted_count","created_at","started_at","finished_at","duration_ms","stdout_tail",' +
-    '"stderr_tail","attempts":[{"attempt","worker_id","started_at","ended_at","outcome"}]}]}',
+    '"stderr_tail","attempts":[{"attempt","worker_id","started_at","ended_at","outcome"}]}],"older_runs","next_cursor","not_shown"}',
   errors: [...OWNER_ERRORS, "NOT_FOUND", ...STORE_ERRORS, "INTERNAL"],
   env: [...OWNER_ENV, "AGENT_COMPUTER_WORKER_URL"],
   examples: [

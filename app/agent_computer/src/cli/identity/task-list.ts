@@ -5,6 +5,7 @@ import { TASK_STATES } from "../../store/port-identity.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";
 import { AUTHENTICATED_ERRORS, ownCredential, PRESENCE_FALLBACK, tokenFileSchema } from "../kernel/credential.ts";
 import { neutralizeLine } from "../kernel/output.ts";
+import { cursorSchema, decodeCursor, encodeCursor, fitPage, limitSchema, type Paged } from "../kernel/paging.ts";
 import { AUTH_ENV } from "./options.ts";
 
 export const listOptionsSchema = z.object({
@@ -13,24 +14,42 @@ export const listOptionsSchema = z.object({
   state: z
     ._default(z.array(z.enum(TASK_STATES)).check(z.maxLength(6)), [])
     .check(z.describe("only tasks in these states (default every state)")),
-  limit: z
-    ._default(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(200)), 50)
-    .check(z.describe("at most this many tasks, newest first")),
+  limit: limitSchema(50, 200, "tasks, newest first,"),
+  cursor: cursorSchema,
   tokenFile: tokenFileSchema,
 });
 
+const NAME = "agent-task-cli list";
+type ListPage = ListResult & Paged;
+
 export type ListOptions = z.output<typeof listOptionsSchema>;
 
-const runList = async (options: ListOptions, deps: DepsOf<"store">): Promise<ListResult> =>
-  listTasks(deps, {
+const runList = async (options: ListOptions, deps: DepsOf<"store">): Promise<ListPage> => {
+  const query = { agentId: options.agentId, scope: options.scope, state: [...options.state].sort() };
+  const at = options.cursor ? decodeCursor(NAME, query, options.cursor, ["number", "string"]) : undefined;
+  const before = at ? { createdAt: at[0] as number, id: at[1] as string } : undefined;
+  const r = await listTasks(deps, {
     agentId: options.agentId,
     token: deps.credential?.token,
     scope: options.scope,
     states: options.state,
     limit: options.limit,
+    before,
   });
+  return fitPage(r.tasks, (shown) => {
+    const cut = r.tasks.length - shown.length;
+    const last = shown.at(-1);
+    const more = cut > 0 || r.older_tasks > 0;
+    return {
+      ...r,
+      tasks: [...shown],
+      next_cursor: more && last ? encodeCursor(NAME, query, [Date.parse(last.created_at), last.id]) : null,
+      not_shown: r.older_tasks + cut,
+    };
+  });
+};
 
-const render = (r: ListResult): string => {
+const render = (r: ListPage): string => {
   const lines = [`NOTE: ${r.note}`, `${r.tasks.length} task(s)`];
   for (const t of r.tasks) {
     lines.push(
@@ -56,7 +75,7 @@ export default defineCommand({
   writes: `only your presence renewal.${PRESENCE_FALLBACK}`,
   output:
     '{"agent_id","tasks":[{"id","title","body","required_caps","priority","state","poster","assignee","result","reason",' +
-    '"version","created_at","updated_at"}],"note","warning"?}',
+    '"version","created_at","updated_at"}],"older_tasks","next_cursor","not_shown","note","warning"?}',
   errors: AUTHENTICATED_ERRORS,
   env: AUTH_ENV,
   examples: ["agent-task-cli list --agent-id builder-1", "agent-task-cli list --agent-id lead --scope all --state queued --json"],

@@ -30,21 +30,19 @@ export const writeStdout = (text: string): Promise<void> => writeFully(Bun.stdou
  * A command's answer as text, within the output budget (output-budget.ts); `footer` (the paging line) is kept whole
  * after whatever the budget leaves of the body.
  */
-export const writeResultText = (text: string, footer?: string): Promise<void> => {
+export const writeResultText = (text: string, footer: string | undefined, paged: boolean): Promise<void> => {
   const body = neutralize(text.endsWith("\n") ? text.slice(0, -1) : text);
   const tail = footer === undefined ? "" : `${neutralize(footer)}\n`;
-  const fitted = body === "" ? "" : `${fitText(body, undefined, Buffer.byteLength(tail))}\n`;
+  const fitted = body === "" ? "" : `${paged ? body : fitText(body, undefined, Buffer.byteLength(tail))}\n`;
   return writeFully(Bun.stdout, fitted + tail);
 };
 
-/** A command's answer as one JSON document, within the output budget. */
-export const writeJsonResult = (value: unknown): Promise<void> => writeFully(Bun.stdout, fitJson(value));
+/** A command's answer as one JSON document, within the output budget unless it paged itself. */
+export const writeJsonResult = (value: unknown, paged: boolean): Promise<void> =>
+  writeFully(Bun.stdout, paged ? `${safeJson(value, 2)}\n` : fitJson(value));
 
 /** Human text on stderr (errors echo what was typed): neutralised, and a token in it redacted. */
 export const writeStderr = (text: string): Promise<void> => writeFully(Bun.stderr, neutralize(redactTokens(text)));
-
-/** One JSON document on stdout, indented: the exact values in bytes that are safe on a terminal. */
-export const writeJsonStdout = (value: unknown): Promise<void> => writeFully(Bun.stdout, `${safeJson(value, 2)}\n`);
 
 /** The --json error envelope on stderr, on one line, with a typed token redacted. */
 export const writeJsonStderr = (value: unknown): Promise<void> => writeFully(Bun.stderr, `${redactTokens(safeJson(value))}\n`);

@@ -7,6 +7,8 @@
 import * as z from "zod/mini";
 import { commandLine } from "../../command-line.ts";
 import { AppError } from "../../errors.ts";
+import { safeJson } from "../../terminal-text.ts";
+import { OUTPUT_BUDGET_BYTES } from "./output-budget.ts";
 
 /** What a paged result adds to its JSON document. */
 export interface Paged {
@@ -136,4 +138,22 @@ export const pagingFooter = (result: unknown, binary: string, argv: readonly str
   if (typeof cursor !== "string") return undefined;
   const how = typeof count === "number" && count > 0 ? `${count} more not shown` : "more not shown";
   return `${how}: ${nextPageCommand(binary, argv, cursor)}`;
+};
+
+/** Leaves room under the output budget for the text footer and the fields around a page's list. */
+const PAGE_BUDGET_BYTES = OUTPUT_BUDGET_BYTES - 1024;
+
+/**
+ * The largest leading part of `rows` (at least one row) whose result, as `build` makes it, fits the output budget as
+ * --json (the longer of a page's two forms): a page of long entries holds fewer of them, and its cursor starts the
+ * next page right after the last one shown, so the budget never drops an entry between two pages.
+ */
+export const fitPage = <Row, Result>(rows: readonly Row[], build: (shown: readonly Row[]) => Result): Result => {
+  let count = rows.length;
+  for (;;) {
+    const result = build(rows.slice(0, count));
+    const size = Buffer.byteLength(safeJson(result, 2));
+    if (size <= PAGE_BUDGET_BYTES || count <= 1) return result;
+    count = Math.max(1, Math.min(count - 1, Math.floor((count * PAGE_BUDGET_BYTES) / size)));
+  }
 };

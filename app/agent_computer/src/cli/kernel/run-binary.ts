@@ -104,9 +104,12 @@ export const runBinary = async (binary: BinaryDef, argv: readonly string[], use:
       ctx = createContext(await withConfigFile(process.env), use);
       const result = await runCommand(invocation.def, options, ctx);
       reachedPhase("command-run");
-      if (json) await writeJsonResult(result);
+      // A paged result sized its page itself (paging.ts fitPage): only an entry larger than the budget alone passes
+      // it, and that entry is shown whole, not cut.
+      const paged = typeof result === "object" && result !== null && "next_cursor" in result;
+      if (json) await writeJsonResult(result, paged);
       else {
-        await writeResultText(invocation.def.render(result, options), pagingFooter(result, binary.name, argv));
+        await writeResultText(invocation.def.render(result, options), pagingFooter(result, binary.name, argv), paged);
         // A result may carry a warning (e.g. presence not renewed on a full disk): in the JSON document, and for a
         // person on stderr, so the answer on stdout stays what it always is.
         const warning = (result as { warning?: unknown } | undefined)?.warning;

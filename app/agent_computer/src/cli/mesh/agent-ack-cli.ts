@@ -29,17 +29,26 @@ export const ackOptionsSchema = z
 
 export type AckOptions = z.output<typeof ackOptionsSchema>;
 
-const runAck = async (options: AckOptions, deps: DepsOf<"store">): Promise<AckResult> => {
+/** --up-to-seq may acknowledge thousands at once: the answer names the first of them and counts them all. */
+const ACKED_SHOWN = 100;
+const ACKED_SHOWN_AS_TEXT = 20;
+
+type AckOutput = AckResult & { acked_count: number };
+
+const runAck = async (options: AckOptions, deps: DepsOf<"store">): Promise<AckOutput> => {
   const token = deps.credential?.token;
-  return options.upToSeq !== undefined
-    ? ackMessages(deps, { agentId: options.agentId, token, upToSeq: options.upToSeq })
-    : ackMessages(deps, { agentId: options.agentId, token, messageIds: options.messageId ?? [] });
+  const r =
+    options.upToSeq !== undefined
+      ? await ackMessages(deps, { agentId: options.agentId, token, upToSeq: options.upToSeq })
+      : await ackMessages(deps, { agentId: options.agentId, token, messageIds: options.messageId ?? [] });
+  return { ...r, acked: r.acked.slice(0, ACKED_SHOWN), acked_count: r.acked.length };
 };
 
-const render = (r: AckResult): string =>
+const render = (r: AckOutput): string =>
   [
-    `${r.agent_id}: acknowledged ${r.acked.length}`,
-    ...r.acked.map((id) => `  ${id}`),
+    `${r.agent_id}: acknowledged ${r.acked_count}`,
+    ...r.acked.slice(0, ACKED_SHOWN_AS_TEXT).map((id) => `  ${id}`),
+    ...(r.acked_count > ACKED_SHOWN_AS_TEXT ? [`  … and ${r.acked_count - ACKED_SHOWN_AS_TEXT} more`] : []),
     ...(r.already_closed.length ? [`already acknowledged or closed: ${r.already_closed.join(", ")}`] : []),
   ].join("\n");
 
@@ -54,7 +63,7 @@ export default defineCommand({
     "acknowledgement in agent-sent-cli.",
   schema: ackOptionsSchema,
   writes: "the acknowledged deliveries (state acked, acked_at) and your presence renewal.",
-  output: '{"agent_id","acked":["msg_…"],"already_closed":["msg_…"]}',
+  output: '{"agent_id","acked":["msg_…"](the first 100),"acked_count","already_closed":["msg_…"]}',
   errors: authenticatedErrorsWith("NOT_CHECKED_IN", "MESSAGE_NOT_FOUND"),
   env: ["AGENT_COMPUTER_HOME", "AGENT_COMPUTER_DATABASE_URL", "RELAY_AGENT_TOKEN"],
   examples: [

@@ -14,12 +14,12 @@ const binary: BinaryDef = {
     "history), and every post counts against its poster's rate limits (agent-channel-cli post --help). Every " +
     "subcommand is authenticated as --agent-id and renews presence.",
   subcommands: {
-    create: () => import("./channel-commands.ts").then((m) => m.createCommand),
-    join: () => import("./channel-commands.ts").then((m) => m.joinCommand),
-    leave: () => import("./channel-commands.ts").then((m) => m.leaveCommand),
-    list: () => import("./channel-commands.ts").then((m) => m.listCommand),
-    post: () => import("./channel-commands.ts").then((m) => m.postCommand),
-    read: () => import("./channel-commands.ts").then((m) => m.readCommand),
+    create: () => import("./channel-create.ts").then((m) => m.default),
+    join: () => import("./channel-join.ts").then((m) => m.default),
+    leave: () => import("./channel-leave.ts").then((m) => m.default),
+    list: () => import("./channel-list.ts").then((m) => m.default),
+    post: () => import("./channel-post.ts").then((m) => m.default),
+    read: () => import("./channel-read.ts").then((m) => m.default),
   },
   env: ["AGENT_COMPUTER_HOME", "AGENT_COMPUTER_DATABASE_URL", "RELAY_AGENT_TOKEN"],
   examples: [

@@ -7,6 +7,9 @@ import { type PeekResult, peekInbox } from "../../domain/mesh/peek.ts";
 import { type DepsOf, defineCommand } from "../kernel/command.ts";
 import { authenticatedErrorsWith, ownCredential, tokenFileSchema } from "../kernel/credential.ts";
 import { neutralizeLine } from "../kernel/output.ts";
+import { cursorSchema, decodeCursor, encodeCursor, fitPage, type Paged } from "../kernel/paging.ts";
+
+const NAME = "agent-inbox-cli";
 
 const DEFAULT_LIMIT = 50;
 
@@ -37,14 +40,17 @@ export const inboxOptionsSchema = z
           `block until a message waits, at most this many seconds (${WAIT_MIN_SECONDS}-${WAIT_MAX_SECONDS}); none by then: TIMEOUT (exit 7)`,
         ),
       ),
+    cursor: cursorSchema,
     tokenFile: tokenFileSchema,
   })
   .check(
     z.superRefine((o, ctx) => {
+      if (o.cursor !== undefined && (o.wait !== undefined || o.wakeToken !== undefined))
+        ctx.addIssue({ code: "custom", path: ["cursor"], message: "cannot be combined with --wait or --wake-token" });
       if (o.wait !== undefined && o.wakeToken !== undefined)
         ctx.addIssue({ code: "custom", path: ["wait"], message: "cannot be combined with --wake-token" });
       if (!o.peek) return;
-      for (const key of ["limit", "wakeToken", "wait"] as const) {
+      for (const key of ["limit", "wakeToken", "wait", "cursor"] as const) {
         if (o[key] !== undefined) ctx.addIssue({ code: "custom", path: [key], message: "cannot be combined with --peek" });
       }
     }),
@@ -52,12 +58,33 @@ export const inboxOptionsSchema = z
 
 export type InboxOptions = z.output<typeof inboxOptionsSchema>;
 
-const runInbox = async (options: InboxOptions, deps: DepsOf<"store">): Promise<InboxResult | PeekResult> => {
+type PagedInbox = InboxResult & Paged;
+
+/** The page as the budget allows (never no message), and the cursor of the page after it. */
+const paged = (r: InboxResult, agentId: string): PagedInbox =>
+  fitPage(r.messages, (shown) => {
+    const cut = r.messages.length - shown.length;
+    const last = shown.at(-1);
+    const more = cut > 0 || r.has_more;
+    return {
+      ...r,
+      messages: [...shown],
+      count: shown.length,
+      has_more: more,
+      next_cursor: more && last ? encodeCursor(NAME, { agentId }, [last.seq]) : null,
+      not_shown: r.more_waiting + cut,
+    };
+  });
+
+const runInbox = async (options: InboxOptions, deps: DepsOf<"store">): Promise<PagedInbox | PeekResult> => {
   const token = deps.credential?.token;
   if (options.peek) return peekInbox(deps, { agentId: options.agentId, token });
+  const afterSeq = options.cursor
+    ? (decodeCursor(NAME, { agentId: options.agentId }, options.cursor, ["number"])[0] as number)
+    : undefined;
   if (options.wait !== undefined) {
     // A live clock: presence renewed during the wait must count from the renewal, not from the call's start.
-    return waitForInbox(
+    const waited = await waitForInbox(
       { ...deps, now: () => deps.ctx.now() },
       {
         agentId: options.agentId,
@@ -67,13 +94,16 @@ const runInbox = async (options: InboxOptions, deps: DepsOf<"store">): Promise<I
         tokenFile: options.tokenFile,
       },
     );
+    return paged(waited, options.agentId);
   }
-  return readInbox(deps, {
+  const read = await readInbox(deps, {
     agentId: options.agentId,
     limit: options.limit ?? DEFAULT_LIMIT,
     token,
     wakeToken: options.wakeToken,
+    afterSeq,
   });
+  return paged(read, options.agentId);
 };
 
 const readCommand = (options: InboxOptions): string =>
@@ -90,7 +120,7 @@ const renderPeek = (r: PeekResult, options: InboxOptions): string =>
     : `${r.agent_id}: ${r.count} unacknowledged message(s), newest seq ${r.newest_seq}, oldest waiting ${r.oldest_waiting_s} s; ` +
       `read them with: ${readCommand(options)}`;
 
-const render = (result: InboxResult | PeekResult, options: InboxOptions): string => {
+const render = (result: PagedInbox | PeekResult, options: InboxOptions): string => {
   if (!("messages" in result)) return renderPeek(result, options);
   const r = result;
   const lines = [`NOTE: ${r.note}`, `${r.agent_id}: ${r.count} unacknowledged message(s)${r.has_more ? " (more waiting)" : ""}`];
@@ -139,6 +169,9 @@ export default defineCommand({
     "pending ones (oldest first, up to --limit) and marks the wake used, so the same messages never wake you again. Reading " +
     "with it changes nothing else; acknowledge as usual. An unknown, already used or expired token (default lifetime 10 " +
     "minutes), or one of another session, fails with WAKE_TOKEN_INVALID (exit 4) and changes nothing: read without it.\n" +
+    "A page holds at most --limit messages, fewer when their bodies would pass the 16 KB output budget (never none); " +
+    "the last line then says how many more wait and the command for the next page (--cursor; --json: next_cursor), " +
+    "though acknowledging and reading again is the usual way on.\n" +
     "--peek: how many messages wait, the newest seq and how long the oldest has waited, never a body or a sender, so a " +
     "hook can run it after every tool call and tell the model that mail waits without showing it what the mail says. " +
     "Same token and the same live check-in rule as a read (NOT_CHECKED_IN without one), but a read transaction only: it " +
@@ -156,7 +189,7 @@ export default defineCommand({
     ' "warning" (also on stderr) saying why presence was not renewed; with it, the call fails whole (DISK_FULL) and the token stays unused. With --peek: nothing.',
   output:
     '{"agent_id","session_id","messages":[{"id","seq","from","kind":"message|bounce|event","thread_id","reply_to","channel","created_at","body"}],' +
-    '"count","has_more","wake"?:{"message_count","first_seq","last_seq"}(with --wake-token),"note","warning"?}; ' +
+    '"count","has_more","more_waiting","next_cursor","not_shown","wake"?:{"message_count","first_seq","last_seq"}(with --wake-token),"note","warning"?}; ' +
     'with --peek: {"agent_id","session_id","count","newest_seq":N|null,"oldest_waiting_s":N|null}',
   errors: authenticatedErrorsWith("NOT_CHECKED_IN", "WAKE_TOKEN_INVALID", "TIMEOUT"),
   env: ["AGENT_COMPUTER_HOME", "AGENT_COMPUTER_DATABASE_URL", "RELAY_AGENT_TOKEN"],

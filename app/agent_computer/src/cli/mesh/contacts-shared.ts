@@ -7,7 +7,8 @@ import { AUTHENTICATED_ERRORS, ownCredential, tokenFileSchema } from "../kernel/
 
 const ENV = ["AGENT_COMPUTER_HOME", "AGENT_COMPUTER_DATABASE_URL", "RELAY_AGENT_TOKEN"];
 const OUTPUT =
-  '{"agent_id","policy":"open|contacts-only|closed","allow":[…],"block":[…],"updated_at","note","warning"?(show only)}';
+  '{"agent_id","policy":"open|contacts-only|closed","allow":[first 100],"block":[first 100],"allow_count","block_count",' +
+  '"updated_at","note","warning"?(show only)}';
 
 const contactSchema = z
   .array(agentIdSchema)
@@ -22,11 +23,15 @@ export const runContacts =
     return manageContacts(deps, { agentId: options.agentId, token, ...(made ? { change: made } : {}) });
   };
 
+/** A list's first names, and how many more it holds than the answer names. */
+const names = (shown: string[], count: number): string =>
+  shown.length === 0 ? "(none)" : `${shown.join(", ")}${count > shown.length ? ` and ${count - shown.length} more` : ""}`;
+
 const render = (r: ContactsResult): string =>
   [
     `${r.agent_id}: ${r.policy} (${r.note})`,
-    `  allow: ${r.allow.length > 0 ? r.allow.join(", ") : "(none)"}`,
-    `  block: ${r.block.length > 0 ? r.block.join(", ") : "(none)"}`,
+    `  allow (${r.allow_count}): ${names(r.allow, r.allow_count)}`,
+    `  block (${r.block_count}): ${names(r.block, r.block_count)}`,
   ].join("\n");
 
 /** The contract sections every subcommand has in common. */

@@ -46,35 +46,52 @@ export const createJob = async (
   return { ...jobView(job), entry: resolved.entry };
 };
 
-export const listJobs = (deps: Deps, input: OwnerCall & { limit: number }): Promise<{ jobs: JobView[] }> =>
+/** A place in a newest-first list: the last row of the page before (created_at, id). */
+export type Before = { createdAt: number; id: string } | undefined;
+
+/** The owner's jobs, newest first (older than `before`), and how many older ones the page left out. */
+export const listJobs = (
+  deps: Deps,
+  input: OwnerCall & { limit: number; before?: Before },
+): Promise<{ jobs: JobView[]; older_jobs: number }> =>
   deps.store.read(async (tx) => {
     await authenticate(tx, input.agentId, input.token);
-    return { jobs: (await tx.automation.listJobs(input.agentId, input.limit)).map(jobView) };
+    const found = await tx.automation.listJobs(input.agentId, input.limit + 1, input.before);
+    const page = found.slice(0, input.limit);
+    const last = page.at(-1);
+    const older = found.length > input.limit && last ? await tx.automation.countJobs(input.agentId, last) : 0;
+    return { jobs: page.map(jobView), older_jobs: older };
   });
 
 export interface JobDetails {
   job: JobView;
   triggers: TriggerView[];
   runs: RunView[];
+  /** How many of the job's runs are older than the last one shown. */
+  older_runs: number;
 }
 
 export const showJob = (
   deps: Deps,
-  input: OwnerCall & { jobId: string; runs: number; runId?: string | undefined; baseUrl: string },
+  input: OwnerCall & { jobId: string; runs: number; runId?: string | undefined; baseUrl: string; before?: Before },
 ): Promise<JobDetails> =>
   deps.store.read(async (tx) => {
     await authenticate(tx, input.agentId, input.token);
     const job = await ownedJob(tx, input.agentId, input.jobId);
     const triggers = (await tx.automation.listTriggers(input.agentId, false, 500)).filter((t) => t.jobId === job.id);
-    let runs = await tx.automation.runsOfJob(job.id, input.runs);
+    const found = await tx.automation.runsOfJob(job.id, input.runs + 1, input.before);
+    let runs = found.slice(0, input.runs);
+    const last = runs.at(-1);
+    let older = found.length > input.runs && last ? await tx.automation.countRunsOfJob(job.id, last) : 0;
     if (input.runId !== undefined) {
+      older = 0;
       const run = await tx.automation.getRun(input.runId);
       if (!run || run.jobId !== job.id) throw new AppError("NOT_FOUND", `no run ${input.runId} of job ${job.id}`);
       runs = [run];
     }
     const views: RunView[] = [];
     for (const run of runs) views.push(runView(run, await tx.automation.attemptsOf(run.id)));
-    return { job: jobView(job), triggers: triggers.map((t) => triggerView(t, input.baseUrl)), runs: views };
+    return { job: jobView(job), triggers: triggers.map((t) => triggerView(t, input.baseUrl)), runs: views, older_runs: older };
   });
 
 export interface CancelJobResult {

@@ -113,12 +113,16 @@ export const createWebhook = async (
 
 export const listTriggers = (
   deps: Deps,
-  input: OwnerCall & { includeEnded: boolean; limit: number; baseUrl: string },
-): Promise<{ triggers: TriggerView[] }> =>
+  input: OwnerCall & { includeEnded: boolean; limit: number; baseUrl: string; before?: { createdAt: number; id: string } },
+): Promise<{ triggers: TriggerView[]; older_triggers: number }> =>
   deps.store.read(async (tx) => {
     await authenticate(tx, input.agentId, input.token);
-    const triggers = await tx.automation.listTriggers(input.agentId, input.includeEnded, input.limit);
-    return { triggers: triggers.map((t) => triggerView(t, input.baseUrl)) };
+    const found = await tx.automation.listTriggers(input.agentId, input.includeEnded, input.limit + 1, input.before);
+    const page = found.slice(0, input.limit);
+    const last = page.at(-1);
+    const older =
+      found.length > input.limit && last ? await tx.automation.countTriggers(input.agentId, input.includeEnded, last) : 0;
+    return { triggers: page.map((t) => triggerView(t, input.baseUrl)), older_triggers: older };
   });
 
 export const cancelTrigger = (deps: Deps, input: OwnerCall & { id: string; baseUrl: string }): Promise<TriggerView> =>

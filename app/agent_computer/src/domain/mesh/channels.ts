@@ -13,14 +13,19 @@ export interface ChannelView {
   name: string;
   created_by: string;
   created_at: string;
+  member_count: number;
+  /** The first MEMBERS_SHOWN members by name: a channel may hold thousands. */
   members: string[];
 }
 
+/** How many members a channel's view names; member_count says how many it has. */
+export const MEMBERS_SHOWN = 20;
+
 export type ChannelAction =
   | { kind: "create" | "join" | "leave"; channel: string }
-  | { kind: "list"; all: boolean }
+  | { kind: "list"; all: boolean; after?: string | undefined; limit?: number }
   | { kind: "post"; channel: string; body: string }
-  | { kind: "read"; channel: string; limit: number };
+  | { kind: "read"; channel: string; limit: number; before?: { createdAt: number; id: string } | undefined };
 
 export interface ChannelResult {
   agent_id: string;
@@ -28,10 +33,21 @@ export interface ChannelResult {
   changed?: boolean;
   channel?: ChannelView;
   channels?: ChannelView[];
+  /** list with a limit: how many channels follow the last one listed. */
+  channels_following?: number;
   /** post: the message and who it reached; refused_by_policy: members whose contact policy refuses the poster. */
-  post?: { id: string; created_at: string; delivered_to: string[]; not_checked_in: string[]; refused_by_policy: string[] };
-  /** read: the channel's most recent posts, oldest first. */
+  post?: {
+    id: string;
+    created_at: string;
+    delivered_to: string[];
+    not_checked_in: string[];
+    refused_by_policy: string[];
+    counts: { delivered: number; not_checked_in: number; refused_by_policy: number };
+  };
+  /** read: the channel's most recent posts (before the cursor's), oldest first. */
   posts?: { id: string; from: string; created_at: string; body: string }[];
+  /** read: how many posts are older than the oldest one shown. */
+  older_posts?: number;
   note?: string;
   /** list, read: why presence was not renewed, when the store could not take that write (withPresence). */
   warning?: string;
@@ -41,7 +57,8 @@ const view = (c: ChannelRecord): ChannelView => ({
   name: c.name,
   created_by: c.createdBy,
   created_at: iso(c.createdAt),
-  members: c.members,
+  member_count: c.members.length,
+  members: c.members.slice(0, MEMBERS_SHOWN),
 });
 
 const existing = async (tx: StoreTx, name: string): Promise<ChannelRecord> => {
@@ -101,7 +118,15 @@ const postTo = async (
     if (delivery?.live) delivered.push(recipient);
     else if (delivery) away.push(recipient);
   }
-  const post = { id, created_at: iso(now), delivered_to: delivered, not_checked_in: away, refused_by_policy: reached.refusing };
+  // A channel may hold thousands: the post names the first few of each outcome and counts them all.
+  const post = {
+    id,
+    created_at: iso(now),
+    delivered_to: delivered.slice(0, MEMBERS_SHOWN),
+    not_checked_in: away.slice(0, MEMBERS_SHOWN),
+    refused_by_policy: reached.refusing.slice(0, MEMBERS_SHOWN),
+    counts: { delivered: delivered.length, not_checked_in: away.length, refused_by_policy: reached.refusing.length },
+  };
   return { result: { agent_id: agentId, channel: view(channel), post }, deliveries: delivered.length + away.length };
 };
 
@@ -145,15 +170,26 @@ const act = async (
         ...(left.emptiedAt !== null ? { note: endedNote(left.emptiedAt) } : {}),
       };
     }
-    case "list":
-      return { agent_id: agentId, channels: (await tx.channels.listChannels(action.all ? undefined : agentId)).map(view) };
+    case "list": {
+      const whose = action.all ? undefined : agentId;
+      const page = { after: action.after, ...(action.limit === undefined ? {} : { limit: action.limit + 1 }) };
+      const found = await tx.channels.listChannels(whose, page);
+      const shown = action.limit === undefined ? found : found.slice(0, action.limit);
+      const more = found.length > shown.length;
+      const following = more ? await tx.channels.countChannels(whose, shown.at(-1)?.name) : 0;
+      return { agent_id: agentId, channels: shown.map(view), channels_following: following };
+    }
     case "read": {
       const channel = await member(tx, action.channel, agentId);
-      const posts = await tx.channels.posts(channel.name, action.limit);
+      const found = await tx.channels.posts(channel.name, action.limit + 1, action.before);
+      const shown = found.slice(0, action.limit);
+      const oldest = shown.at(-1);
+      const older = found.length > action.limit && oldest ? await tx.channels.countPosts(channel.name, oldest) : 0;
       return {
         agent_id: agentId,
         channel: view(channel),
-        posts: posts.map((p) => ({ id: p.id, from: p.sender, created_at: iso(p.createdAt), body: p.body })),
+        posts: shown.reverse().map((p) => ({ id: p.id, from: p.sender, created_at: iso(p.createdAt), body: p.body })),
+        older_posts: older,
         note: DATA_NOT_INSTRUCTIONS,
       };
     }

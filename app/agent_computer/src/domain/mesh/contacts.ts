@@ -7,8 +7,11 @@ import { enterMesh, withPresence } from "./live-session.ts";
 export interface ContactsResult {
   agent_id: string;
   policy: ContactPolicy;
+  /** The first CONTACTS_SHOWN names of each list, by name; allow_count and block_count count them all. */
   allow: string[];
   block: string[];
+  allow_count: number;
+  block_count: number;
   updated_at: string | null;
   /** What a sender that is on neither list meets. */
   note: string;
@@ -48,11 +51,16 @@ const apply = async (tx: StoreTx, agentId: string, change: ContactChange, now: n
     await tx.mesh.setContact(agentId, other, change.kind === "forget" ? null : change.kind, now);
 };
 
+/** How many names of each list an answer shows: a list may hold thousands. */
+export const CONTACTS_SHOWN = 100;
+
 const view = (agentId: string, s: ContactSettings): ContactsResult => ({
   agent_id: agentId,
   policy: s.policy,
-  allow: s.allow,
-  block: s.block,
+  allow: s.allow.slice(0, CONTACTS_SHOWN),
+  block: s.block.slice(0, CONTACTS_SHOWN),
+  allow_count: s.allow.length,
+  block_count: s.block.length,
   updated_at: s.updatedAt === null ? null : iso(s.updatedAt),
   note: NOTES[s.policy],
 });

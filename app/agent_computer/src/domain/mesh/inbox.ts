@@ -10,6 +10,8 @@ export interface InboxInput {
   token: string | undefined;
   /** The single-use token of an auto-wake prompt: returns that wake's messages and marks the token used. */
   wakeToken?: string | undefined;
+  /** Only messages after this seq (a page after the one that ended there). */
+  afterSeq?: number | undefined;
 }
 
 export interface InboxMessage {
@@ -32,6 +34,8 @@ export interface InboxResult {
   messages: InboxMessage[];
   count: number;
   has_more: boolean;
+  /** With has_more: how many more wait after the last one returned. */
+  more_waiting: number;
   /** Present when --wake-token was given: the wake this turn answers. */
   wake?: RedeemedWake["wake"];
   note: string;
@@ -60,9 +64,11 @@ export const readInbox = async (deps: Deps, input: InboxInput): Promise<InboxRes
       entries = redeemed.entries;
       wake = redeemed.wake;
     } else {
-      entries = await tx.mesh.pending(session.id, input.limit + 1);
+      entries = await tx.mesh.pending(session.id, input.limit + 1, input.afterSeq);
     }
     const page = entries.slice(0, input.limit);
+    const last = page.at(-1);
+    const more = entries.length > input.limit && last ? await tx.mesh.countPending(session.id, last.seq) : 0;
     return {
       agent_id: input.agentId,
       session_id: session.id,
@@ -79,6 +85,7 @@ export const readInbox = async (deps: Deps, input: InboxInput): Promise<InboxRes
       })),
       count: page.length,
       has_more: entries.length > input.limit,
+      more_waiting: more,
       ...(wake ? { wake } : {}),
       note: DATA_NOT_INSTRUCTIONS,
     };

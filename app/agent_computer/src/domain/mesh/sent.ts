@@ -6,7 +6,12 @@ export interface SentInput {
   agentId: string;
   token: string | undefined;
   limit: number;
+  /** Only messages older than this one (the page after one that ended there). */
+  before?: { createdAt: number; id: string } | undefined;
 }
+
+/** How many recipients a sent message names; recipient_counts counts them all by state. */
+export const RECIPIENTS_SHOWN = 10;
 
 export interface SentResult {
   agent_id: string;
@@ -18,29 +23,44 @@ export interface SentResult {
     reply_to: string | null;
     body_preview: string;
     recipients: { agent_id: string; state: DeliveryState; seq: number; acked_at: string | null; closed_at: string | null }[];
+    recipient_counts: Record<DeliveryState, number>;
   }[];
+  /** How many of the sender's messages are older than the last one returned. */
+  older_messages: number;
   /** Why presence was not renewed, when the store could not take that write (withPresence). */
   warning?: string;
 }
 
 const PREVIEW_CHARS = 80;
 
+const countByState = (deliveries: readonly { state: DeliveryState }[]): Record<DeliveryState, number> => {
+  const counts: Record<DeliveryState, number> = { pending: 0, acked: 0, expired_undelivered: 0, not_checked_in: 0 };
+  for (const d of deliveries) counts[d.state]++;
+  return counts;
+};
+
 /** The sender's view: per message and recipient, pending / acked / expired_undelivered / not_checked_in. */
 export const listSent = async (deps: Deps, input: SentInput): Promise<SentResult> => {
   const { value: messages, warning } = await withPresence(deps, async (tx, renew) => {
     await enterMesh(deps, tx, input.agentId, input.token, false, renew);
-    return tx.mesh.sent(input.agentId, input.limit);
+    const found = await tx.mesh.sent(input.agentId, input.limit + 1, input.before);
+    const page = found.slice(0, input.limit);
+    const last = page.at(-1);
+    const older = found.length > input.limit && last ? await tx.mesh.countSent(input.agentId, last) : 0;
+    return { page, older };
   });
   return {
     agent_id: input.agentId,
-    messages: messages.map((m) => ({
+    older_messages: messages.older,
+    messages: messages.page.map((m) => ({
       id: m.id,
       kind: m.kind,
       created_at: iso(m.createdAt),
       thread_id: m.threadId,
       reply_to: m.replyTo,
       body_preview: m.body.length > PREVIEW_CHARS ? `${m.body.slice(0, PREVIEW_CHARS)}…` : m.body,
-      recipients: m.deliveries.map((d) => ({
+      recipient_counts: countByState(m.deliveries),
+      recipients: m.deliveries.slice(0, RECIPIENTS_SHOWN).map((d) => ({
         agent_id: d.recipient,
         state: d.state,
         seq: d.seq,

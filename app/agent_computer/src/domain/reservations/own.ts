@@ -27,7 +27,13 @@ const notYours = (ids: readonly string[]): AppError =>
   });
 
 /** Extends the agent's own live reservations to now + ttl; an expired or released one is not revived. */
-export const renew = (deps: Deps, input: OwnInput & { ttlS: number }): Promise<{ renewed: ReservationView[] }> =>
+/** How many renewed reservations an answer shows; renewed_count counts them all. */
+export const RENEWED_SHOWN = 20;
+
+export const renew = (
+  deps: Deps,
+  input: OwnInput & { ttlS: number },
+): Promise<{ renewed: ReservationView[]; renewed_count: number }> =>
   deps.store.write(async (tx) => {
     const now = deps.now();
     await authenticate(tx, input.agentId, input.token, { lock: true });
@@ -36,11 +42,11 @@ export const renew = (deps: Deps, input: OwnInput & { ttlS: number }): Promise<{
     for (const id of ids) if (!(await tx.reservations.renew(id, input.agentId, now + input.ttlS * 1000, now))) missing.push(id);
     if (missing.length > 0) throw notYours(missing);
     const renewed: ReservationView[] = [];
-    for (const id of ids) {
+    for (const id of ids.slice(0, RENEWED_SHOWN)) {
       const record = await tx.reservations.get(id);
       if (record) renewed.push(reservationView(record));
     }
-    return { renewed };
+    return { renewed, renewed_count: ids.length };
   });
 
 /** Releases the agent's own live reservations: they stop counting at once. */

@@ -4,6 +4,7 @@ import type { AutomationRepo, ClaimedRun, Fence } from "../port-automation.ts";
 import { RUN_COLUMNS, toAttempt, toRun } from "./automation-rows.ts";
 import { skipLocked } from "./automation-triggers.ts";
 import { type Db, num, type Row } from "./db.ts";
+import { newestFirst } from "./keyset.ts";
 import { storableOrNull, storableText } from "./storable-text.ts";
 
 type Runs = Pick<
@@ -11,6 +12,7 @@ type Runs = Pick<
   | "insertRun"
   | "getRun"
   | "runsOfJob"
+  | "countRunsOfJob"
   | "queuedRunCount"
   | "cancelQueuedRuns"
   | "claimableRunExists"
@@ -46,13 +48,16 @@ export const runsRepo = (db: Db): Runs => ({
     const row = await db.get<Row>(`SELECT ${RUN_COLUMNS} FROM automation_runs WHERE id = $1`, [id]);
     return row ? toRun(row) : undefined;
   },
-  runsOfJob: async (jobId, limit) =>
-    (
-      await db.all<Row>(
-        `SELECT ${RUN_COLUMNS} FROM automation_runs WHERE job_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2`,
-        [jobId, limit],
-      )
-    ).map(toRun),
+  runsOfJob: async (jobId, limit, before) => {
+    const { where, params } = newestFirst([["job_id = $", jobId]], before, [limit]);
+    return (
+      await db.all<Row>(`SELECT ${RUN_COLUMNS} FROM automation_runs ${where} ORDER BY created_at DESC, id DESC LIMIT $1`, params)
+    ).map(toRun);
+  },
+  countRunsOfJob: async (jobId, before) => {
+    const { where, params } = newestFirst([["job_id = $", jobId]], before, []);
+    return num((await db.get<Row>(`SELECT COUNT(*) AS n FROM automation_runs ${where}`, params))?.n ?? 0);
+  },
   queuedRunCount: async (jobId) =>
     num((await db.get<Row>("SELECT COUNT(*) AS n FROM automation_runs WHERE job_id = $1 AND state = 'queued'", [jobId]))?.n),
   cancelQueuedRuns: (jobId, now) =>

@@ -2,7 +2,8 @@
 // PostgreSQL, BEGIN IMMEDIATE on SQLite) and a compare-and-set, with the firings primary key as the last word.
 import type { AutomationRepo } from "../port-automation.ts";
 import { toFiring, toJob, toTrigger } from "./automation-rows.ts";
-import type { Db, Row } from "./db.ts";
+import { type Db, num, type Row } from "./db.ts";
+import { newestFirst } from "./keyset.ts";
 
 export const skipLocked = (db: Db): string => (db.dialect === "postgres" ? " FOR UPDATE SKIP LOCKED" : "");
 
@@ -11,10 +12,12 @@ type JobsAndTriggers = Pick<
   | "insertJob"
   | "getJob"
   | "listJobs"
+  | "countJobs"
   | "cancelJob"
   | "insertTrigger"
   | "getTrigger"
   | "listTriggers"
+  | "countTriggers"
   | "activeTriggerIdsOf"
   | "cancelTriggers"
   | "claimDueTriggers"
@@ -42,13 +45,16 @@ export const jobsAndTriggers = (db: Db): JobsAndTriggers => ({
     const row = await db.get<Row>("SELECT * FROM automation_jobs WHERE id = $1", [id]);
     return row ? toJob(row) : undefined;
   },
-  listJobs: async (owner, limit) =>
-    (
-      await db.all<Row>(
-        `SELECT * FROM automation_jobs ${owner === null ? "" : "WHERE owner = $2"} ORDER BY created_at DESC, id DESC LIMIT $1`,
-        owner === null ? [limit] : [limit, owner],
-      )
-    ).map(toJob),
+  listJobs: async (owner, limit, before) => {
+    const { where, params } = newestFirst(owner === null ? [] : [["owner = $", owner]], before, [limit]);
+    return (await db.all<Row>(`SELECT * FROM automation_jobs ${where} ORDER BY created_at DESC, id DESC LIMIT $1`, params)).map(
+      toJob,
+    );
+  },
+  countJobs: async (owner, before) => {
+    const { where, params } = newestFirst([["owner = $", owner]], before, []);
+    return num((await db.get<Row>(`SELECT COUNT(*) AS n FROM automation_jobs ${where}`, params))?.n ?? 0);
+  },
   cancelJob: async (id, now) =>
     (await db.run("UPDATE automation_jobs SET state = 'cancelled', cancelled_at = $2 WHERE id = $1 AND state = 'active'", [
       id,
@@ -85,15 +91,22 @@ export const jobsAndTriggers = (db: Db): JobsAndTriggers => ({
     ]);
     return row ? toTrigger(row) : undefined;
   },
-  listTriggers: async (owner, includeEnded, limit) => {
-    const where = [...(owner === null ? [] : ["owner = $2"]), ...(includeEnded ? [] : ["state = 'active'"])];
+  listTriggers: async (owner, includeEnded, limit, before) => {
+    const conditions: [string, unknown?][] = [...(owner === null ? [] : [["owner = $", owner] as [string, unknown]])];
+    if (!includeEnded) conditions.push(["state = 'active'"]);
+    const { where, params } = newestFirst(conditions, before, [limit]);
     return (
       await db.all<Row>(
-        `SELECT ${TRIGGER_COLUMNS} FROM automation_triggers ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""}
-         ORDER BY created_at DESC, id DESC LIMIT $1`,
-        owner === null ? [limit] : [limit, owner],
+        `SELECT ${TRIGGER_COLUMNS} FROM automation_triggers ${where} ORDER BY created_at DESC, id DESC LIMIT $1`,
+        params,
       )
     ).map(toTrigger);
+  },
+  countTriggers: async (owner, includeEnded, before) => {
+    const conditions: [string, unknown?][] = [["owner = $", owner]];
+    if (!includeEnded) conditions.push(["state = 'active'"]);
+    const { where, params } = newestFirst(conditions, before, []);
+    return num((await db.get<Row>(`SELECT COUNT(*) AS n FROM automation_triggers ${where}`, params))?.n ?? 0);
   },
   activeTriggerIdsOf: async (jobId) =>
     (

@@ -8,7 +8,6 @@ import type {
   InboxGlance,
   MeshRepo,
   SentMessage,
-  SessionRecord,
   ThreadEntry,
   WebhookRepo,
 } from "../port.ts";
@@ -17,8 +16,10 @@ import { type Db, jsonList, num, numOrNull, type Row, str, strOrNull } from "./d
 import { broadcastOps } from "./mesh-broadcast.ts";
 import { contactOps } from "./mesh-contacts.ts";
 import { deliveryOps, liveAt } from "./mesh-deliveries.ts";
+import { directoryOps } from "./mesh-directory.ts";
 import { searchMessages } from "./mesh-search.ts";
 import { ofCurrentHolder, seenBy } from "./seen-by.ts";
+import { SESSION_COLUMNS, toSession } from "./session-rows.ts";
 
 export const toAgent = (r: Row): AgentRecord => ({
   agentId: str(r.name),
@@ -33,23 +34,6 @@ export const toAgent = (r: Row): AgentRecord => ({
   createdAt: num(r.created_at),
   updatedAt: num(r.updated_at),
   lastSeenAt: num(r.last_seen_at),
-});
-
-const toSession = (r: Row): SessionRecord => ({
-  id: str(r.id),
-  agentId: str(r.agent_name),
-  host: str(r.host),
-  role: strOrNull(r.role),
-  repo: strOrNull(r.repo),
-  caps: jsonList(r.caps),
-  statusLine: strOrNull(r.status_line),
-  statusSetAt: numOrNull(r.status_set_at),
-  ttlSeconds: num(r.ttl_seconds),
-  startedAt: num(r.started_at),
-  lastActivityAt: num(r.last_activity_at),
-  expiresAt: num(r.expires_at),
-  watermarkSeq: num(r.watermark_seq),
-  endedAt: numOrNull(r.ended_at),
 });
 
 /** The columns of a pending delivery as the inbox shows it (deliveries d joined to messages m); see toInboxEntry. */
@@ -77,9 +61,6 @@ const toDelivery = (r: Row): DeliveryRecord => ({
   closedAt: numOrNull(r.closed_at),
 });
 
-const SESSION_COLUMNS =
-  "id, agent_name, host, role, repo, caps, status_line, status_set_at, ttl_seconds, started_at, last_activity_at, expires_at, watermark_seq, ended_at";
-
 const placeholders = (count: number, from = 1): string => Array.from({ length: count }, (_, i) => `$${i + from}`).join(", ");
 
 const withDeliveries = async (db: Db, rows: Row[]): Promise<SentMessage[]> => {
@@ -99,6 +80,12 @@ const withDeliveries = async (db: Db, rows: Row[]): Promise<SentMessage[]> => {
     deliveries: deliveries.filter((d) => d.messageId === r.id),
   }));
 };
+
+/** A message older than the one at (`at`, `id`), by created_at and then id. */
+const sentBefore = (at: string, id: string): string => `(m.created_at < ${at} OR (m.created_at = ${at} AND m.id < ${id}))`;
+
+/** A message newer than the one at (`at`, `id`), by created_at and then id. */
+const threadAfter = (at: string, id: string): string => `(m.created_at > ${at} OR (m.created_at = ${at} AND m.id > ${id}))`;
 
 /** An open session whose ttl has run out by the time placeholder `now`: it is due to be ended. */
 const ranOut = (now: string): string => `ended_at IS NULL AND expires_at <= ${now}`;
@@ -231,18 +218,22 @@ export const meshRepo = (db: Db, webhooks: Pick<WebhookRepo, "subscribers">): Me
         olderThan,
       ]);
     },
-    pending: async (sessionId, limit) =>
+    pending: async (sessionId, limit, afterSeq = 0) =>
       (
         await db.all<Row>(
           `SELECT ${INBOX_ENTRY_COLUMNS} FROM deliveries d JOIN messages m ON m.id = d.message_id
-         WHERE d.session_id = $1 AND d.state = 'pending' ORDER BY d.seq LIMIT $2`,
-          [sessionId, limit],
+         WHERE d.session_id = $1 AND d.state = 'pending' AND d.seq > $3 ORDER BY d.seq LIMIT $2`,
+          [sessionId, limit, afterSeq],
         )
       ).map(toInboxEntry),
-    countPending: async (sessionId) =>
+    countPending: async (sessionId, afterSeq = 0) =>
       num(
-        (await db.get<Row>("SELECT COUNT(*) AS n FROM deliveries WHERE session_id = $1 AND state = 'pending'", [sessionId]))?.n ??
-          0,
+        (
+          await db.get<Row>("SELECT COUNT(*) AS n FROM deliveries WHERE session_id = $1 AND state = 'pending' AND seq > $2", [
+            sessionId,
+            afterSeq,
+          ])
+        )?.n ?? 0,
       ),
     glanceInbox: async (agentId, now) => {
       const row = await db.get<Row>(GLANCE_SQL, [agentId, now]);
@@ -282,13 +273,23 @@ export const meshRepo = (db: Db, webhooks: Pick<WebhookRepo, "subscribers">): Me
           [sessionId, seq, now],
         )
       ).map((r) => str(r.message_id)),
-    sent: async (sender, limit) =>
+    sent: async (sender, limit, before) =>
       withDeliveries(
         db,
         await db.all<Row>(
-          `SELECT * FROM messages m WHERE m.sender = $1 AND ${ofCurrentHolder("$1")} ORDER BY m.created_at DESC, m.id DESC LIMIT $2`,
-          [sender, limit],
+          `SELECT * FROM messages m WHERE m.sender = $1 AND ${ofCurrentHolder("$1")}${before ? ` AND ${sentBefore("$3", "$4")}` : ""}
+           ORDER BY m.created_at DESC, m.id DESC LIMIT $2`,
+          before ? [sender, limit, before.createdAt, before.id] : [sender, limit],
         ),
+      ),
+    countSent: async (sender, before) =>
+      num(
+        (
+          await db.get<Row>(
+            `SELECT COUNT(*) AS n FROM messages m WHERE m.sender = $1 AND ${ofCurrentHolder("$1")} AND ${sentBefore("$2", "$3")}`,
+            [sender, before.createdAt, before.id],
+          )
+        )?.n ?? 0,
       ),
     messageSeenBy: async (messageId, agentId) => {
       const row = await db.get<Row>(`SELECT m.id, m.sender, m.thread_id FROM messages m WHERE m.id = $1 AND ${seenBy("$2")}`, [
@@ -297,11 +298,12 @@ export const meshRepo = (db: Db, webhooks: Pick<WebhookRepo, "subscribers">): Me
       ]);
       return row ? { id: str(row.id), sender: str(row.sender), threadId: strOrNull(row.thread_id) } : undefined;
     },
-    thread: async (threadId, agentId, limit) => {
+    thread: async (threadId, agentId, limit, after) => {
       const rows = await db.all<Row>(
         `SELECT m.id, m.sender, m.kind, m.body, m.thread_id, m.reply_to, m.created_at FROM messages m
-         WHERE (m.thread_id = $1 OR m.id = $1) AND ${seenBy("$2")} ORDER BY m.created_at, m.id LIMIT $3`,
-        [threadId, agentId, limit],
+         WHERE (m.thread_id = $1 OR m.id = $1) AND ${seenBy("$2")}${after ? ` AND ${threadAfter("$4", "$5")}` : ""}
+         ORDER BY m.created_at, m.id LIMIT $3`,
+        after ? [threadId, agentId, limit, after.createdAt, after.id] : [threadId, agentId, limit],
       );
       const own = rows.filter((r) => str(r.sender) === agentId).map((r) => str(r.id));
       const deliveries =
@@ -323,23 +325,19 @@ export const meshRepo = (db: Db, webhooks: Pick<WebhookRepo, "subscribers">): Me
           str(r.sender) === agentId ? deliveries.filter((d) => d.message_id === r.id).map((d) => str(d.recipient)) : null,
       })) satisfies ThreadEntry[];
     },
+    countThread: async (threadId, agentId, after) =>
+      num(
+        (
+          await db.get<Row>(
+            `SELECT COUNT(*) AS n FROM messages m
+             WHERE (m.thread_id = $1 OR m.id = $1) AND ${seenBy("$2")} AND ${threadAfter("$3", "$4")}`,
+            [threadId, agentId, after.createdAt, after.id],
+          )
+        )?.n ?? 0,
+      ),
     search: (agentId, words, limit, plan) => searchMessages(db, agentId, words, limit, plan),
     ...contactOps(db),
-    directory: async (now, includeStale) => {
-      const live = await db.all<Row>(
-        `SELECT ${SESSION_COLUMNS} FROM sessions WHERE ${liveAt("$1")} ORDER BY last_activity_at DESC`,
-        [now],
-      );
-      if (!includeStale) return live.map(toSession);
-      const stale = await db.all<Row>(
-        `SELECT ${SESSION_COLUMNS} FROM sessions s
-       WHERE NOT EXISTS (SELECT 1 FROM sessions o WHERE o.agent_name = s.agent_name AND ${liveAt("$1", "o.")})
-         AND s.started_at = (SELECT MAX(started_at) FROM sessions l WHERE l.agent_name = s.agent_name)
-       ORDER BY s.last_activity_at DESC`,
-        [now],
-      );
-      return [...live, ...stale].map(toSession);
-    },
+    ...directoryOps(db),
     liveSessions: async (now) =>
       (await db.all<Row>(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE ${liveAt("$1")} ORDER BY agent_name`, [now])).map(
         toSession,

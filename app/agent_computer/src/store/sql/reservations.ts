@@ -1,5 +1,5 @@
 // SQL for file reservations, written once for both dialects ($n placeholders).
-import type { ReservationRecord, ReservationRepo } from "../port-reservations.ts";
+import type { ReservationFilter, ReservationRecord, ReservationRepo } from "../port-reservations.ts";
 import { type Db, jsonList, num, numOrNull, type Row, str } from "./db.ts";
 
 const toReservation = (r: Row): ReservationRecord => ({
@@ -20,28 +20,36 @@ const LIVE =
   "r.released_at IS NULL AND r.expires_at > $1 AND " +
   "(r.holder LIKE 'herdr-writer:%' OR EXISTS (SELECT 1 FROM agents a WHERE a.name = r.holder))";
 
+const liveWhere = (filter: ReservationFilter, now: number): { where: string; params: unknown[] } => {
+  const params: unknown[] = [now];
+  const next = (value: unknown): string => `$${params.push(value)}`;
+  let where = LIVE;
+  if (filter.repoKey !== undefined) where += ` AND r.repo_key = ${next(filter.repoKey)}`;
+  if (filter.holder !== undefined) where += ` AND r.holder = ${next(filter.holder)}`;
+  if (filter.after !== undefined) {
+    const at = next(filter.after.createdAt);
+    where += ` AND (r.created_at > ${at} OR (r.created_at = ${at} AND r.id > ${next(filter.after.id)}))`;
+  }
+  return { where, params };
+};
+
 export const reservationRepo = (db: Db): ReservationRepo => ({
   lockRepo: async (repoKey) => {
     await db.run("INSERT INTO reservation_repos (repo_key) VALUES ($1) ON CONFLICT (repo_key) DO NOTHING", [repoKey]);
     await db.get(`SELECT repo_key FROM reservation_repos WHERE repo_key = $1${db.forUpdate}`, [repoKey]);
   },
   live: async (filter, now, limit) => {
-    const params: unknown[] = [now];
-    let where = LIVE;
-    if (filter.repoKey !== undefined) {
-      params.push(filter.repoKey);
-      where += ` AND r.repo_key = $${params.length}`;
-    }
-    if (filter.holder !== undefined) {
-      params.push(filter.holder);
-      where += ` AND r.holder = $${params.length}`;
-    }
+    const { where, params } = liveWhere(filter, now);
     params.push(limit);
     const rows = await db.all<Row>(
       `SELECT r.* FROM file_reservations r WHERE ${where} ORDER BY r.created_at, r.id LIMIT $${params.length}`,
       params,
     );
     return rows.map(toReservation);
+  },
+  countLive: async (filter, now) => {
+    const { where, params } = liveWhere(filter, now);
+    return num((await db.get<Row>(`SELECT COUNT(*) AS n FROM file_reservations r WHERE ${where}`, params))?.n ?? 0);
   },
   insert: async (r) => {
     await db.run(

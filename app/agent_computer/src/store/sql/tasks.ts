@@ -1,4 +1,11 @@
-import { TASK_PRIORITIES, type TaskPriority, type TaskRecord, type TaskRepo, type TaskState } from "../port-identity.ts";
+import {
+  TASK_PRIORITIES,
+  type TaskFilter,
+  type TaskPriority,
+  type TaskRecord,
+  type TaskRepo,
+  type TaskState,
+} from "../port-identity.ts";
 import { type Db, jsonList, num, type Row, str, strOrNull } from "./db.ts";
 
 // The rank column lets SQL order the queue by urgency without knowing the priority names.
@@ -75,24 +82,37 @@ export const tasksRepo = (db: Db): TaskRepo => ({
       ])
     ).map(toTask),
   list: async (filter) => {
-    const where: string[] = [];
-    const params: unknown[] = [];
-    if (filter.party !== undefined) {
-      params.push(filter.party);
-      // Of a name revoked without recovery, the next holder sees only what it posted or was given since it came.
-      const since = `COALESCE((SELECT a.holder_since FROM agents a WHERE a.name = $${params.length}), 0)`;
-      where.push(
-        `((poster = $${params.length} AND created_at >= ${since}) OR (assignee = $${params.length} AND updated_at >= ${since}))`,
-      );
-    }
-    if (filter.states && filter.states.length > 0) {
-      const first = params.length + 1;
-      params.push(...filter.states);
-      where.push(`state IN (${filter.states.map((_, i) => `$${first + i}`).join(", ")})`);
-    }
+    const { where, params } = taskWhere(filter);
     params.push(filter.limit);
-    const sql = `SELECT * FROM tasks${where.length ? ` WHERE ${where.join(" AND ")}` : ""}
-      ORDER BY created_at DESC, id DESC LIMIT $${params.length}`;
+    const sql = `SELECT * FROM tasks${where} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`;
     return (await db.all<Row>(sql, params)).map(toTask);
   },
+  count: async (filter) => {
+    const { where, params } = taskWhere(filter);
+    return num((await db.get<Row>(`SELECT COUNT(*) AS n FROM tasks${where}`, params))?.n ?? 0);
+  },
 });
+
+/** The WHERE clause of a task list: its party, states and keyset position. */
+const taskWhere = (filter: Omit<TaskFilter, "limit">): { where: string; params: unknown[] } => {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  if (filter.party !== undefined) {
+    params.push(filter.party);
+    // Of a name revoked without recovery, the next holder sees only what it posted or was given since it came.
+    const since = `COALESCE((SELECT a.holder_since FROM agents a WHERE a.name = $${params.length}), 0)`;
+    where.push(
+      `((poster = $${params.length} AND created_at >= ${since}) OR (assignee = $${params.length} AND updated_at >= ${since}))`,
+    );
+  }
+  if (filter.states && filter.states.length > 0) {
+    const first = params.length + 1;
+    params.push(...filter.states);
+    where.push(`state IN (${filter.states.map((_, i) => `$${first + i}`).join(", ")})`);
+  }
+  if (filter.before) {
+    const at = `$${params.push(filter.before.createdAt)}`;
+    where.push(`(created_at < ${at} OR (created_at = ${at} AND id < $${params.push(filter.before.id)}))`);
+  }
+  return { where: where.length ? ` WHERE ${where.join(" AND ")}` : "", params };
+};
