@@ -39,6 +39,7 @@ const WORKER_OPTIONS: WorkerOptions = {
   once: false,
   leaseSeconds: 30,
   pollMs: 250,
+  idlePollMs: 30_000,
   drainSeconds: 30,
   skillsDir: installPaths().defaultSkillsDir,
   webhooks: { backoffMs: [5000], disableAfter: 20, timeoutMs: 10_000, retentionDays: 7 },
@@ -139,7 +140,8 @@ export const startHost = async (index: number, baseDir: string, pgUrl: string, e
     env,
     log,
     deps,
-    nudge: { scheduler: new Nudge(), executor: new Nudge() },
+    nudge: { scheduler: new Nudge(), executor: new Nudge(), webhooks: new Nudge() },
+    hints: { live: false },
     localUrl: () => "",
     consoleToken: "",
   };

@@ -137,7 +137,8 @@ const serve = async (
     env: input.env,
     log,
     deps: input.depsOver(store, clock.offset),
-    nudge: { scheduler: new Nudge(), executor: new Nudge() },
+    nudge: { scheduler: new Nudge(), executor: new Nudge(), webhooks: new Nudge() },
+    hints: { live: false },
     localUrl: () => url,
     consoleToken: input.consoleToken,
   };
