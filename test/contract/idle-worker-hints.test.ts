@@ -117,7 +117,7 @@ describe.each(storeNames)("an idle worker's polls [%s]", (storeName) => {
       await Bun.sleep(1_000);
       const before = counts.transactions;
       await Bun.sleep(3_000);
-      // Polling every 250 ms, three services took 12 a second; now at most the presence renewal (every 5 s).
+      // Polling every 250 ms, three services took 12 a second; now at most the presence renewal (every 10 s).
       expect(counts.transactions - before).toBeLessThanOrEqual(2);
     } finally {
       await worker.stop();

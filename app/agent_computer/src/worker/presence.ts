@@ -2,12 +2,17 @@
 // (run-automation-job-cli warns when none is). Also relays PostgreSQL NOTIFY hints to the other services and
 // tells them (ctx.hints) whether they may rely on them.
 
+import { WORKER_SEEN_WINDOW_MS } from "../domain/automation/manual-run.ts";
 import { errorText } from "../errors.ts";
 import { AUTOMATION_CHANNEL, WEBHOOK_CHANNEL } from "../store/port.ts";
 import type { WorkerContext } from "./worker-context.ts";
 import type { WorkerService } from "./worker-service.ts";
 
-const RENEW_MS = 5000;
+/**
+ * A third of the window in which a worker counts as running, so two renewals may fail in a row; no shorter, since on
+ * an idle PostgreSQL host this renewal is most of what the worker costs the server.
+ */
+const RENEW_MS = WORKER_SEEN_WINDOW_MS / 3;
 
 export const presenceService = (ctx: WorkerContext): WorkerService => {
   let timer: ReturnType<typeof setInterval> | undefined;
