@@ -168,14 +168,14 @@ export const judge = (stores: Record<string, unknown>, fleet: unknown) => {
       statements_per_s_per_host_one_armed_agent: idle("idle_one_armed_agent_per_host"),
       met: (idle("idle_one_armed_agent_per_host") ?? Number.POSITIVE_INFINITY) < 1,
       limit:
-        "the worker's pollers run every --poll-ms (250 ms by default) on PostgreSQL too, although PostgreSQL announces " +
-        "new triggers, runs and mail with NOTIFY: the scheduler (MIN(due_at) of automation_triggers), the executor " +
-        "(queued or lapsed automation_runs) and outbound-webhook delivery (due webhook_events) each read once per poll, " +
-        "each read in a snapshot transaction of its own (BEGIN … COMMIT: 3 statements), the presence service writes " +
-        "every 5 s, and the wake watcher reads each armed agent's session and backlog every 250 ms (WAKE_POLL_MS). " +
-        "What would fix it: on PostgreSQL poll only as a fallback (e.g. every 30-60 s) and rely on LISTEN, sleep until " +
-        "the next known due time or lease expiry, read the three queues in one statement, send a single-statement " +
-        "read without BEGIN/COMMIT; see top_statements",
+        "an idle worker on PostgreSQL relies on LISTEN/NOTIFY (worker/work-hints.ts): the scheduler, the executor and " +
+        "outbound-webhook delivery sleep until their next known due time (a trigger, a lease lapse, an event's retry) " +
+        "or --idle-poll-ms (30 s), and the wake watcher looks at a quiet armed agent every " +
+        "AGENT_COMPUTER_WAKE_QUIET_POLL_MS (30 s); every NOTIFY, and every re-subscribe of the LISTEN connection, ends " +
+        "those sleeps. What remains: the presence renewal every 10 s (BEGIN, UPDATE, COMMIT) and each service's " +
+        "fallback look, each read in a snapshot transaction of its own (BEGIN … COMMIT), the executor's and the " +
+        "sender's two reads apiece. Lower still: send a single-statement read without BEGIN/COMMIT, merge each " +
+        "service's two reads into one; see top_statements",
     };
   }
   const held = num(at(fleet, "idle_one_armed_agent_per_host", "connections", "max_total"));
@@ -184,10 +184,11 @@ export const judge = (stores: Record<string, unknown>, fleet: unknown) => {
       max_total: held,
       per_host: num(at(fleet, "idle_one_armed_agent_per_host", "connections", "max_per_host")),
       note:
-        "each worker's pool (up to 4, store/postgres/driver.ts) stays full because its three 250 ms pollers overlap, " +
-        "plus one LISTEN connection: 100 idle hosts hold 5 each, more than PostgreSQL's default max_connections " +
-        "(100). Fewer polls (above) let the pool's 30 s idle timeout close what is not needed; a worker that reads " +
-        "through one pooled connection and LISTENs on another would hold 2",
+        "each worker's pool (up to 4, store/postgres/driver.ts) fills when its services start together, plus one " +
+        "LISTEN connection: 100 idle hosts hold 5 each, more than PostgreSQL's default max_connections (100). The " +
+        "pool's idle timeout (30 s) is no shorter than the services' fallback looks (--idle-poll-ms, 30 s), so idle " +
+        "connections are reused before they close; a worker that reads through one pooled connection and LISTENs " +
+        "on another would hold 2",
     };
   }
   return goals;
