@@ -62,6 +62,7 @@ beforeAll(async () => {
       once: false,
       leaseSeconds: 30,
       pollMs: 250,
+      idlePollMs: 30_000,
       drainSeconds: 1,
       skillsDir: "",
       webhooks: { backoffMs: [1000], disableAfter: 5, timeoutMs: 10_000, retentionDays: 7 },

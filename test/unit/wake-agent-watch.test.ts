@@ -128,6 +128,30 @@ describe("one look at an armed agent (decision and delivery)", () => {
     expect(w.dueAt).toBe(NOW + TUNING.pollMs);
   });
 
+  test("no new mail with every delivery announced (LISTEN): due after the quiet interval, or when its session runs out", async () => {
+    const quiet = (expiresAt: number) =>
+      setup({
+        backlog: async () => ({
+          ...mail({ count: 0, firstSeq: null, lastSeq: null, firstCreatedAt: null }),
+          session: { host: "here", endedAt: null, expiresAt },
+        }),
+      });
+    const far = quiet(NOW + 3_600_000);
+    far.deps.quietPollMs = () => 30_000;
+    await lookAtAgent(far.deps, far.w);
+    expect(far.w.dueAt).toBe(NOW + 30_000);
+    // A session about to run out is looked at then (to disarm it), never sooner than one poll.
+    const ending = quiet(NOW + 5_000);
+    ending.deps.quietPollMs = () => 30_000;
+    await lookAtAgent(ending.deps, ending.w);
+    expect(ending.w.dueAt).toBe(NOW + 5_000);
+    // Mail waiting (here: a wake outstanding) keeps the poll interval whatever the quiet one.
+    const waiting = setup({ backlog: async () => mail({ outstanding: true }) });
+    waiting.deps.quietPollMs = () => 30_000;
+    await lookAtAgent(waiting.deps, waiting.w);
+    expect(waiting.w.dueAt).toBe(NOW + TUNING.pollMs);
+  });
+
   test("mail still inside the coalescing window waits, and the agent is due when the window closes", async () => {
     const { deps, w, calls } = setup({ backlog: async () => mail({ firstCreatedAt: NOW - 10 }) });
     w.firstSeenAt = null;

@@ -191,6 +191,8 @@ export interface AutomationRepo {
   cancelQueuedRuns(jobId: string, now: number): Promise<number>;
   /** Whether claimRuns/failAbandonedRuns would find anything (a read, so idle polling takes no write lock). */
   claimableRunExists(now: number): Promise<boolean>;
+  /** The earliest lease expiry of a running run (null when none runs): when the next rescue may fall due. */
+  nextLeaseLapse(): Promise<number | null>;
   /** Runs whose lease expired on their last allowed attempt: marked failed (worker_lost) and returned. */
   failAbandonedRuns(now: number, maxAttempts: number): Promise<RunRecord[]>;
   /** Queued runs and runs whose lease expired, each given a new attempt number and lease token. */

@@ -3,6 +3,9 @@
 // a lease (so two workers never send the same attempt) and settles each attempt fenced by that lease.
 
 /** What an endpoint may receive: a message delivered to its owner, a task assigned to it, a run of its job failed. */
+/** The channel idle webhook senders LISTEN on; a notification only means "look again now". */
+export const WEBHOOK_CHANNEL = "agent_computer_webhooks";
+
 export const WEBHOOK_EVENT_KINDS = ["message", "task", "run_failed"] as const;
 export type WebhookEventKind = (typeof WEBHOOK_EVENT_KINDS)[number];
 
@@ -100,6 +103,11 @@ export interface WebhookRepo {
    * lock): of an active endpoint, public or added on that host.
    */
   dueEventExists(now: number, hostId: string): Promise<boolean>;
+  /**
+   * When the earliest event a worker on host `hostId` may send falls due (its next attempt, or its lease's end when
+   * later), null when none is pending: how long an idle sender may sleep.
+   */
+  nextEventDueAt(hostId: string): Promise<number | null>;
   /**
    * Pending events of active endpoints due at `now` whose lease (if any) ran out, each given the next attempt
    * number and a new lease token, with its attempt row written; rows other workers hold are skipped. Fair: an

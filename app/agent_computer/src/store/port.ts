@@ -21,7 +21,7 @@ export type * from "./port-herdr.ts";
 export type * from "./port-identity.ts";
 export type * from "./port-mesh.ts";
 export type * from "./port-outbound-webhooks.ts";
-export { WEBHOOK_EVENT_KINDS } from "./port-outbound-webhooks.ts";
+export { WEBHOOK_CHANNEL, WEBHOOK_EVENT_KINDS } from "./port-outbound-webhooks.ts";
 export type * from "./port-overview.ts";
 export type * from "./port-reservations.ts";
 export type * from "./port-wake.ts";

@@ -24,6 +24,11 @@ export interface AgentWakeDeps {
   issue(reg: WakeRegistration): Promise<IssueOutcome>;
   /** The prompt never reached the pane: the token stops blocking new wakes (tokens.ts failWake). */
   fail(tokenId: string): Promise<void>;
+  /**
+   * How long an agent with no mail waits for its next look: longer than tuning.pollMs once NOTIFY announces every
+   * delivery (watcher.ts), so only a lost notification waits that long. Absent: tuning.pollMs.
+   */
+  quietPollMs?(): number;
 }
 
 export interface AgentWatch {
@@ -36,6 +41,8 @@ export interface AgentWatch {
   failures: number;
   /** When this agent next needs a look even if nothing is announced. */
   dueAt: number;
+  /** When the agent's session runs out, as last read: a quiet agent is looked at then, to disarm it. */
+  sessionExpiresAt?: number;
   busy: boolean;
   gone: boolean;
 }
@@ -119,6 +126,7 @@ export const deliverWake = async (
 export const decideAgent = async (deps: AgentWakeDeps, w: AgentWatch): Promise<{ decision: WakeDecision; verified: boolean }> => {
   const now = deps.now();
   const backlog = await deps.backlog(w.reg, now);
+  w.sessionExpiresAt = backlog.session?.expiresAt;
   w.firstSeenAt = backlog.count > 0 ? (w.firstSeenAt ?? now) : null;
   const view = {
     now,
@@ -151,7 +159,12 @@ export const lookAtAgent = async (deps: AgentWakeDeps, w: AgentWatch): Promise<A
   const now = deps.now();
   w.dueAt = now + deps.tuning.pollMs;
   if (decision.kind === "disarm") return disarm(decision.reason);
-  if (decision.kind === "nothing") w.deferSince = null;
+  if (decision.kind === "nothing") {
+    w.deferSince = null;
+    // No mail: the next delivery's NOTIFY (or the session running out) is what the agent waits for.
+    const quiet = deps.quietPollMs?.() ?? deps.tuning.pollMs;
+    w.dueAt = Math.min(now + quiet, Math.max(now + deps.tuning.pollMs, w.sessionExpiresAt ?? Number.POSITIVE_INFINITY));
+  }
   if (decision.kind === "wait") {
     if (decision.reason === "working" || decision.reason === "blocked") w.deferSince ??= now;
     if (decision.until !== null) w.dueAt = Math.min(w.dueAt, decision.until);

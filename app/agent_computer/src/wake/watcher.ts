@@ -69,7 +69,12 @@ const rousableSleep = (signal: AbortSignal) => {
 /** Runs until the signal aborts ("stopped") or, for a light watcher, until nothing is armed ("idle"). */
 export const runWakeWatcher = async (deps: WakeWatcherDeps, options: WakeWatcherOptions): Promise<"stopped" | "idle"> => {
   const { tuning, log } = deps;
-  const perAgent = agentWakeDeps(deps);
+  /** Whether every delivery is announced (LISTEN in place), so a quiet agent need not be polled often. */
+  let listening = false;
+  const perAgent: AgentWakeDeps = {
+    ...agentWakeDeps(deps),
+    quietPollMs: () => (listening ? tuning.quietPollMs : tuning.pollMs),
+  };
   const rouse = rousableSleep(options.signal);
   let sleepingUntil = Number.POSITIVE_INFINITY;
   /** Something changed (a NOTIFY hint, a pane's status): look at every armed agent now. */
@@ -99,6 +104,7 @@ export const runWakeWatcher = async (deps: WakeWatcherDeps, options: WakeWatcher
     log("warn", "LISTEN failed; polling only", { error: error instanceof Error ? error.message : String(error) });
     return undefined;
   });
+  listening = unlisten !== undefined;
   let emptySince: number | null = null;
   let outcome: "stopped" | "idle" = "stopped";
   try {

@@ -7,6 +7,7 @@ import { errorText } from "../errors.ts";
 import { JsonTooDeep, MAX_JSON_DEPTH, parseJson } from "../json-depth.ts";
 import { mcporterShim } from "./attempt-plan.ts";
 import { type RunningAttempt, startAttempt } from "./attempt-run.ts";
+import { sleepBefore } from "./work-hints.ts";
 import type { WorkerContext } from "./worker-context.ts";
 import { json, type RouteHandler, type WorkerService } from "./worker-service.ts";
 
@@ -87,6 +88,18 @@ export const executorService = (ctx: WorkerContext): WorkerService => {
     return claimed.length;
   };
 
+  /**
+   * How long an idle executor sleeps: with NOTIFY (work-hints.ts) until the next lease may lapse (a lost worker's run
+   * to rescue) or the fallback; a lapse already past while every slot is busy waits one poll, as without hints.
+   */
+  const idleSleep = async (): Promise<number> => {
+    if (!ctx.hints?.live) return ctx.options.pollMs;
+    const lapse = await ctx.store.read((tx) => tx.automation.nextLeaseLapse());
+    // A claim takes a lease strictly before now: look one millisecond after it.
+    const due = lapse === null ? null : lapse + 1;
+    return due !== null && due <= ctx.deps.now() ? ctx.options.pollMs : sleepBefore(ctx, due);
+  };
+
   const loop = async (): Promise<void> => {
     let hinted = true;
     while (accepting) {
@@ -98,7 +111,8 @@ export const executorService = (ctx: WorkerContext): WorkerService => {
         await Bun.sleep(1000);
       }
       // A nudge means work was just created or a slot freed: claim without the idle probe.
-      hinted = await ctx.nudge.executor.wait(ctx.options.pollMs);
+      const sleep = await idleSleep().catch(() => ctx.options.pollMs);
+      hinted = await ctx.nudge.executor.wait(sleep);
     }
   };
 

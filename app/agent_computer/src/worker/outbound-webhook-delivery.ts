@@ -3,11 +3,18 @@
 // (outbound-webhook-post.ts), and settles it in the store, which schedules the retry or, after too many
 // failures, disables the endpoint and tells its owner. Logs carry ids, status codes and durations, never a URL,
 // payload or secret.
-import { claimDeliveries, type DeliveryPolicy, deliveryDue, settleDelivery } from "../domain/outbound-webhooks/delivery.ts";
+import {
+  claimDeliveries,
+  type DeliveryPolicy,
+  deliveryDue,
+  nextDeliveryDueAt,
+  settleDelivery,
+} from "../domain/outbound-webhooks/delivery.ts";
 import { errorText } from "../errors.ts";
 import type { ClaimedWebhookEvent } from "../store/port.ts";
 import { Nudge } from "./nudge.ts";
 import { postWebhook } from "./outbound-webhook-post.ts";
+import { sleepBefore } from "./work-hints.ts";
 import type { WorkerContext } from "./worker-context.ts";
 import type { WorkerService } from "./worker-service.ts";
 
@@ -27,7 +34,7 @@ export const webhookDeliveryService = (ctx: WorkerContext): WorkerService => {
   const policy: DeliveryPolicy = { backoffMs, disableAfter, leaseMs: timeoutMs * 2 + 10_000 };
   const inFlight = new Map<string, { owner: string; done: Promise<void> }>();
   const abort = new AbortController();
-  const wake = new Nudge();
+  const wake = ctx.nudge.webhooks ?? new Nudge();
   let running = true;
   let loopDone: Promise<void> = Promise.resolve();
 
@@ -89,6 +96,16 @@ export const webhookDeliveryService = (ctx: WorkerContext): WorkerService => {
     return claimed.length;
   };
 
+  /**
+   * How long an idle sender sleeps: with NOTIFY (work-hints.ts) until the next event falls due (a retry, a lapsing
+   * claim) or the fallback; an event due already that another worker's claim holds back waits one poll.
+   */
+  const idleSleep = async (): Promise<number> => {
+    if (!ctx.hints?.live) return ctx.options.pollMs;
+    const due = await nextDeliveryDueAt(ctx.deps);
+    return due !== null && due <= ctx.deps.now() ? ctx.options.pollMs : sleepBefore(ctx, due);
+  };
+
   const loop = async (): Promise<void> => {
     while (running) {
       try {
@@ -96,7 +113,7 @@ export const webhookDeliveryService = (ctx: WorkerContext): WorkerService => {
       } catch (error) {
         log.log("error", "claiming webhook events failed; retrying", { error: errorText(error) });
       }
-      await wake.wait(ctx.options.pollMs);
+      await wake.wait(await idleSleep().catch(() => ctx.options.pollMs));
     }
   };
 

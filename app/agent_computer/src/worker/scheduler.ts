@@ -1,7 +1,9 @@
-// The scheduler: sleeps until the earliest due checkback or cron tick (at most one poll interval, since
-// other processes add triggers), consumes what is due in one transaction and wakes the executor at once.
+// The scheduler: sleeps until the earliest due checkback or cron tick (at most one poll interval, since other
+// processes add triggers; on PostgreSQL with LISTEN, their NOTIFY ends the sleep and the cap is the idle fallback,
+// work-hints.ts), consumes what is due in one transaction and wakes the executor at once.
 import { consumeDueTriggers, nextDueAt } from "../domain/automation/due-triggers.ts";
 import { errorText } from "../errors.ts";
+import { sleepBefore } from "./work-hints.ts";
 import type { WorkerContext } from "./worker-context.ts";
 import type { WorkerService } from "./worker-service.ts";
 
@@ -19,8 +21,8 @@ export const schedulerService = (ctx: WorkerContext): WorkerService => {
   const tick = async (): Promise<number> => {
     if (knownDue === null || knownDue > ctx.deps.now()) {
       knownDue = await nextDueAt(ctx.deps);
-      const wait = knownDue === null ? ctx.options.pollMs : knownDue - ctx.deps.now();
-      if (wait > 0) return Math.min(wait, ctx.options.pollMs);
+      const wait = sleepBefore(ctx, knownDue);
+      if (wait > 0) return wait;
     }
     knownDue = null;
     const scan = await consumeDueTriggers(ctx.deps, BATCH);

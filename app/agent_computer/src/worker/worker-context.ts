@@ -4,6 +4,7 @@ import type { Store } from "../store/port.ts";
 import type { InstallPaths } from "./install-paths.ts";
 import type { Logger } from "./log.ts";
 import type { Nudge } from "./nudge.ts";
+import type { WorkHints } from "./work-hints.ts";
 
 export interface WorkerOptions {
   host: string;
@@ -13,6 +14,8 @@ export interface WorkerOptions {
   once: boolean;
   leaseSeconds: number;
   pollMs: number;
+  /** PostgreSQL with LISTEN working: the longest an idle service sleeps (work-hints.ts). */
+  idlePollMs: number;
   drainSeconds: number;
   skillsDir: string;
   /**
@@ -33,8 +36,13 @@ export interface WorkerContext {
   log: Logger;
   /** The process's deps: this store, a live clock (services that need one instant read it once). */
   deps: Deps;
-  /** Scheduler and executor nudges (nudge.ts): a trigger consumed here starts its run without waiting for a poll. */
-  nudge: { scheduler: Nudge; executor: Nudge };
+  /**
+   * The services' nudges (nudge.ts): a trigger consumed here starts its run without waiting for a poll, and a NOTIFY
+   * (presence.ts) ends each service's sleep.
+   */
+  nudge: { scheduler: Nudge; executor: Nudge; webhooks?: Nudge };
+  /** Whether NOTIFY announces new work, so idle services may sleep long (work-hints.ts); absent means no. */
+  hints?: WorkHints;
   /** Where scripts reach this worker (loopback when bound to every interface); set once the server listens. */
   localUrl(): string;
   /** The state directory's console token: the console's pages open only for a browser that holds it. */

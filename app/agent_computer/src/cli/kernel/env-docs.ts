@@ -26,6 +26,8 @@ export const ENV_DOCS = {
   HERDR_SESSION: "the named Herdr session whose server herdr talks to (set by Herdr inside its panes); passed through to herdr.",
   AGENT_COMPUTER_WAKE_POLL_MS:
     "auto-wake: how often the wake watcher polls the store for new mail, ms (default 20 on SQLite, 250 on PostgreSQL, which also NOTIFYs).",
+  AGENT_COMPUTER_WAKE_QUIET_POLL_MS:
+    "auto-wake on PostgreSQL with LISTEN: how often an armed agent with no mail is looked at anyway, ms (default 30000; each delivery's NOTIFY looks at once).",
   AGENT_COMPUTER_WAKE_COALESCE_MS:
     "auto-wake: mail arriving within this many ms of the first new message becomes one wake (default 30).",
   AGENT_COMPUTER_WAKE_TOKEN_TTL_MS:

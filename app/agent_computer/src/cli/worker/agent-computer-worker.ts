@@ -81,6 +81,10 @@ export const workerOptionsSchema = z
       z._default(wholeNumber(20, 10_000), 250),
       "longest sleep between store polls (a trigger consumed here starts at once)",
     ),
+    idlePollMs: described(
+      z._default(wholeNumber(100, 600_000), 30_000),
+      "PostgreSQL with LISTEN: an idle worker sleeps until its next due time or this, as NOTIFY announces new work",
+    ),
     drainSeconds: described(
       z._default(wholeNumber(0, 86_400), 30),
       "after the first SIGTERM/SIGINT, how long running attempts may finish before they are killed",
@@ -180,6 +184,7 @@ const runWorkerCommand = async (options: WorkerCliOptions, { ctx }: DepsOf<"none
       once: options.once,
       leaseSeconds: options.leaseSeconds,
       pollMs: options.pollMs,
+      idlePollMs: options.idlePollMs,
       drainSeconds: options.drainSeconds,
       skillsDir: options.skillsDir ?? ctx.env.AGENT_COMPUTER_SKILLS_DIR ?? installPaths().defaultSkillsDir,
       webhooks: {

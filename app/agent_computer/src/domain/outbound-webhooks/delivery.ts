@@ -28,6 +28,10 @@ const mintLeaseToken = (): string => `whlease_${randomBytes(18).toString("base64
 export const deliveryDue = (deps: Deps): Promise<boolean> =>
   deps.store.read((tx) => tx.webhooks.dueEventExists(deps.now(), hostIdOf(deps)));
 
+/** When the next event this host's sender may send falls due (null: none pending), so an idle sender can sleep. */
+export const nextDeliveryDueAt = (deps: Deps): Promise<number | null> =>
+  deps.store.read((tx) => tx.webhooks.nextEventDueAt(hostIdOf(deps)));
+
 /**
  * Claims up to `limit` due events for this worker, each under a lease of policy.leaseMs: one at a time per endpoint,
  * and at most `perOwner` per owner counting those the worker holds already (`inFlightByOwner`), so one agent's slow

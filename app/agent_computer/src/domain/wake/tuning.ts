@@ -4,6 +4,8 @@
 export interface WakeTuning {
   /** How often the watcher polls the store for new mail (PostgreSQL also gets a NOTIFY hint). */
   pollMs: number;
+  /** With LISTEN working: how often an armed agent with no mail is looked at anyway (a lost NOTIFY's cost). */
+  quietPollMs: number;
   /** A wake waits this long after new mail is first seen, so a burst becomes one prompt. */
   coalesceMs: number;
   /** An unused wake token expires after this; until then no other wake is sent to the agent. */
@@ -25,6 +27,7 @@ interface Knob {
 
 export const WAKE_KNOBS: Record<keyof WakeTuning, Knob> = {
   pollMs: { env: "AGENT_COMPUTER_WAKE_POLL_MS", min: 5, max: 10_000, doc: "store poll interval" },
+  quietPollMs: { env: "AGENT_COMPUTER_WAKE_QUIET_POLL_MS", min: 100, max: 600_000, doc: "quiet agent's look with LISTEN" },
   coalesceMs: { env: "AGENT_COMPUTER_WAKE_COALESCE_MS", min: 0, max: 10_000, doc: "burst coalescing window" },
   tokenTtlMs: { env: "AGENT_COMPUTER_WAKE_TOKEN_TTL_MS", min: 1_000, max: 86_400_000, doc: "wake token lifetime" },
   workingMaxMs: { env: "AGENT_COMPUTER_WAKE_WORKING_MAX_MS", min: 100, max: 86_400_000, doc: "longest deferral while working" },
@@ -41,6 +44,7 @@ export const defaultWakeTuning = (dialect: "sqlite" | "postgres"): WakeTuning =>
   // SQLite has no change notification across processes, so it is polled often (an indexed range scan per armed
   // session); PostgreSQL announces every delivery with NOTIFY and is polled only as a fallback.
   pollMs: dialect === "sqlite" ? 20 : 250,
+  quietPollMs: 30_000,
   coalesceMs: 30,
   tokenTtlMs: 10 * 60_000,
   workingMaxMs: 10 * 60_000,

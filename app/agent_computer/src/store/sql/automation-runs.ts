@@ -3,7 +3,7 @@
 import type { AutomationRepo, ClaimedRun, Fence } from "../port-automation.ts";
 import { RUN_COLUMNS, toAttempt, toRun } from "./automation-rows.ts";
 import { skipLocked } from "./automation-triggers.ts";
-import { type Db, num, type Row } from "./db.ts";
+import { type Db, num, numOrNull, type Row } from "./db.ts";
 import { newestFirst } from "./keyset.ts";
 import { storableOrNull, storableText } from "./storable-text.ts";
 
@@ -16,6 +16,7 @@ type Runs = Pick<
   | "queuedRunCount"
   | "cancelQueuedRuns"
   | "claimableRunExists"
+  | "nextLeaseLapse"
   | "failAbandonedRuns"
   | "claimRuns"
   | "attemptsOf"
@@ -71,6 +72,8 @@ export const runsRepo = (db: Db): Runs => ({
        WHERE state = 'queued' OR (state = 'running' AND lease_expires_at < $1) LIMIT 1`,
       [now],
     )) !== undefined,
+  nextLeaseLapse: async () =>
+    numOrNull((await db.get<Row>("SELECT MIN(lease_expires_at) AS lapse FROM automation_runs WHERE state = 'running'"))?.lapse),
   failAbandonedRuns: async (now, maxAttempts) => {
     const rows = await db.all<Row>(
       `UPDATE automation_runs SET state = 'failed', error_kind = 'worker_lost', finished_at = $1, lease_token = NULL,

@@ -19,6 +19,7 @@ import { deliveryOps, liveAt } from "./mesh-deliveries.ts";
 import { directoryOps } from "./mesh-directory.ts";
 import { searchMessages } from "./mesh-search.ts";
 import { ofCurrentHolder, seenBy } from "./seen-by.ts";
+import { EXPIRY_DUE_SQL, expiryDueAt, ranOut } from "./session-expiry-sql.ts";
 import { SESSION_COLUMNS, toSession } from "./session-rows.ts";
 
 export const toAgent = (r: Row): AgentRecord => ({
@@ -87,9 +88,6 @@ const sentBefore = (at: string, id: string): string => `(m.created_at < ${at} OR
 /** A message newer than the one at (`at`, `id`), by created_at and then id. */
 const threadAfter = (at: string, id: string): string => `(m.created_at > ${at} OR (m.created_at = ${at} AND m.id > ${id}))`;
 
-/** An open session whose ttl has run out by the time placeholder `now`: it is due to be ended. */
-const ranOut = (now: string): string => `ended_at IS NULL AND expires_at <= ${now}`;
-
 // The hottest statements are built once: a template literal builds a new string on every call, and the driver
 // hashes that string to find its prepared statement.
 const AGENT_SQL = "SELECT * FROM agents WHERE name = $1";
@@ -107,11 +105,10 @@ const EXTEND_SESSION_SQL =
 const RENEW_SESSION_SQL = `${EXTEND_SESSION_SQL} RETURNING ${SESSION_COLUMNS}`;
 const TOUCH_AGENT_SQL = "UPDATE agents SET last_seen_at = $2 WHERE name = $1 AND last_seen_at < $2";
 // At most one open session per agent (index sessions_one_open), so the join finds at most one row.
-const CALLER_STATE_SQL = `SELECT a.token_hash, a.auth_state, a.last_seen_at,
+export const CALLER_STATE_SQL = `SELECT a.token_hash, a.auth_state, a.last_seen_at,
   s.last_activity_at AS session_activity_at, s.expires_at AS session_expires_at,
-  EXISTS (SELECT 1 FROM sessions WHERE ${ranOut("$2")}) AS expiry_due
+  ${expiryDueAt("$2")} AS expiry_due
   FROM agents a LEFT JOIN sessions s ON s.agent_name = a.name AND s.ended_at IS NULL WHERE a.name = $1`;
-const EXPIRY_DUE_SQL = `SELECT 1 AS due FROM sessions WHERE ${ranOut("$1")} LIMIT 1`;
 const END_EXPIRED_SQL = `UPDATE sessions SET ended_at = expires_at WHERE ${ranOut("$1")} RETURNING ${SESSION_COLUMNS}`;
 const toCallerState = (r: Row): CallerState => ({
   tokenHash: str(r.token_hash),
@@ -119,7 +116,7 @@ const toCallerState = (r: Row): CallerState => ({
   lastSeenAt: num(r.last_seen_at),
   sessionActivityAt: r.session_activity_at == null ? undefined : num(r.session_activity_at),
   sessionExpiresAt: r.session_expires_at == null ? undefined : num(r.session_expires_at),
-  // PostgreSQL answers EXISTS with a boolean, SQLite with 1 or 0.
+  // PostgreSQL answers a comparison with a boolean, SQLite with 1 or 0.
   expiryDue: r.expiry_due === true || r.expiry_due === 1,
 });
 /** `webhooks`: the same transaction's, for the endpoints a delivery tells (storeMessage). */

@@ -9,8 +9,9 @@ import type {
   WebhookEventState,
   WebhookRepo,
 } from "../port-outbound-webhooks.ts";
+import { WEBHOOK_CHANNEL } from "../port-outbound-webhooks.ts";
 import { type Db, num, numOrNull, type Row, str, strOrNull } from "./db.ts";
-import { DUE_EXISTS_SQL, dueHeadsSql, ENDPOINT_BUSY_SQL } from "./webhook-claim.ts";
+import { DUE_EXISTS_SQL, dueHeadsSql, ENDPOINT_BUSY_SQL, NEXT_DUE_SQL } from "./webhook-claim.ts";
 
 const toEndpoint = (r: Row): WebhookEndpointRecord => ({
   id: str(r.id),
@@ -134,12 +135,15 @@ export const webhookRepo = (db: Db): WebhookRepo => ({
        VALUES ($1, $2, $3, $4, 'pending', 0, $5, $6)`,
       [e.id, e.endpointId, e.type, e.payload, nextAttemptAt, e.createdAt],
     );
+    // Idle senders sleep long on PostgreSQL and wake on this (sent at commit; one per transaction whatever the count).
+    if (db.dialect === "postgres") await db.run("SELECT pg_notify($1, '')", [WEBHOOK_CHANNEL]);
   },
   getEvent: async (id) => {
     const row = await db.get<Row>(`SELECT ${EVENT_COLUMNS} FROM webhook_events WHERE id = $1`, [id]);
     return row ? toEvent(row) : undefined;
   },
   dueEventExists: async (now, hostId) => (await db.get<Row>(DUE_EXISTS_SQL, [now, hostId])) !== undefined,
+  nextEventDueAt: async (hostId) => numOrNull((await db.get<Row>(NEXT_DUE_SQL, [hostId]))?.due),
   claimEvents: async ({ workerId, hostId, now, leaseMs, limit, perOwner, inFlightByOwner, newToken }) => {
     const full = [...inFlightByOwner].filter(([, n]) => n >= perOwner).map(([owner]) => owner);
     // Owners with part of their share left may offer more heads than they can take: read past them.

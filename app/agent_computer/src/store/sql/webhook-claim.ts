@@ -25,6 +25,12 @@ const dueOf = (now: string): string => `ev.endpoint_id = ep.id AND ev.state = 'p
 export const DUE_EXISTS_SQL = `SELECT 1 AS found FROM webhook_endpoints ep WHERE ${idleEndpoints("$1", "$2")}
   AND EXISTS (SELECT 1 FROM webhook_events ev WHERE ${dueOf("$1")}) LIMIT 1`;
 
+/** When the earliest pending event of an endpoint a worker on host $1 may send falls due: attempt or lease end. */
+export const NEXT_DUE_SQL = `SELECT MIN(CASE WHEN ev.lease_expires_at > ev.next_attempt_at THEN ev.lease_expires_at
+    ELSE ev.next_attempt_at END) AS due
+  FROM webhook_events ev JOIN webhook_endpoints ep ON ep.id = ev.endpoint_id
+  WHERE ev.state = 'pending' AND ep.state = 'active' AND (ep.private_host IS NULL OR ep.private_host = $1)`;
+
 /** Whether endpoint $1 has an attempt in flight at $2: checked again once a claim holds the endpoint's row. */
 export const ENDPOINT_BUSY_SQL = `SELECT 1 AS busy FROM webhook_events ev WHERE ev.endpoint_id = $1 AND ${inFlight("ev.", "$2")} LIMIT 1`;
 
