@@ -11,6 +11,21 @@ import { runBin } from "../helpers/bin.ts";
 import { createStoreTarget, type StoreTarget } from "../helpers/stores.ts";
 
 const OUTPUT_BUDGET = 16 * 1024;
+
+/** Runs a pasted command and every next page it points to (the output budget may page what it names). */
+const allPages = async (command: string, key: string, env: Record<string, string>): Promise<{ id?: string }[]> => {
+  const items: { id?: string }[] = [];
+  let cursor: string | null = null;
+  for (let page = 0; page < 20; page++) {
+    const line = `${command}${cursor ? ` --cursor ${cursor}` : ""} --json`;
+    const r = await execa("bash", ["-c", line], { env: { ...env, PATH: `bin:${process.env.PATH}` } });
+    const doc = JSON.parse(r.stdout) as Record<string, unknown> & { next_cursor?: string | null };
+    items.push(...(doc[key] as { id?: string }[]));
+    cursor = doc.next_cursor ?? null;
+    if (!cursor) return items;
+  }
+  throw new Error(`${command}: more than 20 pages`);
+};
 let target: StoreTarget;
 let env: Record<string, string>;
 let alice: TestAgent;
@@ -59,9 +74,9 @@ describe("previews write nothing and stay bounded [sqlite]", () => {
     expect(text.stdout.length).toBeLessThan(OUTPUT_BUDGET);
     const preview = json.json<{ cancelled_triggers: string[]; cancelled_triggers_total: number }>();
     expect([preview.cancelled_triggers.length, preview.cancelled_triggers_total]).toEqual([20, 45]);
-    // The command it names lists them all.
-    const listed = await execa("bash", ["-c", `${more} --json`], { env: { ...env, PATH: `bin:${process.env.PATH}` } });
-    expect(JSON.parse(listed.stdout).triggers.filter((t: { id: string }) => t.id.startsWith("cb_bulk_"))).toHaveLength(45);
+    // The command it names lists them all, page after page within the output budget.
+    const listed = await allPages(more as string, "triggers", env);
+    expect(listed.filter((t) => t.id?.startsWith("cb_bulk_"))).toHaveLength(45);
     const done = await cli<{ cancelled_triggers: string[]; cancelled_triggers_total: number }>(
       env,
       alice,
@@ -93,7 +108,6 @@ describe("previews write nothing and stay bounded [sqlite]", () => {
     );
     const preview = json.json<{ open_tasks: unknown[]; open_tasks_total: number; tasks_command: string }>();
     expect([preview.open_tasks.length, preview.open_tasks_total, preview.tasks_command]).toEqual([20, 30, more]);
-    const listed = await execa("bash", ["-c", `${more} --json`], { env: { ...env, PATH: `bin:${process.env.PATH}` } });
-    expect(JSON.parse(listed.stdout).tasks).toHaveLength(30);
+    expect(await allPages(more as string, "tasks", env)).toHaveLength(30);
   });
 });
