@@ -339,5 +339,11 @@ export interface MeshRepo extends BroadcastOps {
   directoryCounts(now: number, filter: DirectoryFilter, after?: string): Promise<DirectoryCounts>;
   /** Live agents that `filter` selects, counted per class and host, largest first. */
   directoryTopology(now: number, filter: DirectoryFilter): Promise<{ agentClass: string; host: string; count: number }[]>;
+  /** Of each of `hosts`, the filter's agents (its status aside) counted by liveness, in the order given. */
+  directoryHostCounts(
+    now: number,
+    filter: DirectoryFilter,
+    hosts: readonly string[],
+  ): Promise<{ host: string; live: number; stale: number }[]>;
   liveSessions(now: number): Promise<SessionRecord[]>;
 }
