@@ -2,6 +2,8 @@
 // neither repeats nor skips a hit, each page counts the hits below it, and a long body shows as an excerpt around
 // its first match.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import * as z from "zod/mini";
+import searchCommand from "../../app/agent_computer/src/cli/mesh/agent-search-cli.ts";
 import { searchMessages } from "../../app/agent_computer/src/domain/mesh/search.ts";
 import { EXCERPT_CHARS } from "../../app/agent_computer/src/domain/mesh/search-excerpt.ts";
 import { sendMessage } from "../../app/agent_computer/src/domain/mesh/send.ts";
@@ -23,6 +25,14 @@ describe.each(storeNames)("search pages [%s]", (storeName) => {
   };
   const search = (query: string, limit: number, after?: SearchPosition) =>
     searchMessages(mesh.deps(), { agentId: "reader", token: mesh.token("reader"), query, limit, after });
+
+  /** agent-search-cli's own run(), its flags parsed by its schema, over the real store. */
+  const runCli = async (flags: Record<string, unknown>) =>
+    (await searchCommand.run(z.parse(searchCommand.schema as z.ZodMiniType, { agentId: "reader", ...flags }), {
+      ...mesh.deps(),
+      ctx: undefined,
+      credential: { token: mesh.token("reader") },
+    } as never)) as { messages: { id: string }[]; next_cursor: string | null; not_shown: number };
 
   beforeAll(async () => {
     mesh = await openMeshAgents(storeName);
@@ -48,6 +58,22 @@ describe.each(storeNames)("search pages [%s]", (storeName) => {
       after = { score: last.score, createdAt: Date.parse(last.created_at), id: last.id };
     }
     expect(seen).toEqual(all.messages.map((m) => m.id));
+  });
+
+  test("agent-search-cli: its next_cursor continues the order; a cursor of another query is refused naming --cursor", async () => {
+    const all = (await search("rollback", 200)).messages.map((m) => m.id);
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < 10; page++) {
+      const r = await runCli({ query: "rollback", limit: 4, ...(cursor ? { cursor } : {}) });
+      seen.push(...r.messages.map((m) => m.id));
+      expect(r.not_shown).toBe(all.length - seen.length);
+      if (r.next_cursor === null) break;
+      cursor = r.next_cursor;
+    }
+    expect(seen).toEqual(all);
+    const first = await runCli({ query: "rollback", limit: 2 });
+    await expect(runCli({ query: "tie", limit: 2, cursor: first.next_cursor })).rejects.toThrow(/--cursor/);
   });
 
   test("a long body shows as an excerpt around its first match, with the whole length", async () => {
