@@ -129,7 +129,7 @@ describe.each(storeNames)("full-text search [%s]", (storeName) => {
     const strong = await send("writer", "reader", "rollback rollback rollback now");
     visible.set(strong.id, "rollback rollback rollback now");
     const ranked = await search("reader", "rollback");
-    expect(ranked.messages[0]?.body).toBe("rollback rollback rollback now");
+    expect(ranked.messages[0]?.excerpt).toBe("rollback rollback rollback now");
     expect((await search("reader", "rollback", 1)).count).toBe(1);
   });
 

@@ -42,13 +42,13 @@ describe.each(storeNames)("search across migration 014 [%s]", (storeName) => {
     await write(driver, "m4", "writer", "reader", 4, "new rollback note");
     await write(driver, "m5", "writer", "other", 5, "new rollback elsewhere");
 
-    const byWords = await searchMessages(driver, "reader", ["rollback"], 10, "words");
+    const byWords = (await searchMessages(driver, "reader", ["rollback"], 10, "words")).hits;
     expect(byWords.map((h) => h.id).sort()).toEqual(["m1", "m3", "m4"]);
     expect(byWords[0]?.id).toBe("m3");
-    expect(await searchMessages(driver, "reader", ["rollback"], 10, "caller")).toEqual(byWords);
+    expect((await searchMessages(driver, "reader", ["rollback"], 10, "caller")).hits).toEqual(byWords);
     expect(await searchMessages(driver, "reader", ["rollback", "old"], 10, "caller")).toEqual(
       await searchMessages(driver, "reader", ["rollback", "old"], 10, "words"),
     );
-    expect((await searchMessages(driver, "reader", ["new"], 10, "caller")).map((h) => h.id)).toEqual(["m4"]);
+    expect((await searchMessages(driver, "reader", ["new"], 10, "caller")).hits.map((h) => h.id)).toEqual(["m4"]);
   });
 });

@@ -126,7 +126,19 @@ export const seedLargeStore = async (home: string): Promise<LargeStore> => {
         message_id: "'msg_seed_' || i",
         seq: "t.seq + i",
       });
-      db.run(`UPDATE agents SET last_seq = last_seq + ${SEEDED.messages} WHERE name = 'reader'`);
+      // Forty long messages (54 KB each) that rank first for "release checklist": search shows excerpts of them.
+      copies(db, "messages", `id = '${messageId}'`, 40, {
+        id: "'msg_long_' || i",
+        body: "replace(hex(zeroblob(3000)), '00', 'release checklist ')",
+        thread_id: "'seeded-long'",
+        idempotency_key: "NULL",
+        created_at: "t.created_at + i",
+      });
+      copies(db, "deliveries", `message_id = '${messageId}'`, 40, {
+        message_id: "'msg_long_' || i",
+        seq: `t.seq + ${SEEDED.messages} + i`,
+      });
+      db.run(`UPDATE agents SET last_seq = last_seq + ${SEEDED.messages + 40} WHERE name = 'reader'`);
       // Ten messages the reader sent to 1,000 agents each.
       copies(db, "messages", "sender = 'reader'", 10, { id: "'msg_sent_' || i", created_at: "t.created_at + i" });
       copies(

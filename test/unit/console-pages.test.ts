@@ -110,7 +110,18 @@ const rendered = [
   layout(jobsPage([{ job, runs: [run] }], { jobs: 50, runsPerJob: 5 }), "/", new Date(T)).text,
   layout(triggersPage(["checkback", "cron", "webhook"].map(trigger), 200), "/triggers", new Date(T)).text,
   layout(
-    agentsPage({ agents: [agent], totals: { live: 1, stale: 0 }, following: 0, next_after: null, note: EVIL }),
+    agentsPage(
+      {
+        agents: [agent],
+        totals: { live: 1, stale: 0 },
+        hosts: [{ host: agent.host, live: 1, stale: 0 }],
+        following: 0,
+        next_cursor: null,
+        note: EVIL,
+      },
+      200,
+      true,
+    ),
     "/agents",
     new Date(T),
   ).text,

@@ -1,9 +1,11 @@
-// Agents: the mesh directory by host, live and stale counted per host, with each status line's age and what
-// "alive" rests on.
-import { ALIVE_MEANS, type DirectoryEntry, type DirectoryResult } from "../domain/mesh/directory.ts";
+// Agents: the mesh directory a page at a time by name, grouped by host, live and stale counted for the whole mesh and
+// for each host (every agent of it, not only this page's), with each status line's age and what "alive" rests on.
+import type { AgentsOverview } from "../domain/mesh/agents-overview.ts";
+import { ALIVE_MEANS, type DirectoryEntry } from "../domain/mesh/directory.ts";
 import { age, none, when } from "./format.ts";
 import { type Html, html } from "./html.ts";
 import type { Page } from "./layout.ts";
+import { pager } from "./message-list.ts";
 
 const EVIDENCE = { pid: "its process on this host", age: "its last call, within its ttl" } as const;
 
@@ -18,9 +20,6 @@ const row = (a: DirectoryEntry): Html => html`<tr data-agent-id="${a.agent_id}" 
 <td data-field="expires">${when(a.expires_at)}</td>
 </tr>`;
 
-/** Agents shown; agents-list-cli --status all pages through every one. */
-export const SHOWN_AGENTS = 500;
-
 const HEAD = html`<thead><tr><th>Agent</th><th>Liveness</th><th>Host</th><th>Role / repo</th><th>Status</th><th>Status age</th><th>Last activity</th><th>Session expires</th></tr></thead>`;
 
 const byHost = (agents: DirectoryEntry[]): Map<string, DirectoryEntry[]> => {
@@ -29,10 +28,13 @@ const byHost = (agents: DirectoryEntry[]): Map<string, DirectoryEntry[]> => {
   return new Map([...hosts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 };
 
-const hostSection = ([host, agents]: [string, DirectoryEntry[]]): Html => {
-  const live = agents.filter((a) => a.alive).length;
+const hostSection = ([host, agents]: [string, DirectoryEntry[]], counts: { live: number; stale: number } | undefined): Html => {
+  const live = counts?.live ?? agents.filter((a) => a.alive).length;
+  const stale = counts?.stale ?? agents.length - live;
   return html`<section class="host" data-host="${host}">
-<h2 class="part">${host} <span class="sub" data-field="host-counts">${live} live · ${agents.length - live} stale</span></h2>
+<h2 class="part">${host} <span class="sub" data-field="host-counts">${live} live · ${stale} stale${
+    live + stale > agents.length && html` (${agents.length} on this page)`
+  }</span></h2>
 <table class="agents">
 ${HEAD}
 <tbody>
@@ -42,18 +44,20 @@ ${[...agents.filter((a) => a.alive), ...agents.filter((a) => !a.alive)].map(row)
 </section>`;
 };
 
-export const agentsPage = (directory: DirectoryResult): Page => {
-  const shown = directory.agents.slice(0, SHOWN_AGENTS);
-  const live = shown.filter((a) => a.alive).length;
+export const agentsPage = (overview: AgentsOverview, limit: number, first: boolean): Page => {
+  const { agents, totals } = overview;
+  const counts = new Map(overview.hosts.map((h) => [h.host, h]));
   return {
     title: "Agents",
     body:
-      shown.length === 0
-        ? html`<p class="empty">No agent has checked in yet. <code>agent-checkin-cli --help</code> explains how.</p>`
-        : html`<p class="hint">Every agent's latest session by host, stale ones included (${live} live, ${shown.length - live} stale${
-            directory.agents.length > shown.length &&
-            html`; the first ${SHOWN_AGENTS} of ${directory.agents.length}: <code>agents-list-cli --status all</code> pages through all`
-          }): ${ALIVE_MEANS}.</p>
-${[...byHost(shown)].map(hostSection)}`,
+      agents.length === 0
+        ? first
+          ? html`<p class="empty">No agent has checked in yet. <code>agent-checkin-cli --help</code> explains how.</p>`
+          : html`<p class="empty">No more agents (<a href="/agents">back to the first page</a>).</p>`
+        : html`<p class="hint" data-field="totals">Every agent's latest session by host, stale ones included: ${totals.live} live, ${totals.stale} stale in all; ${limit} a page by name${
+            first ? "" : html` (<a href="/agents">back to the first page</a>)`
+          }. ${ALIVE_MEANS}.</p>
+${[...byHost(agents)].map((entry) => hostSection(entry, counts.get(entry[0])))}
+${pager(overview.next_cursor && `/agents?cursor=${overview.next_cursor}`, `Next agents (${overview.following} more)`)}`,
   };
 };

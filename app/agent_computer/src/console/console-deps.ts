@@ -29,6 +29,7 @@ export const LIMITS = {
   endpoints: 100,
   attempts: 100,
   messages: 50,
+  agents: 200,
   threadMessages: 100,
   channels: 200,
   tasks: 100,

@@ -5,7 +5,7 @@
 // no data and are served to anyone.
 import { jobsOverview, triggersOverview } from "../domain/automation/overview.ts";
 import { leasesOverview } from "../domain/herdr/leases-overview.ts";
-import { listAgents } from "../domain/mesh/directory.ts";
+import { agentsOverview } from "../domain/mesh/agents-overview.ts";
 import { channelsOverview, messagesOverview, threadOverview } from "../domain/mesh/operator-view.ts";
 import { webhooksOverview } from "../domain/outbound-webhooks/endpoints.ts";
 import { reservationView } from "../domain/reservations/reservation-view.ts";
@@ -103,7 +103,11 @@ const readRoutes = (ctx: ConsoleDeps): ConsoleRoutes => ({
   },
   "/webhooks": { GET: page(ctx, "/webhooks", async () => webhooksPage(await webhooksOverview(ctx.deps, LIMITS), LIMITS)) },
   "/agents": {
-    GET: page(ctx, "/agents", async () => agentsPage(await listAgents(ctx.deps, { includeStale: true, token: undefined }))),
+    GET: page(ctx, "/agents", async (url) => {
+      const cursor = param(url, "cursor");
+      const found = await agentsOverview(ctx.deps, { cursor, limit: LIMITS.agents });
+      return agentsPage(found, LIMITS.agents, cursor === undefined);
+    }),
   },
   "/messages": {
     GET: page(ctx, "/messages", async (url) => {

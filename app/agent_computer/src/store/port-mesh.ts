@@ -105,6 +105,19 @@ export interface SearchHit {
   score: number;
 }
 
+/** Where a page of search hits ends: the last hit's score, created_at and id (the hits' total order). */
+export interface SearchPosition {
+  score: number;
+  createdAt: number;
+  id: string;
+}
+
+/** One page of hits and how many hits it starts (itself included), for the count of those left out. */
+export interface SearchPage {
+  hits: SearchHit[];
+  remaining: number;
+}
+
 /**
  * How a search finds its matches: "words" walks the word index and keeps the caller's messages, "caller" walks the
  * caller's messages and asks the index about each; "auto" takes the one with fewer rows to visit. Every plan returns
@@ -162,6 +175,14 @@ export interface SentMessage {
   /** See NewMessage.idempotencyHash; null for messages sent without a key or stored before hashes were kept. */
   idempotencyHash: string | null;
   deliveries: DeliveryRecord[];
+}
+
+/** A sent message as its sender's list shows it: a bounded few of its deliveries and all of them counted. */
+export interface SentSummary extends Omit<SentMessage, "deliveries"> {
+  /** The first deliveries by recipient, at most the number asked for. */
+  recipients: DeliveryRecord[];
+  /** Every delivery of the message, counted by state. */
+  recipientCounts: Record<DeliveryState, number>;
 }
 
 export interface ExpiredDelivery {
@@ -273,7 +294,12 @@ export interface MeshRepo extends BroadcastOps {
   ack(recipient: string, messageIds: readonly string[], now: number): Promise<string[]>;
   ackUpToSeq(sessionId: string, seq: number, now: number): Promise<string[]>;
   /** The sender's messages, newest first, at most `limit`; with `before`, only those older than that one. */
-  sent(sender: string, limit: number, before?: { createdAt: number; id: string }): Promise<SentMessage[]>;
+  sent(
+    sender: string,
+    limit: number,
+    before: { createdAt: number; id: string } | undefined,
+    recipientsShown: number,
+  ): Promise<SentSummary[]>;
   /** How many of the sender's messages are older than `before`. */
   countSent(sender: string, before: { createdAt: number; id: string }): Promise<number>;
   /**
@@ -287,9 +313,16 @@ export interface MeshRepo extends BroadcastOps {
   countThread(threadId: string, agentId: string, after: { createdAt: number; id: string }): Promise<number>;
   /**
    * Messages `agentId` may see (as messageSeenBy) whose body holds every one of `words` (lowercase runs of letters
-   * and digits) as a whole word, best match first, at most `limit`. `plan` is for tests; callers leave it "auto".
+   * and digits) as a whole word, best match first (score, then newest, then id), at most `limit`, ranked below `after`
+   * when given. `plan` is for tests; callers leave it "auto".
    */
-  search(agentId: string, words: readonly string[], limit: number, plan?: SearchPlan): Promise<SearchHit[]>;
+  search(
+    agentId: string,
+    words: readonly string[],
+    limit: number,
+    plan?: SearchPlan,
+    after?: SearchPosition,
+  ): Promise<SearchPage>;
   contactSettings(agentId: string): Promise<ContactSettings>;
   setContactPolicy(agentId: string, policy: ContactPolicy, now: number): Promise<void>;
   /** Lists `other` as allowed or blocked by `owner` (replacing either), or with kind null takes it off both lists. */
@@ -306,5 +339,11 @@ export interface MeshRepo extends BroadcastOps {
   directoryCounts(now: number, filter: DirectoryFilter, after?: string): Promise<DirectoryCounts>;
   /** Live agents that `filter` selects, counted per class and host, largest first. */
   directoryTopology(now: number, filter: DirectoryFilter): Promise<{ agentClass: string; host: string; count: number }[]>;
+  /** Of each of `hosts`, the filter's agents (its status aside) counted by liveness, in the order given. */
+  directoryHostCounts(
+    now: number,
+    filter: DirectoryFilter,
+    hosts: readonly string[],
+  ): Promise<{ host: string; live: number; stale: number }[]>;
   liveSessions(now: number): Promise<SessionRecord[]>;
 }

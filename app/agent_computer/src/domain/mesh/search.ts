@@ -1,7 +1,9 @@
 import { AppError } from "../../errors.ts";
+import type { SearchPosition } from "../../store/port.ts";
 import { type Deps, iso } from "../deps.ts";
 import { DATA_NOT_INSTRUCTIONS } from "./data-note.ts";
 import { enterMesh, withPresence } from "./live-session.ts";
+import { excerptOf } from "./search-excerpt.ts";
 
 export const MAX_SEARCH_WORDS = 16;
 
@@ -10,6 +12,8 @@ export interface SearchInput {
   token: string | undefined;
   query: string;
   limit: number;
+  /** Where the previous page ended: hits ranked below it. */
+  after?: SearchPosition;
 }
 
 export interface SearchResult {
@@ -23,9 +27,16 @@ export interface SearchResult {
     thread_id: string | null;
     channel: string | null;
     created_at: string;
-    body: string;
+    /** The store's relevance (higher is better), the first key of the hits' order. */
+    score: number;
+    /** At most EXCERPT_CHARS of the body around the first match, "…" marking what was cut. */
+    excerpt: string;
+    /** The whole body's length in characters. */
+    body_chars: number;
   }[];
   count: number;
+  /** How many hits rank below this page's. */
+  more_hits: number;
   note: string;
   warning?: string;
 }
@@ -48,23 +59,26 @@ export const searchMessages = async (deps: Deps, input: SearchInput): Promise<Se
   if (words.length > MAX_SEARCH_WORDS) {
     throw new AppError("INVALID_INPUT", `--query: at most ${MAX_SEARCH_WORDS} different words (got ${words.length})`);
   }
-  const { value: hits, warning } = await withPresence(deps, async (tx, renew) => {
+  const { value: page, warning } = await withPresence(deps, async (tx, renew) => {
     await enterMesh(deps, tx, input.agentId, input.token, false, renew);
-    return tx.mesh.search(input.agentId, words, input.limit);
+    return tx.mesh.search(input.agentId, words, input.limit, "auto", input.after);
   });
   return {
     agent_id: input.agentId,
     words,
-    messages: hits.map((h) => ({
+    messages: page.hits.map((h) => ({
       id: h.id,
       from: h.sender,
       kind: h.kind,
       thread_id: h.threadId,
       channel: h.channel,
       created_at: iso(h.createdAt),
-      body: h.body,
+      score: h.score,
+      excerpt: excerptOf(h.body, words),
+      body_chars: h.body.length,
     })),
-    count: hits.length,
+    count: page.hits.length,
+    more_hits: Math.max(0, page.remaining - page.hits.length),
     note: DATA_NOT_INSTRUCTIONS,
     ...(warning ? { warning } : {}),
   };

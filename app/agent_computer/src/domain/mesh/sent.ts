@@ -33,17 +33,11 @@ export interface SentResult {
 
 const PREVIEW_CHARS = 80;
 
-const countByState = (deliveries: readonly { state: DeliveryState }[]): Record<DeliveryState, number> => {
-  const counts: Record<DeliveryState, number> = { pending: 0, acked: 0, expired_undelivered: 0, not_checked_in: 0 };
-  for (const d of deliveries) counts[d.state]++;
-  return counts;
-};
-
 /** The sender's view: per message and recipient, pending / acked / expired_undelivered / not_checked_in. */
 export const listSent = async (deps: Deps, input: SentInput): Promise<SentResult> => {
   const { value: messages, warning } = await withPresence(deps, async (tx, renew) => {
     await enterMesh(deps, tx, input.agentId, input.token, false, renew);
-    const found = await tx.mesh.sent(input.agentId, input.limit + 1, input.before);
+    const found = await tx.mesh.sent(input.agentId, input.limit + 1, input.before, RECIPIENTS_SHOWN);
     const page = found.slice(0, input.limit);
     const last = page.at(-1);
     const older = found.length > input.limit && last ? await tx.mesh.countSent(input.agentId, last) : 0;
@@ -59,8 +53,8 @@ export const listSent = async (deps: Deps, input: SentInput): Promise<SentResult
       thread_id: m.threadId,
       reply_to: m.replyTo,
       body_preview: m.body.length > PREVIEW_CHARS ? `${m.body.slice(0, PREVIEW_CHARS)}…` : m.body,
-      recipient_counts: countByState(m.deliveries),
-      recipients: m.deliveries.slice(0, RECIPIENTS_SHOWN).map((d) => ({
+      recipient_counts: m.recipientCounts,
+      recipients: m.recipients.map((d) => ({
         agent_id: d.recipient,
         state: d.state,
         seq: d.seq,

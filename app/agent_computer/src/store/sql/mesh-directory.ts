@@ -58,7 +58,9 @@ const narrowing = (db: Db, c: Conditions, f: DirectoryFilter): string => {
 
 const FROM = "FROM sessions s JOIN agents a ON a.name = s.agent_name";
 
-export const directoryOps = (db: Db): Pick<MeshRepo, "directory" | "directoryCounts" | "directoryTopology"> => ({
+export const directoryOps = (
+  db: Db,
+): Pick<MeshRepo, "directory" | "directoryCounts" | "directoryTopology" | "directoryHostCounts"> => ({
   directory: async (now, filter, page = {}) => {
     const c = new Conditions(now);
     const where = [c.ofStatus(filter.status), narrowing(db, c, filter)];
@@ -99,5 +101,23 @@ export const directoryOps = (db: Db): Pick<MeshRepo, "directory" | "directoryCou
       c.params,
     );
     return rows.map((r) => ({ agentClass: str(r.class), host: str(r.host), count: num(r.n) }));
+  },
+
+  directoryHostCounts: async (now, filter, hosts) => {
+    if (hosts.length === 0) return [];
+    const c = new Conditions(now);
+    const narrow = narrowing(db, c, filter);
+    const among = hosts.map((host) => c.param(host)).join(", ");
+    // Live and stale counted apart, as in directoryCounts: an OR of the two costs PostgreSQL the stale test on every row.
+    const count = (liveness: string, test: string) =>
+      `SELECT s.host AS host, '${liveness}' AS liveness, COUNT(*) AS n ${FROM} WHERE ${test} AND ${narrow} AND s.host IN (${among})
+       GROUP BY s.host`;
+    const rows = await db.all<Row>(`${count("live", c.live)} UNION ALL ${count("stale", c.stale)}`, c.params);
+    const byHost = new Map(hosts.map((host) => [host, { host, live: 0, stale: 0 }]));
+    for (const r of rows) {
+      const entry = byHost.get(str(r.host));
+      if (entry) entry[str(r.liveness) === "live" ? "live" : "stale"] = num(r.n);
+    }
+    return [...byHost.values()];
   },
 });

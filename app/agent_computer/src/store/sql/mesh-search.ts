@@ -1,4 +1,4 @@
-import type { SearchHit, SearchPlan } from "../port.ts";
+import type { SearchHit, SearchPage, SearchPlan, SearchPosition } from "../port.ts";
 import { type Db, num, type Row, str, strOrNull } from "./db.ts";
 import { ofCurrentHolder, seenBy } from "./seen-by.ts";
 
@@ -16,7 +16,10 @@ const MINE = `SELECT id FROM messages WHERE sender = $2
 const SEEN_BY = seenBy("$2");
 const OF_HOLDER = ofCurrentHolder("$2");
 const COLUMNS = "m.id, m.sender, m.kind, m.body, m.thread_id, m.channel, m.created_at";
-const ORDER = "ORDER BY score DESC, m.created_at DESC, m.id DESC LIMIT $3";
+// The hits' order, made total by created_at then id so a page can start right after the last hit of the one before.
+const ORDER = "ORDER BY score DESC, created_at DESC, id DESC LIMIT $3";
+// A page after another: hits ranked below the last one shown ($4 its score, $5 its created_at, $6 its id).
+const AFTER = "WHERE score < $4 OR (score = $4 AND (created_at < $5 OR (created_at = $5 AND id < $6)))";
 
 // SQLite: each word an FTS5 phrase, all required; bm25 is lower for a better match. bm25 counts each word's
 // messages index-wide once per FTS5 cursor, so the caller plan keeps one cursor: it walks the matches and keeps
@@ -26,25 +29,25 @@ const ORDER = "ORDER BY score DESC, m.created_at DESC, m.id DESC LIMIT $3";
 const SQLITE_PLANS = {
   words: `SELECT ${COLUMNS}, -bm25(message_search) AS score
     FROM message_search JOIN messages m ON m.id = message_search.message_id
-    WHERE message_search MATCH $1 AND ${SEEN_BY} ${ORDER}`,
+    WHERE message_search MATCH $1 AND ${SEEN_BY}`,
   caller: `SELECT ${COLUMNS}, -bm25(message_search) AS score
     FROM message_search JOIN messages m ON m.id = message_search.message_id
     WHERE message_search MATCH $1
       AND +message_search.rowid IN (SELECT r.search_rowid FROM (${MINE}) mine JOIN message_search_rows r ON r.message_id = mine.id)
-      AND ${OF_HOLDER} ${ORDER}`,
+      AND ${OF_HOLDER}`,
 };
 // PostgreSQL: the words stored with each message (migration 014). OFFSET 0 keeps the caller plan's lookup of each
 // message by id from being merged into a scan of the word index.
 const POSTGRES_PLANS = {
   words: `SELECT ${COLUMNS}, ts_rank(m.body_words, q) AS score
     FROM messages m, to_tsquery('simple', $1) q
-    WHERE m.body_words @@ q AND ${SEEN_BY} ${ORDER}`,
+    WHERE m.body_words @@ q AND ${SEEN_BY}`,
   caller: `SELECT ${COLUMNS}, ts_rank(m.body_words, q) AS score
     FROM (${MINE}) mine
       CROSS JOIN LATERAL (SELECT id, sender, kind, body, thread_id, channel, created_at, body_words
         FROM messages WHERE id = mine.id OFFSET 0) m,
       to_tsquery('simple', $1) q
-    WHERE m.body_words @@ q AND ${OF_HOLDER} ${ORDER}`,
+    WHERE m.body_words @@ q AND ${OF_HOLDER}`,
 };
 
 const matchFor = (db: Db, words: readonly string[]): string =>
@@ -99,24 +102,38 @@ const choosePlan = async (db: Db, agentId: string, words: readonly string[]): Pr
   return "caller";
 };
 
+/**
+ * One page of hits, ranked below `after` when given, and how many hits that page starts (itself included): the
+ * count costs nothing more, since ranking already visits every match. The hits come from a subquery that neither
+ * store merges into the page's query (a LIMIT or OFFSET stops it), so bm25 stays in the select list where FTS5 allows it.
+ */
+const pageSql = (db: Db, plan: string, after: SearchPosition | undefined): string =>
+  `SELECT hits.*, count(*) OVER () AS remaining FROM (${plan} ${db.dialect === "sqlite" ? "LIMIT -1" : "OFFSET 0"}) hits
+   ${after ? AFTER : ""} ${ORDER}`;
+
 export const searchMessages = async (
   db: Db,
   agentId: string,
   words: readonly string[],
   limit: number,
   plan: SearchPlan = "auto",
-): Promise<SearchHit[]> => {
+  after?: SearchPosition,
+): Promise<SearchPage> => {
   const chosen = plan === "auto" ? await choosePlan(db, agentId, words) : plan;
-  const sql = (db.dialect === "sqlite" ? SQLITE_PLANS : POSTGRES_PLANS)[chosen];
-  const rows = await db.all<Row>(sql, [matchFor(db, words), agentId, limit]);
-  return rows.map((r) => ({
-    id: str(r.id),
-    sender: str(r.sender),
-    kind: str(r.kind),
-    body: str(r.body),
-    threadId: strOrNull(r.thread_id),
-    channel: strOrNull(r.channel),
-    createdAt: num(r.created_at),
-    score: Number(r.score),
-  }));
+  const inner = (db.dialect === "sqlite" ? SQLITE_PLANS : POSTGRES_PLANS)[chosen];
+  const params: unknown[] = [matchFor(db, words), agentId, limit];
+  if (after) params.push(after.score, after.createdAt, after.id);
+  const rows = await db.all<Row>(pageSql(db, inner, after), params);
+  return { hits: rows.map(hitOf), remaining: rows.length > 0 ? num(rows[0]?.remaining) : 0 };
 };
+
+const hitOf = (r: Row): SearchHit => ({
+  id: str(r.id),
+  sender: str(r.sender),
+  kind: str(r.kind),
+  body: str(r.body),
+  threadId: strOrNull(r.thread_id),
+  channel: strOrNull(r.channel),
+  createdAt: num(r.created_at),
+  score: Number(r.score),
+});

@@ -18,6 +18,7 @@ import { contactOps } from "./mesh-contacts.ts";
 import { deliveryOps, liveAt } from "./mesh-deliveries.ts";
 import { directoryOps } from "./mesh-directory.ts";
 import { searchMessages } from "./mesh-search.ts";
+import { withFirstRecipients } from "./mesh-sent.ts";
 import { ofCurrentHolder, seenBy } from "./seen-by.ts";
 import { EXPIRY_DUE_SQL, expiryDueAt, ranOut } from "./session-expiry-sql.ts";
 import { SESSION_COLUMNS, toSession } from "./session-rows.ts";
@@ -270,14 +271,15 @@ export const meshRepo = (db: Db, webhooks: Pick<WebhookRepo, "subscribers">): Me
           [sessionId, seq, now],
         )
       ).map((r) => str(r.message_id)),
-    sent: async (sender, limit, before) =>
-      withDeliveries(
+    sent: async (sender, limit, before, recipientsShown) =>
+      withFirstRecipients(
         db,
         await db.all<Row>(
           `SELECT * FROM messages m WHERE m.sender = $1 AND ${ofCurrentHolder("$1")}${before ? ` AND ${sentBefore("$3", "$4")}` : ""}
            ORDER BY m.created_at DESC, m.id DESC LIMIT $2`,
           before ? [sender, limit, before.createdAt, before.id] : [sender, limit],
         ),
+        recipientsShown,
       ),
     countSent: async (sender, before) =>
       num(
@@ -332,7 +334,7 @@ export const meshRepo = (db: Db, webhooks: Pick<WebhookRepo, "subscribers">): Me
           )
         )?.n ?? 0,
       ),
-    search: (agentId, words, limit, plan) => searchMessages(db, agentId, words, limit, plan),
+    search: (agentId, words, limit, plan, after) => searchMessages(db, agentId, words, limit, plan, after),
     ...contactOps(db),
     ...directoryOps(db),
     liveSessions: async (now) =>

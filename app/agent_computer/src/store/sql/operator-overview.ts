@@ -2,31 +2,16 @@
 import type { DeliveryState } from "../port-mesh.ts";
 import { OVERVIEW_NAMES, type OverviewChannel, type OverviewMessage, type OverviewRepo } from "../port-overview.ts";
 import { type Db, num, type Row, str, strOrNull } from "./db.ts";
+import { firstOfEach } from "./first-of-each.ts";
 import { RELEASED_STATES, toClaim, toController } from "./herdr.ts";
 
 const COLUMNS = "m.id, m.sender, m.kind, m.body, m.thread_id, m.reply_to, m.channel, m.created_at";
-
-const placeholders = (count: number): string => Array.from({ length: count }, (_, i) => `$${i + 1}`).join(", ");
-
-/**
- * Of each key's rows (`key` among `keys`), the first OVERVIEW_NAMES by `name` and the one naming `always`, each with
- * the key's count of rows: a post to a large channel has a delivery per member, and a page reads a bounded few.
- */
-const firstNames = (db: Db, table: string, key: string, name: string, extra: string, keys: string[], always = "") =>
-  db.all<Row>(
-    `SELECT ${key} AS key, ${name} AS name${extra}, total FROM (
-       SELECT ${key}, ${name}${extra}, ROW_NUMBER() OVER (PARTITION BY ${key} ORDER BY ${name}) AS n,
-              COUNT(*) OVER (PARTITION BY ${key}) AS total
-       FROM ${table} WHERE ${key} IN (${placeholders(keys.length)})
-     ) ranked WHERE n <= $${keys.length + 1} OR ${name} = $${keys.length + 2} ORDER BY ${key}, ${name}`,
-    [...keys, OVERVIEW_NAMES, always],
-  );
 
 /** The page's messages with their first recipients (the reader's delivery among them), read in one more statement. */
 const withRecipients = async (db: Db, rows: Row[], reader: string): Promise<OverviewMessage[]> => {
   if (rows.length === 0) return [];
   const ids = rows.map((r) => str(r.id));
-  const deliveries = await firstNames(db, "deliveries", "message_id", "recipient", ", state", ids, reader);
+  const deliveries = await firstOfEach(db, OVERVIEW_NAMES, "deliveries", "message_id", "recipient", ", state", ids, reader);
   const byMessage = new Map<string, { list: OverviewMessage["recipients"]; total: number }>();
   for (const d of deliveries) {
     const entry = byMessage.get(str(d.key)) ?? { list: [], total: num(d.total) };
@@ -50,8 +35,9 @@ const withRecipients = async (db: Db, rows: Row[], reader: string): Promise<Over
 /** The channels with their first members and how many they have. */
 const withFirstMembers = async (db: Db, rows: Row[]): Promise<OverviewChannel[]> => {
   if (rows.length === 0) return [];
-  const members = await firstNames(
+  const members = await firstOfEach(
     db,
+    OVERVIEW_NAMES,
     "channel_members",
     "channel",
     "agent_name",
