@@ -3,7 +3,7 @@ import { dirname, resolve } from "node:path";
 import { defineConfig } from "vitest/config";
 
 /** The console's static files, which Bun imports `with { type: "text" }` (console/assets.ts). */
-const CONSOLE_ASSET = /\/console\/(console\.css|live-refresh\.js)$/;
+const CONSOLE_ASSET = /\/console\/(console\.css|console-mesh\.css|live-refresh\.js)$/;
 const TEXT_ID = "\0text:";
 
 export default defineConfig({
