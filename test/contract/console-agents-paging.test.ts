@@ -1,19 +1,11 @@
 // The console's agents page reads one page of agents by name, not every agent: a "next" link with an opaque cursor
 // walks on, and the totals (the whole mesh's and each host's, live and stale) come from count queries.
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { cookieName } from "../../app/agent_computer/src/console/access.ts";
 import { LIMITS } from "../../app/agent_computer/src/console/console-deps.ts";
-import { consoleRoutes } from "../../app/agent_computer/src/console/routes.ts";
-import { newId } from "../../app/agent_computer/src/domain/ids.ts";
-import { resolvePaths } from "../../app/agent_computer/src/paths.ts";
 import type { Store } from "../../app/agent_computer/src/store/port.ts";
+import { type OwnerConsole, ownerConsole } from "../helpers/owner-console.ts";
 import { createStoreTarget, type StoreTarget, storeNames } from "../helpers/stores.ts";
 
-const BASE = "http://127.0.0.1:8787";
-const TOKEN = "console-token-for-tests-0123456789abcdef";
 const MANY = 450;
 const HOSTS = ["host-a", "host-b", "host-c"];
 const name = (i: number) => `agent-${String(i).padStart(4, "0")}`;
@@ -23,6 +15,7 @@ const isStale = (i: number) => i % 5 === 0;
 describe.each(storeNames)("the console's agents page, a page at a time [%s]", (storeName) => {
   let target: StoreTarget;
   let store: Store;
+  let owner: OwnerConsole;
   let get: (path: string) => Promise<Response | undefined>;
   const page = async (path: string) => {
     const response = await get(path);
@@ -42,31 +35,11 @@ describe.each(storeNames)("the console's agents page, a page at a time [%s]", (s
       `INSERT INTO sessions (id, agent_name, host, ttl_seconds, started_at, last_activity_at, expires_at, watermark_seq, ended_at)
        VALUES ${all.map((i) => `('ses_${i}', '${name(i)}', '${HOSTS[i % 3]}', 3600, ${now - 1000}, ${now}, ${now + 3_600_000}, 0, ${isStale(i) ? now - 500 : "NULL"})`).join(", ")}`,
     );
-    const routes = consoleRoutes({
-      bindHost: "127.0.0.1",
-      localUrl: () => BASE,
-      token: TOKEN,
-      env: {},
-      paths: resolvePaths({ AGENT_COMPUTER_HOME: mkdtempSync(join(tmpdir(), "ac-console-agents-")) }),
-      humanAgentId: "human-tester",
-      deps: {
-        store,
-        now: () => Date.now(),
-        host: "test-host",
-        newId,
-        limits: { rule: () => null, broadcastMaxRecipients: () => 1000 },
-      },
-      logError: (msg) => {
-        throw new Error(msg);
-      },
-    });
-    get = async (path) => {
-      const url = new URL(path, BASE);
-      const headers = { host: "127.0.0.1:8787", cookie: `${cookieName(BASE)}=${TOKEN}` };
-      return routes[url.pathname]?.GET?.(new Request(url.href, { headers }));
-    };
+    owner = ownerConsole(store);
+    get = owner.get;
   }, 60_000);
   afterAll(async () => {
+    owner?.close();
     await store?.close();
     await target?.dispose();
   });

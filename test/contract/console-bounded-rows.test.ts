@@ -1,20 +1,12 @@
 // A console row that names agents stays bounded however many there are: a post to a channel of thousands has a
 // delivery per member. The store reads the first OVERVIEW_NAMES names of a message's recipients or a channel's
 // members (the console's human's own delivery always among them, so its Reply link stays) and counts the rest.
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { cookieName } from "../../app/agent_computer/src/console/access.ts";
-import { consoleRoutes } from "../../app/agent_computer/src/console/routes.ts";
-import { newId } from "../../app/agent_computer/src/domain/ids.ts";
-import { resolvePaths } from "../../app/agent_computer/src/paths.ts";
 import type { Store } from "../../app/agent_computer/src/store/port.ts";
 import { OVERVIEW_NAMES } from "../../app/agent_computer/src/store/port-overview.ts";
+import { type OwnerConsole, ownerConsole } from "../helpers/owner-console.ts";
 import { createStoreTarget, type StoreTarget, storeNames } from "../helpers/stores.ts";
 
-const BASE = "http://127.0.0.1:8787";
-const TOKEN = "console-token-for-tests-0123456789abcdef";
 const HUMAN = "human-tester";
 const MANY = 400;
 const name = (i: number) => `agent-${String(i).padStart(4, "0")}`;
@@ -23,6 +15,7 @@ const MESSAGE = `msg_${"b".repeat(32)}`;
 describe.each(storeNames)("console rows that name many agents [%s]", (storeName) => {
   let target: StoreTarget;
   let store: Store;
+  let owner: OwnerConsole;
   let page: (path: string) => Promise<string>;
 
   beforeAll(async () => {
@@ -44,33 +37,15 @@ describe.each(storeNames)("console rows that name many agents [%s]", (storeName)
     await target.sql(
       `INSERT INTO deliveries (message_id, recipient, seq, state) VALUES ${values((n, i) => `('${MESSAGE}', '${n}', ${i + 1}, 'pending')`)}`,
     );
-    const routes = consoleRoutes({
-      bindHost: "127.0.0.1",
-      localUrl: () => BASE,
-      token: TOKEN,
-      env: {},
-      paths: resolvePaths({ AGENT_COMPUTER_HOME: mkdtempSync(join(tmpdir(), "ac-console-rows-")) }),
-      humanAgentId: HUMAN,
-      deps: {
-        store,
-        now: () => Date.now(),
-        host: "test-host",
-        newId,
-        limits: { rule: () => null, broadcastMaxRecipients: () => 1000 },
-      },
-      logError: (msg) => {
-        throw new Error(msg);
-      },
-    });
+    owner = ownerConsole(store, HUMAN);
     page = async (path) => {
-      const url = new URL(path, BASE);
-      const headers = { host: "127.0.0.1:8787", cookie: `${cookieName(BASE)}=${TOKEN}` };
-      const response = await routes[url.pathname]?.GET?.(new Request(url.href, { headers }));
+      const response = await owner.get(path);
       expect(response?.status).toBe(200);
       return (await response?.text()) ?? "";
     };
   }, 60_000);
   afterAll(async () => {
+    owner?.close();
     await store?.close();
     await target?.dispose();
   });
