@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { defineConfig } from "vitest/config";
+import { LongestFirstSequencer } from "./test/setup/longest-first.ts";
 
 /** The console's static files, which Bun imports `with { type: "text" }` (console/assets.ts). */
 const CONSOLE_ASSET = /\/console\/(console\.css|console-mesh\.css|live-refresh\.js)$/;
@@ -35,7 +36,8 @@ export default defineConfig({
     setupFiles: ["test/setup/isolate-home.ts"],
     globalSetup: ["test/setup/pg-template.ts"],
     // After-hooks run last-registered first, so the setup file's cleanup (registered first) follows a file's own.
-    sequence: { hooks: "stack" },
+    // Files start longest first (test/durations.json), so no long file is left alone on a worker at the end.
+    sequence: { hooks: "stack", sequencer: LongestFirstSequencer },
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
