@@ -55,7 +55,7 @@ describe.each(storeNames)("auto-wake watcher with the Herdr double [%s]", (store
   };
 
   /** A fresh agent in a fresh pane, armed in a fresh wake directory, with its own watcher. */
-  const armed = async (tuning: Partial<WakeTuning> = {}) => {
+  const armed = async (tuning: Partial<WakeTuning> = {}, watcherStore: Store = store) => {
     const agentId = `sleeper-${storeName}-${++counter}`;
     const agent = await fake.script({ op: "createAgent", kind: "claude", cwd: "/tmp" });
     panes.push(agent.pane_id);
@@ -75,7 +75,7 @@ describe.each(storeNames)("auto-wake watcher with the Herdr double [%s]", (store
     const logs: string[] = [];
     const done = runWakeWatcher(
       {
-        store,
+        store: watcherStore,
         host: HOST,
         newId,
         tuning: { ...defaultWakeTuning(store.dialect), pollMs: 10, coalesceMs: 30, ...tuning },
@@ -167,6 +167,59 @@ describe.each(storeNames)("auto-wake watcher with the Herdr double [%s]", (store
       await w.stop();
     }
   });
+
+  test.runIf(storeName === "postgres")(
+    "mail announced while a look is reading the store is looked at again at once, not at the next quiet poll",
+    async () => {
+      // The watcher's store, with its reads counted and the next read held after it has read (so it saw no mail).
+      let reads = 0;
+      let announced = 0;
+      let hold: { reached: () => void; released: Promise<void> } | undefined;
+      const watched: Store = {
+        dialect: store.dialect,
+        write: (fn, options) => store.write(fn, options),
+        read: async (fn) => {
+          const result = await store.read(fn);
+          const held = hold;
+          hold = undefined;
+          reads += 1;
+          if (held) {
+            held.reached();
+            await held.released;
+          }
+          return result;
+        },
+        listen: (channel, onHint) =>
+          (store.listen as NonNullable<Store["listen"]>)(channel, () => {
+            announced += 1;
+            onHint();
+          }),
+        close: async () => {},
+      };
+      await join_(`bystander-${storeName}`);
+      // A quiet agent with LISTEN in place is looked at every minute; the wake must not wait for that.
+      const w = await armed({ quietPollMs: 60_000 }, watched);
+      try {
+        await waitFor(async () => (reads >= 1 ? true : undefined));
+        await Bun.sleep(100);
+        let release = () => {};
+        const reached = new Promise<void>((resolve) => {
+          hold = { reached: resolve, released: new Promise<void>((done) => (release = done)) };
+        });
+        // Mail for someone else: every armed agent is looked at, and this agent's look is held after its read.
+        await send(`bystander-${storeName}`, "for the bystander");
+        await reached;
+        const before = announced;
+        await send(w.agentId, "while the look was reading");
+        await waitFor(async () => (announced > before ? true : undefined));
+        release();
+        const [prompt] = await waitFor(async () => ((await promptsOf(w.paneId)).length === 1 ? promptsOf(w.paneId) : undefined));
+        expect(prompt).toMatch(WAKE_PROMPT_PATTERN);
+      } finally {
+        await w.stop();
+      }
+    },
+  );
 
   test("a blocked agent is never prompted; once it is idle the wake arrives", async () => {
     const w = await armed();

@@ -44,6 +44,11 @@ export interface AgentWatch {
   /** When the agent's session runs out, as last read: a quiet agent is looked at then, to disarm it. */
   sessionExpiresAt?: number;
   busy: boolean;
+  /**
+   * Something changed while a look was in flight (a NOTIFY, a status change): that look may have read the store or
+   * the pane before the change, so another follows as soon as it ends instead of at the time it planned.
+   */
+  changedDuringLook: boolean;
   gone: boolean;
 }
 
@@ -67,6 +72,7 @@ export const newAgentWatch = (reg: WakeRegistration, herdr: AgentWatch["herdr"],
   failures: 0,
   dueAt: 0,
   busy: false,
+  changedDuringLook: false,
   gone: false,
 });
 

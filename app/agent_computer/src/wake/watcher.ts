@@ -79,7 +79,11 @@ export const runWakeWatcher = async (deps: WakeWatcherDeps, options: WakeWatcher
   let sleepingUntil = Number.POSITIVE_INFINITY;
   /** Something changed (a NOTIFY hint, a pane's status): look at every armed agent now. */
   const lookNow = () => {
-    for (const w of watches.all()) w.dueAt = 0;
+    for (const w of watches.all()) {
+      w.dueAt = 0;
+      // A look in flight would overwrite this with its own plan (for a quiet agent, tuning.quietPollMs away).
+      if (w.busy) w.changedDuringLook = true;
+    }
     rouse.kick();
   };
   const watches = createWatchSet(deps, lookNow);
@@ -88,11 +92,13 @@ export const runWakeWatcher = async (deps: WakeWatcherDeps, options: WakeWatcher
   /** Starts a look at one agent in the background; the loop carries on with the others. */
   const look = (w: Watched, now: number): void => {
     w.busy = true;
+    w.changedDuringLook = false;
     w.dueAt = now + tuning.pollMs;
     const running = lookAtAgent(perAgent, w)
       .then((outcome: AgentOutcome) => (outcome.kind === "disarm" ? watches.forget(w, outcome.reason, true) : undefined))
       .finally(() => {
         w.busy = false;
+        if (w.changedDuringLook) w.dueAt = 0;
         inFlight.delete(running);
         // The look may want another sooner than the loop planned (a coalescing window ending).
         if (w.dueAt < sleepingUntil) rouse.kick();
