@@ -3,7 +3,7 @@
 import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, onTestFailed, test } from "vitest";
 import { checkIn } from "../../app/agent_computer/src/domain/agents/checkin.ts";
 import type { Deps } from "../../app/agent_computer/src/domain/deps.ts";
 import { newId } from "../../app/agent_computer/src/domain/ids.ts";
@@ -73,6 +73,10 @@ describe.each(storeNames)("auto-wake watcher with the Herdr double [%s]", (store
     writeRegistration(wakeDir, registration);
     const abort = new AbortController();
     const logs: string[] = [];
+    // The watcher's whole log, with its fields and times, is printed when the test fails: a wake that did not come
+    // says what the watcher decided instead.
+    const trail: string[] = [];
+    onTestFailed(() => console.error(`wake watcher log for ${agentId} (pane ${agent.pane_id}):\n${trail.join("\n")}`));
     const done = runWakeWatcher(
       {
         store: watcherStore,
@@ -81,7 +85,10 @@ describe.each(storeNames)("auto-wake watcher with the Herdr double [%s]", (store
         tuning: { ...defaultWakeTuning(store.dialect), pollMs: 10, coalesceMs: 30, ...tuning },
         registry: localWakeRegistry(wakeDir),
         herdrFor: herdrForArming({ ...process.env, ...fake.env }),
-        log: (_level, msg) => logs.push(msg),
+        log: (level, msg, fields) => {
+          logs.push(msg);
+          trail.push(`${new Date().toISOString()} ${level} ${msg} ${JSON.stringify(fields ?? {})}`);
+        },
         now: () => Date.now(),
       },
       { signal: abort.signal, exitWhenIdle: false },

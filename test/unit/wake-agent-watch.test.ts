@@ -177,6 +177,21 @@ describe("one look at an armed agent (decision and delivery)", () => {
     expect(w.deferSince).toBe(NOW);
   });
 
+  test("why mail waits is logged once per change of reason, not on every look", async () => {
+    const s: Setup = { pane: { status: "working", confirmed: true } };
+    const { deps, w, logs } = setup(s);
+    await lookAtAgent(deps, w);
+    await lookAtAgent(deps, w);
+    s.pane = { status: "blocked", confirmed: true };
+    await lookAtAgent(deps, w);
+    await lookAtAgent(deps, w);
+    expect(logs.filter((l) => l.msg === "wake waits").map((l) => l.fields)).toEqual([
+      { agent_id: REG.agent_id, reason: "working", pane: "working" },
+      { agent_id: REG.agent_id, reason: "blocked", pane: "blocked" },
+    ]);
+    expect(logs.every((l) => l.level === "debug")).toBe(true);
+  });
+
   test("the status read finds another terminal in the pane: nothing is issued or typed", async () => {
     const { deps, w, calls } = setup({ pane: null, herdrAgent: agentIn("idle", "term-2") });
     expect(await lookAtAgent(deps, w)).toEqual({ kind: "keep" });

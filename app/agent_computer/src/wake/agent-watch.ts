@@ -37,6 +37,8 @@ export interface AgentWatch {
   tracker: Pick<PaneTracker, "view" | "observe">;
   firstSeenAt: number | null;
   deferSince: number | null;
+  /** Why the agent's mail last waited ("working", "outstanding", …), so the log says it once per change, not per look. */
+  waitingFor: string | null;
   retryAt: number;
   failures: number;
   /** When this agent next needs a look even if nothing is announced. */
@@ -68,6 +70,7 @@ export const newAgentWatch = (reg: WakeRegistration, herdr: AgentWatch["herdr"],
   tracker,
   firstSeenAt: null,
   deferSince: null,
+  waitingFor: null,
   retryAt: 0,
   failures: 0,
   dueAt: 0,
@@ -171,6 +174,11 @@ export const lookAtAgent = async (deps: AgentWakeDeps, w: AgentWatch): Promise<A
     const quiet = deps.quietPollMs?.() ?? deps.tuning.pollMs;
     w.dueAt = Math.min(now + quiet, Math.max(now + deps.tuning.pollMs, w.sessionExpiresAt ?? Number.POSITIVE_INFINITY));
   }
+  const waitingFor = decision.kind === "wait" ? decision.reason : null;
+  if (waitingFor !== w.waitingFor && waitingFor !== null && waitingFor !== "coalescing") {
+    deps.log("debug", "wake waits", { agent_id: w.reg.agent_id, reason: waitingFor, pane: w.tracker.view()?.status ?? null });
+  }
+  w.waitingFor = waitingFor;
   if (decision.kind === "wait") {
     if (decision.reason === "working" || decision.reason === "blocked") w.deferSince ??= now;
     if (decision.until !== null) w.dueAt = Math.min(w.dueAt, decision.until);
