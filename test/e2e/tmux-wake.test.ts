@@ -1,7 +1,7 @@
 // Auto-wake in tmux against a real tmux server (private socket in a temp dir) on every store: a scripted agent in a
 // pane records every line typed into it. It is woken once by a storm, never with remote text, not while its hooks
 // say working, not while a person types, not in copy mode, and a pane that holds another process is disarmed.
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, onTestFailed, test } from "vitest";
 import { checkIn } from "../../app/agent_computer/src/domain/agents/checkin.ts";
 import type { Deps } from "../../app/agent_computer/src/domain/deps.ts";
 import { newId } from "../../app/agent_computer/src/domain/ids.ts";
@@ -71,6 +71,8 @@ describe.each(storeNames)("auto-wake in a real tmux pane [%s]", (storeName) => {
     writeRegistration(wakeDir, registration);
     const abort = new AbortController();
     const logs: string[] = [];
+    // A failed test prints the watcher's log (every decision that changed, each wake sent or refused, with times).
+    onTestFailed(() => console.error(`wake watcher log for ${agentId} (tmux pane ${pane.pane}):\n${logs.join("\n")}`));
     const env = { ...process.env, AGENT_COMPUTER_WAKE_TMUX_QUIET_MS: String(QUIET_MS) };
     const done = runWakeWatcher(
       {
@@ -81,7 +83,7 @@ describe.each(storeNames)("auto-wake in a real tmux pane [%s]", (storeName) => {
         registry: localWakeRegistry(wakeDir),
         herdrFor: herdrForArming(env),
         tmux: { env, paths },
-        log: (_level, msg, fields) => logs.push(`${msg} ${JSON.stringify(fields ?? {})}`),
+        log: (level, msg, fields) => logs.push(`${new Date().toISOString()} ${level} ${msg} ${JSON.stringify(fields ?? {})}`),
         now: () => Date.now(),
       },
       { signal: abort.signal, exitWhenIdle: false },
