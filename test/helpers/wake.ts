@@ -1,7 +1,9 @@
 // Auto-wake test helpers: wait for a condition, and make sure no light watcher outlives its test.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { onTestFailed } from "vitest";
 import { probePid } from "../../app/agent_computer/src/adapters/local-host.ts";
+import type { WakeLog } from "../../app/agent_computer/src/wake/agent-watch.ts";
 import { pollUntil } from "./wait.ts";
 
 /** Polls until `probe` returns a value other than undefined or false, or the time is up. */
@@ -13,6 +15,21 @@ export const waitFor = <T>(probe: () => Promise<T | undefined> | T | undefined, 
     },
     { timeoutMs, stepMs, what: "the condition" },
   );
+
+/**
+ * An in-process watcher's log: each message, and each entry as a line (time, level, message, fields). Called inside a
+ * test, it prints the lines when that test fails, so a wake that did not come says what the watcher decided instead.
+ */
+export const watcherLog = (label: string): { log: WakeLog; messages: string[]; lines: string[] } => {
+  const messages: string[] = [];
+  const lines: string[] = [];
+  onTestFailed(() => console.error(`wake watcher log for ${label}:\n${lines.join("\n")}`));
+  const log: WakeLog = (level, msg, fields) => {
+    messages.push(msg);
+    lines.push(`${new Date().toISOString()} ${level} ${msg} ${JSON.stringify(fields ?? {})}`);
+  };
+  return { log, messages, lines };
+};
 
 /** The pid of every watcher lock under a state dir (one per store). */
 export const watcherPids = (stateDir: string): number[] => {

@@ -38,7 +38,7 @@ export interface AgentWatch {
   firstSeenAt: number | null;
   deferSince: number | null;
   /** Why the agent's mail last waited ("working", "outstanding", …), so the log says it once per change, not per look. */
-  waitingFor: string | null;
+  waitingFor: Extract<WakeDecision, { kind: "wait" }>["reason"] | null;
   retryAt: number;
   failures: number;
   /** When this agent next needs a look even if nothing is announced. */
