@@ -1,6 +1,6 @@
 // SQL for the operator's tools (agent-computer-admin) and the worker's retention, written once for both dialects.
 import type { AdminRepo, MailRecord, PruneCounts } from "../port-admin.ts";
-import { type Db, num, numOrNull, type Row, str, strOrNull } from "./db.ts";
+import { type Db, num, numOrNull, placeholders, type Row, str, strOrNull } from "./db.ts";
 import { ofCurrentHolder } from "./seen-by.ts";
 
 /**
@@ -51,8 +51,6 @@ const toMail = (r: Row): MailRecord => ({
   channel: strOrNull(r.channel),
   createdAt: num(r.created_at),
 });
-
-const placeholders = (n: number, from = 1): string => Array.from({ length: n }, (_, i) => `$${i + from}`).join(", ");
 
 /** Each message's deliveries: the agent's own, and every recipient's of the messages it sent. */
 const withDeliveries = async (db: Db, agentId: string, mail: MailRecord[]): Promise<MailRecord[]> => {

@@ -60,4 +60,7 @@ export const strOrNull = (value: unknown): string | null => (value === null || v
 /** Integers arrive as strings from PostgreSQL's int8; every numeric column passes through here. */
 export const num = (value: unknown): number => (typeof value === "number" ? value : Number(value));
 export const numOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : num(value));
+/** "$from, $from+1, …": count numbered parameters for an IN list or a VALUES row. */
+export const placeholders = (count: number, from = 1): string =>
+  Array.from({ length: count }, (_, i) => `$${i + from}`).join(", ");
 export const jsonList = (value: unknown): string[] => (typeof value === "string" ? (JSON.parse(value) as string[]) : []);

@@ -1,8 +1,6 @@
 // Of each key's rows, a bounded few and the key's count, in one statement on both stores: a message broadcast to
 // thousands has a delivery per recipient, and a page that names a few of them reads only those.
-import type { Db, Row } from "./db.ts";
-
-const placeholders = (count: number): string => Array.from({ length: count }, (_, i) => `$${i + 1}`).join(", ");
+import { type Db, placeholders, type Row } from "./db.ts";
 
 /**
  * Of each key's rows (`key` among `keys`), the first `few` by `name` and the one naming `always`, each with the key's

@@ -1,6 +1,6 @@
 // SQL for the Herdr coordination repository, written once for both dialects ($n placeholders).
 import type { ControllerLeaseRecord, HerdrRepo, WriterClaimRecord, WriterClaimState } from "../port-herdr.ts";
-import { type Db, jsonList, num, numOrNull, type Row, str, strOrNull } from "./db.ts";
+import { type Db, jsonList, num, numOrNull, placeholders, type Row, str, strOrNull } from "./db.ts";
 
 /** States in which a claim no longer holds its branch, worktree and scopes. */
 export const RELEASED_STATES = ["released", "failed_closed", "lost"] as const;
@@ -58,8 +58,6 @@ const controllerParams = (l: ControllerLeaseRecord): unknown[] => [
   l.checkpointSha256,
 ];
 
-const placeholders = (from: number, count: number): string => Array.from({ length: count }, (_, i) => `$${from + i}`).join(", ");
-
 export const herdrRepo = (db: Db): HerdrRepo => ({
   controllerLease: async (controllerId, lock = false) => {
     const row = await db.get<Row>(`SELECT * FROM herdr_controller_leases WHERE controller_id = $1${lock ? db.forUpdate : ""}`, [
@@ -71,7 +69,7 @@ export const herdrRepo = (db: Db): HerdrRepo => ({
     await db.run(
       `INSERT INTO herdr_controller_leases (controller_id, lease_id, fence_hash, generation, host_id, authority_ref,
          authority_sha256, state, acquired_at, renewed_at, expires_at, released_at, checkpoint_ref, checkpoint_sha256)
-       VALUES (${placeholders(1, 14)})`,
+       VALUES (${placeholders(14)})`,
       controllerParams(lease),
     );
   },
@@ -99,7 +97,7 @@ export const herdrRepo = (db: Db): HerdrRepo => ({
       `INSERT INTO herdr_writer_claims (lease_id, repo_key, controller_id, host_id, worktree, branch, owned_scopes,
          blocked_scopes, ticket_ref, authority_ref, authority_sha256, state, checkpoint_ref, checkpoint_sha256,
          created_at, updated_at)
-       VALUES (${placeholders(1, 16)})`,
+       VALUES (${placeholders(16)})`,
       [
         c.leaseId,
         c.repoKey,
@@ -128,7 +126,7 @@ export const herdrRepo = (db: Db): HerdrRepo => ({
     (await db.run(
       `UPDATE herdr_writer_claims SET state = $2, updated_at = $3,
          checkpoint_ref = COALESCE($4, checkpoint_ref), checkpoint_sha256 = COALESCE($5, checkpoint_sha256)
-       WHERE lease_id = $1 AND state IN (${placeholders(6, from.length)})`,
+       WHERE lease_id = $1 AND state IN (${placeholders(from.length, 6)})`,
       [leaseId, to, now, patch.checkpointRef ?? null, patch.checkpointSha256 ?? null, ...from],
     )) === 1,
   writerClaimsOf: async (controllerId) =>

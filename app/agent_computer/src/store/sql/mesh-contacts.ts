@@ -1,8 +1,6 @@
 // Who may reach whom: each agent's contact policy and its allow and block lists, and the one query of the reach rule.
 import type { ContactPolicy, MeshRepo } from "../port.ts";
-import { type Db, num, type Row, str } from "./db.ts";
-
-const placeholders = (count: number, from = 1): string => Array.from({ length: count }, (_, i) => `$${i + from}`).join(", ");
+import { type Db, num, placeholders, type Row, str } from "./db.ts";
 
 /**
  * The reach rule in SQL, the one text every query of it uses (a send's refusingRecipients, a broadcast's

@@ -1,10 +1,8 @@
 // The sender's view of its messages: each with its first recipients and its recipients counted by state, read with
 // a bounded number of rows per message however many agents a message went to.
 import type { DeliveryRecord, DeliveryState, SentSummary } from "../port.ts";
-import { type Db, num, numOrNull, type Row, str, strOrNull } from "./db.ts";
+import { type Db, num, numOrNull, placeholders, type Row, str, strOrNull } from "./db.ts";
 import { firstOfEach } from "./first-of-each.ts";
-
-const placeholders = (count: number): string => Array.from({ length: count }, (_, i) => `$${i + 1}`).join(", ");
 
 const noCounts = (): Record<DeliveryState, number> => ({ pending: 0, acked: 0, expired_undelivered: 0, not_checked_in: 0 });
 

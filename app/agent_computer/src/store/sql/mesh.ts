@@ -12,7 +12,7 @@ import type {
   WebhookRepo,
 } from "../port.ts";
 import { lockAgentRows } from "./agent-locks.ts";
-import { type Db, jsonList, num, numOrNull, type Row, str, strOrNull } from "./db.ts";
+import { type Db, jsonList, num, numOrNull, placeholders, type Row, str, strOrNull } from "./db.ts";
 import { broadcastOps } from "./mesh-broadcast.ts";
 import { contactOps } from "./mesh-contacts.ts";
 import { deliveryOps, liveAt } from "./mesh-deliveries.ts";
@@ -62,8 +62,6 @@ const toDelivery = (r: Row): DeliveryRecord => ({
   ackedAt: numOrNull(r.acked_at),
   closedAt: numOrNull(r.closed_at),
 });
-
-const placeholders = (count: number, from = 1): string => Array.from({ length: count }, (_, i) => `$${i + from}`).join(", ");
 
 const withDeliveries = async (db: Db, rows: Row[]): Promise<SentMessage[]> => {
   if (rows.length === 0) return [];
