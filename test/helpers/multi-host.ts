@@ -67,7 +67,7 @@ export const unavailable = (r: Pick<BinResult, "exitCode" | "stderr">): Record<s
 };
 
 /** Attempt 1 leaves its credentials and pid, then waits for a release file; later attempts emit and end. */
-export const heldFirstAttempt = (out: string) => `import { existsSync, readFileSync, writeFileSync } from "node:fs";
+const heldFirstAttempt = (out: string) => `import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { context, emitEvent } from "agent-computer/automation";
 const { run } = context();
 const at = ${JSON.stringify(out)} + "/" + run.id + "-" + run.attempt;
@@ -124,8 +124,8 @@ export class HostsUnderTest {
       | { state: string; attempt: number }
       | undefined;
 
-  /** Starts `count` runs of a held job and waits until every one is in its first attempt (each worker holds two). */
-  readonly heldRuns = async (owner: Agent, count: number) => {
+  /** A job whose first attempt leaves its pid and credentials in `out` and waits there for a release file. */
+  readonly heldJob = async (owner: Agent): Promise<{ out: string; job: { id: string } }> => {
     const out = scratchDir();
     const job = await as<{ id: string }>(owner, "create-automation-job-cli", [
       "--dir",
@@ -133,6 +133,12 @@ export class HostsUnderTest {
       "--label",
       "held",
     ]);
+    return { out, job };
+  };
+
+  /** Starts `count` runs of a held job and waits until every one is in its first attempt (each worker holds two). */
+  readonly heldRuns = async (owner: Agent, count: number) => {
+    const { out, job } = await this.heldJob(owner);
     const runIds: string[] = [];
     for (let i = 0; i < count; i++)
       runIds.push((await as<{ run_id: string }>(owner, "run-automation-job-cli", ["--id", job.id])).run_id);

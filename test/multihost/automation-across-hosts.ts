@@ -4,8 +4,8 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect } from "vitest";
 import { signStandard } from "../../app/agent_computer/src/domain/automation/webhook-verify.ts";
-import { emitLate, jobDir, scratchDir, waitFor } from "../helpers/automation.ts";
-import { type Agent, alive, as, type HostsUnderTest, heldFirstAttempt } from "../helpers/multi-host.ts";
+import { emitLate, jobDir, waitFor } from "../helpers/automation.ts";
+import { type Agent, alive, as, type HostsUnderTest } from "../helpers/multi-host.ts";
 import type { HostWorker } from "../helpers/netns-hosts.ts";
 
 /** checkbacks, cron ticks and webhook deliveries fire exactly once across the three workers. */
@@ -107,15 +107,9 @@ export const triggersFireOnce = async (h: HostsUnderTest): Promise<void> => {
 
 /** SIGKILL of one host's worker mid-run: another host's worker runs attempt 2; the lost attempt's late write is refused. */
 export const killedWorkerRescued = async (h: HostsUnderTest): Promise<void> => {
-  const { workers, agents, sql, startWorker, holderOf, runRow } = h;
+  const { workers, agents, sql, startWorker, holderOf, runRow, heldJob } = h;
   const owner = agents[1] as Agent;
-  const out = scratchDir();
-  const job = await as<{ id: string }>(owner, "create-automation-job-cli", [
-    "--dir",
-    jobDir(heldFirstAttempt(out)),
-    "--label",
-    "held",
-  ]);
+  const { out, job } = await heldJob(owner);
   const { run_id } = await as<{ run_id: string }>(owner, "run-automation-job-cli", ["--id", job.id]);
   await waitFor(async () => (existsSync(join(out, `${run_id}-1.pid`)) ? true : undefined), 30_000, "attempt 1 to start");
   const victim = await holderOf(run_id, 1);
